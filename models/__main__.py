@@ -1,0 +1,7 @@
+"""`python -m models`: see `models.cli`."""
+
+import sys
+
+from models.cli import main
+
+sys.exit(main())

@@ -1,0 +1,469 @@
+"""ADR-068 D1: the daemon-side conversation-floor machine (seed `duplex.rs`).
+
+One spec covers both payload kinds: `payload` is chosen at the start and never
+changes, so every property can say "under AUDIO" or "under TEXT". The ERL is a
+real, so "an impulse carries the last ERL" is proved for every value; the
+explorer tries the sample below. Rows cite the ADR's transition table
+(docs/duplex-d1.md §3, rows 1–13) and the seed's match arms; the explicit
+ignore rows are the seed's silent no-ops (§4, §5.14), so totality is checked
+rather than assumed (§5.16).
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+
+from models.kernel import (
+    AnyOf,
+    Expr,
+    Finite,
+    Option,
+    Output,
+    Param,
+    Real,
+    Spec,
+    Trigger,
+    Var,
+    always,
+    and_,
+    eq,
+    group_is,
+    ignore,
+    implies,
+    is_in,
+    is_none,
+    is_some,
+    ne,
+    never,
+    nxt,
+    or_,
+    out,
+    param,
+    row,
+    some,
+    sometimes,
+    trigger_is,
+    var,
+)
+
+
+class State(enum.Enum):
+    IDLE = "Idle"
+    LISTENING = "Listening"
+    THINKING = "Thinking"
+    SPEAKING = "Speaking"
+    OVERLAP = "Overlap"
+    BACKCHANNEL = "Backchannel"
+    DEGRADED = "Degraded"
+
+
+class Payload(enum.Enum):
+    AUDIO = "Audio"
+    TEXT = "Text"
+
+
+class Impulse(enum.Enum):
+    """Every impulse type on the wire, so "only TurnClaim and EOU" is a real check."""
+
+    BELIEF_UPDATE = 0x01
+    COHERENCE_ALERT = 0x02
+    NOVELTY_DETECTED = 0x03
+    EDGE_CONFIRMED = 0x04
+    EMBEDDING_REFINED = 0x05
+    TURN_CLAIM = 0x50
+    END_OF_UTTERANCE = 0x51
+    TURN_SHIFT = 0x52
+    BACKCHANNEL = 0x60
+
+
+class Command(enum.Enum):
+    PLAY = "Play"
+    MUTE = "Mute"
+    SILENCE = "Silence"
+    RESUME = "Resume"
+    CANCEL = "Cancel"
+    CONFIG = "Config"
+
+
+IDLE, LISTENING, THINKING, SPEAKING, OVERLAP, BACKCHANNEL, DEGRADED = State
+AUDIO, TEXT = Payload
+MUTE_CANCEL = (Command.MUTE, Command.CANCEL)
+RESUME = (Command.RESUME,)
+NO_COMMANDS: tuple[Command, ...] = ()
+
+# Every command list of up to two commands, so the order [Mute, Cancel] is checked, not assumed.
+COMMANDS = Finite.of_sequences(
+    "Commands",
+    Command,
+    2,
+    [(), *((c,) for c in Command), *itertools.product(Command, repeat=2)],
+)
+ERL = Real(samples=(0.25, 0.75))  # below and above floor.rs's 0.50 barge floor
+
+OBSERVE = "observe"
+APPLY = "apply"
+
+
+def claim(kind: Impulse) -> dict[str, object]:
+    """An impulse of `kind` carrying the ERL held when it is emitted (duplex.rs `turn_claim`)."""
+    return {"impulse": some(kind), "impulse_erl": var("last_erl")}
+
+
+def others(*states: State) -> tuple[State, ...]:
+    """Every state but these: where the seed's `_` arm makes a trigger a no-op."""
+    return tuple(s for s in State if s not in states)
+
+
+ROWS = (
+    # ---- observe(Erl): a scalar refresh in every state, Degraded included (d1 §4)
+    row(
+        "erl_update",
+        "erl",
+        None,
+        sets={"last_erl": some(param("value"))},
+        cite="duplex.rs observe Erl(v) arm; duplex-d1 §4",
+    ),
+    # ---- observe(VadOnset)
+    row(
+        "onset_claims_idle",
+        "vad_onset",
+        IDLE,
+        LISTENING,
+        emits=claim(Impulse.TURN_CLAIM),
+        cite="ADR-068 D1 row 1",
+    ),
+    row(
+        "onset_enters_overlap",
+        "vad_onset",
+        SPEAKING,
+        OVERLAP,
+        guard=eq(var("payload"), AUDIO),
+        emits=claim(Impulse.TURN_CLAIM),
+        cite="ADR-068 D1 row 7; duplex-d1 §5.1 (no ERL gate)",
+    ),
+    row(
+        "onset_in_text_speaking",
+        "vad_onset",
+        SPEAKING,
+        guard=eq(var("payload"), TEXT),
+        emits=claim(Impulse.TURN_CLAIM),
+        cite="duplex.rs VadOnset `_` arm; duplex-d1 §5.15 (D6)",
+    ),
+    row(
+        "onset_floor_pressure",
+        "vad_onset",
+        (LISTENING, THINKING, OVERLAP, BACKCHANNEL),
+        emits=claim(Impulse.TURN_CLAIM),
+        cite="duplex.rs VadOnset `_` arm; duplex-d1 §5.12",
+    ),
+    ignore(
+        "onset_ignored_degraded",
+        "vad_onset",
+        DEGRADED,
+        cite="duplex.rs VadOnset Degraded arm (no link, no stream)",
+    ),
+    # ---- observe(SmartTurnEou)
+    row(
+        "eou_ends_utterance",
+        "smart_turn_eou",
+        LISTENING,
+        THINKING,
+        emits=claim(Impulse.END_OF_UTTERANCE),
+        cite="ADR-068 D1 row 2",
+    ),
+    ignore(
+        "eou_ignored", "smart_turn_eou", others(LISTENING), cite="duplex.rs SmartTurnEou `_` arm"
+    ),
+    # ---- observe(PlaybackDrained)
+    row("drain_ends_turn", "playback_drained", SPEAKING, IDLE, cite="ADR-068 D1 row 5"),
+    row(
+        "drain_leaves_overlap_or_backchannel",
+        "playback_drained",
+        (OVERLAP, BACKCHANNEL),
+        IDLE,
+        cite="duplex.rs PlaybackDrained arm; duplex-d1 §5.5",
+    ),
+    ignore(
+        "drain_ignored",
+        "playback_drained",
+        others(SPEAKING, OVERLAP, BACKCHANNEL),
+        cite="duplex.rs PlaybackDrained `_` arm",
+    ),
+    # ---- observe(VadOffset)
+    row(
+        "offset_ends_backchannel",
+        "vad_offset",
+        BACKCHANNEL,
+        SPEAKING,
+        cite="ADR-068 D1 row 11; duplex-d1 §5.7",
+    ),
+    ignore("offset_ignored", "vad_offset", others(BACKCHANNEL), cite="duplex.rs VadOffset `_` arm"),
+    # ---- observe(HeartbeatLost): any state, Degraded itself included (d1 §5.9)
+    row(
+        "heartbeat_lost_degrades",
+        "heartbeat_lost",
+        None,
+        DEGRADED,
+        cite="ADR-068 D1 row 12; duplex-d1 §5.9",
+    ),
+    # ---- observe(LinkRestored)
+    row(
+        "link_restored_resets",
+        "link_restored",
+        DEGRADED,
+        IDLE,
+        sets={"last_erl": None},
+        cite="ADR-068 D1 row 13; duplex-d1 §5.8",
+    ),
+    ignore(
+        "link_restored_ignored",
+        "link_restored",
+        others(DEGRADED),
+        cite="duplex.rs LinkRestored `_` arm",
+    ),
+    # ---- apply(GrantUser)
+    row(
+        "grant_user_takes_floor",
+        "grant_user",
+        OVERLAP,
+        LISTENING,
+        emits={"commands": MUTE_CANCEL},
+        cite="ADR-068 D1 row 8; duplex-d1 §5.3 (order [Mute, Cancel])",
+    ),
+    ignore(
+        "grant_user_ignored",
+        "grant_user",
+        others(OVERLAP),
+        cite="duplex.rs GrantUser `_` arm; duplex-d1 §5.14",
+    ),
+    # ---- apply(DenyBarge)
+    row(
+        "deny_barge_resumes",
+        "deny_barge",
+        OVERLAP,
+        SPEAKING,
+        emits={"commands": RESUME},
+        cite="ADR-068 D1 row 9; duplex-d1 §5.4",
+    ),
+    ignore(
+        "deny_barge_ignored",
+        "deny_barge",
+        others(OVERLAP),
+        cite="duplex.rs DenyBarge `_` arm; duplex-d1 §5.14",
+    ),
+    # ---- apply(GrantAgent)
+    row(
+        "grant_agent_speaks",
+        "grant_agent",
+        THINKING,
+        SPEAKING,
+        cite="ADR-068 D1 row 3; duplex-d1 §5.10",
+    ),
+    row(
+        "grant_agent_supersedes",
+        "grant_agent",
+        SPEAKING,
+        SPEAKING,
+        cite="ADR-068 D1 row 6; duplex-d1 §5.10",
+    ),
+    ignore(
+        "grant_agent_ignored",
+        "grant_agent",
+        others(THINKING, SPEAKING),
+        cite="duplex.rs GrantAgent `_` arm; duplex-d1 §5.14",
+    ),
+    # ---- apply(Backchannel)
+    row(
+        "backchannel_continues",
+        "backchannel",
+        SPEAKING,
+        BACKCHANNEL,
+        guard=eq(var("payload"), AUDIO),
+        cite="ADR-068 D1 row 10; duplex-d1 §5.6",
+    ),
+    ignore(
+        "backchannel_inert_in_text",
+        "backchannel",
+        SPEAKING,
+        guard=eq(var("payload"), TEXT),
+        cite="duplex.rs Backchannel text arm; duplex-d1 §5.15 (D6)",
+    ),
+    ignore(
+        "backchannel_ignored",
+        "backchannel",
+        others(SPEAKING),
+        cite="duplex.rs Backchannel `_` arm; duplex-d1 §5.14",
+    ),
+    # ---- apply(TurnShift)
+    row("turn_shift_resumes_user", "turn_shift", THINKING, LISTENING, cite="ADR-068 D1 row 4"),
+    ignore(
+        "turn_shift_ignored",
+        "turn_shift",
+        others(THINKING),
+        cite="duplex.rs TurnShift `_` arm; duplex-d1 §5.14",
+    ),
+)
+
+TRIGGERS = (
+    Trigger("vad_onset", group=OBSERVE, doc="observe(VadOnset())"),
+    Trigger("vad_offset", group=OBSERVE, doc="observe(VadOffset())"),
+    Trigger("smart_turn_eou", group=OBSERVE, doc="observe(SmartTurnEou())"),
+    Trigger("playback_drained", group=OBSERVE, doc="observe(PlaybackDrained())"),
+    Trigger("erl", (Param("value", ERL),), group=OBSERVE, doc="observe(Erl(value))"),
+    Trigger("heartbeat_lost", group=OBSERVE, doc="observe(HeartbeatLost())"),
+    Trigger("link_restored", group=OBSERVE, doc="observe(LinkRestored())"),
+    Trigger("grant_user", group=APPLY, doc="apply(GRANT_USER)"),
+    Trigger("grant_agent", group=APPLY, doc="apply(GRANT_AGENT)"),
+    Trigger("deny_barge", group=APPLY, doc="apply(DENY_BARGE)"),
+    Trigger("backchannel", group=APPLY, doc="apply(BACKCHANNEL)"),
+    Trigger("turn_shift", group=APPLY, doc="apply(TURN_SHIFT)"),
+)
+
+
+def _moves(*pairs: tuple[State, State]) -> Expr:
+    return or_(*(and_(eq(var("state"), a), eq(nxt("state"), b)) for a, b in pairs))
+
+
+TEXT_STATES = (IDLE, LISTENING, THINKING, SPEAKING, DEGRADED)
+silent = and_(eq(out("commands"), NO_COMMANDS), is_none(out("impulse")))
+
+PROPERTIES = (
+    *(
+        sometimes(
+            f"reach-{s.name.lower()}-audio",
+            and_(eq(var("payload"), AUDIO), eq(var("state"), s)),
+            cite="duplex-d1 §2 states table (all seven reachable in Audio)",
+        )
+        for s in State
+    ),
+    *(
+        sometimes(
+            f"reach-{s.name.lower()}-text",
+            and_(eq(var("payload"), TEXT), eq(var("state"), s)),
+            cite="duplex-d1 §2 states table (Reachable in Text)",
+        )
+        for s in TEXT_STATES
+    ),
+    never(
+        "text-never-overlap",
+        and_(eq(var("payload"), TEXT), eq(var("state"), OVERLAP)),
+        cite="ADR-068 D6; duplex-d1 §4 derived facts",
+    ),
+    never(
+        "text-never-backchannel",
+        and_(eq(var("payload"), TEXT), eq(var("state"), BACKCHANNEL)),
+        cite="ADR-068 D6; duplex-d1 §4 derived facts",
+    ),
+    always(
+        "text-collapses-to-d6-path",
+        implies(
+            and_(eq(var("payload"), TEXT), ne(nxt("state"), var("state"))),
+            or_(
+                # the D6 path
+                _moves(
+                    (IDLE, LISTENING), (LISTENING, THINKING), (THINKING, SPEAKING), (SPEAKING, IDLE)
+                ),
+                _moves((THINKING, LISTENING)),  # ECC's TurnShift (row 4) is payload-blind
+                eq(nxt("state"), DEGRADED),
+                _moves((DEGRADED, IDLE)),
+            ),
+        ),
+        cite="ADR-068 D6 (required conformance); duplex-d1 §6",
+        doc="Under TEXT every move is on Idle→Listening→Thinking→Speaking→Idle, "
+        "TurnShift back to Listening, or link loss and restore.",
+    ),
+    sometimes(
+        "text-completes-d6-cycle",
+        and_(eq(var("payload"), TEXT), eq(var("state"), SPEAKING), eq(nxt("state"), IDLE)),
+        cite="ADR-068 D6",
+    ),
+    always(
+        "observe-never-grants",
+        implies(and_(group_is(OBSERVE), eq(var("state"), OVERLAP)), ne(nxt("state"), LISTENING)),
+        cite="duplex.rs module doc (actuator/decider boundary); plan §2",
+    ),
+    always(
+        "observe-emits-no-command",
+        implies(group_is(OBSERVE), eq(out("commands"), NO_COMMANDS)),
+        cite="duplex.rs observe (always returns no commands); duplex-d1 §4",
+    ),
+    always(
+        "apply-emits-no-impulse",
+        implies(group_is(APPLY), is_none(out("impulse"))),
+        cite="duplex.rs apply signature; duplex-d1 §4",
+    ),
+    always(
+        "commands-only-from-apply-in-overlap",
+        implies(ne(out("commands"), NO_COMMANDS), and_(group_is(APPLY), eq(var("state"), OVERLAP))),
+        cite="duplex-d1 §4 derived facts",
+    ),
+    always(
+        "grant-user-mutes-then-cancels",
+        implies(
+            and_(trigger_is("grant_user"), eq(var("state"), OVERLAP)),
+            eq(out("commands"), MUTE_CANCEL),
+        ),
+        cite="ADR-068 D1 row 8; duplex-d1 §5.3",
+    ),
+    sometimes(
+        "grant-user-in-overlap",
+        and_(trigger_is("grant_user"), eq(var("state"), OVERLAP)),
+        cite="ADR-068 D1 row 8",
+    ),
+    always(
+        "degraded-is-silent",
+        implies(or_(eq(var("state"), DEGRADED), eq(nxt("state"), DEGRADED)), silent),
+        cite="duplex.rs HeartbeatLost arm (never command a dead link); ADR-068 D4",
+    ),
+    always(
+        "heartbeat-lost-degrades",
+        implies(trigger_is("heartbeat_lost"), eq(nxt("state"), DEGRADED)),
+        cite="ADR-068 D1 row 12 (any → Degraded)",
+    ),
+    always(
+        "impulse-carries-last-erl",
+        implies(is_some(out("impulse")), eq(out("impulse_erl"), var("last_erl"))),
+        cite="duplex.rs turn_claim; ADR-068 D1 self-cancel fix",
+    ),
+    always(
+        "only-turn-claim-and-eou",
+        is_in(out("impulse"), None, Impulse.TURN_CLAIM, Impulse.END_OF_UTTERANCE),
+        cite="duplex-d1 §4 derived facts",
+    ),
+    always(
+        "link-restored-clears-erl",
+        implies(
+            and_(trigger_is("link_restored"), eq(var("state"), DEGRADED)), is_none(nxt("last_erl"))
+        ),
+        cite="ADR-068 D1 row 13; duplex-d1 §5.8",
+    ),
+    always(
+        "heartbeat-lost-keeps-erl",
+        implies(trigger_is("heartbeat_lost"), eq(nxt("last_erl"), var("last_erl"))),
+        cite="duplex-d1 §4 (HeartbeatLost keeps last_erl)",
+    ),
+)
+
+SPEC = Spec(
+    name="duplex",
+    source="seeds/duplex.rs (ADR-068 D1)",
+    doc=__doc__ or "",
+    control="state",
+    vars=(
+        Var("state", Finite.of_enum(State), IDLE, doc="the floor state"),
+        Var("payload", Finite.of_enum(Payload), AnyOf(AUDIO, TEXT), doc="fixed at construction"),
+        Var("last_erl", Option(ERL), None, doc="the last ERL the edge streamed up"),
+    ),
+    triggers=TRIGGERS,
+    outputs=(
+        Output("impulse", Option(Finite.of_enum(Impulse)), None),
+        Output("impulse_erl", Option(ERL), None),
+        Output("commands", COMMANDS, NO_COMMANDS),
+    ),
+    rows=ROWS,
+    properties=PROPERTIES,
+    views={"audio": eq(var("payload"), AUDIO), "text": eq(var("payload"), TEXT)},
+)
+
+SPECS = (SPEC,)

@@ -1,0 +1,354 @@
+"""Every check a spec gets, run through the engines and cross-checked.
+
+Properties: `always`/`never` are proved by Spacer (its inductive invariant is
+re-checked and printed as the certificate; k-induction is the fallback, or
+the primary on request) and a violation is reported with BMC's shortest
+counterexample; `sometimes` gets BMC's shortest witness. Structural checks
+come free: determinism, totality, no deadlock, absorbing terminal states,
+every row fires, and the explorer's reachable set equals z3's. The explorer
+re-checks every verdict on its complete state graph; a disagreement is a
+kernel bug and is reported as `unknown`, which fails verification.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from .explore import Exploration, explore
+from .expr import FALSE, And, Enabled, Expr, Not, Or, eq, nxt, var
+from .smt import Encoding, Engines, Found, Proved, Unknown, Verdict, check_reachable_set
+from .spec import Kind, Property, Spec
+from .trace import Trace
+
+VerdictName = Literal["proved", "witnessed", "violated", "unknown"]
+Expectation = Literal["hold", "violate"]
+Method = Literal["spacer", "k-induction"]
+
+
+@dataclass(frozen=True)
+class Head:
+    """What a check is, before it is run."""
+
+    id: str
+    kind: str
+    cite: str
+    expected: Expectation = "hold"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    id: str
+    kind: str
+    verdict: VerdictName
+    method: str
+    bound: int | None
+    seconds: float
+    certificate: str | None
+    expected: Expectation
+    trace: Trace | None = None
+    detail: str = ""
+    cite: str = ""
+
+    @property
+    def ok(self) -> bool:
+        if self.expected == "violate":
+            return self.verdict == "violated"
+        return self.verdict in ("proved", "witnessed")
+
+
+def _result(
+    head: Head,
+    verdict: VerdictName,
+    method: str,
+    bound: int | None,
+    *,
+    certificate: str | None = None,
+    trace: Trace | None = None,
+    detail: str = "",
+) -> CheckResult:
+    return CheckResult(
+        head.id,
+        head.kind,
+        verdict,
+        method,
+        bound,
+        0.0,
+        certificate,
+        head.expected,
+        trace,
+        detail,
+        head.cite,
+    )
+
+
+@dataclass
+class SpecReport:
+    spec: Spec
+    exploration: Exploration
+    checks: list[CheckResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+
+Case = tuple[str, str, Expr]  # (what went wrong, trigger whose parameters it reads, bad state)
+
+
+class Checker:
+    """Runs the checks of one spec; `run()` yields results as they come."""
+
+    def __init__(self, spec: Spec, *, method: Method = "spacer", max_k: int = 12) -> None:
+        self.spec = spec
+        self.method = method
+        self.max_k = max_k
+        self.z3 = Engines(Encoding(spec))
+        self.graph = explore(spec)
+        # BMC looks as deep as the explorer's diameter, plus the step itself.
+        self.depth = self.graph.diameter + 2
+
+    # ------------------------------------------------------------ orchestration
+
+    def _all(self) -> list[tuple[str, Callable[[], CheckResult]]]:
+        checks: list[tuple[str, Callable[[], CheckResult]]] = [
+            (p.name, lambda p=p: self.check_property(p))  # type: ignore[misc]
+            for p in self.spec.properties
+        ]
+        if self.spec.expect_violated:
+            return checks  # a faulty variant is run for its expected violations only
+        checks += [
+            ("determinism", self.check_determinism),
+            ("totality", self.check_totality),
+            ("no-deadlock", self.check_deadlock),
+        ]
+        if self.spec.terminal is not None:
+            checks.append(("terminal-absorbing", self.check_terminal))
+        checks += [("rows-fire", self.check_rows), ("reachable-set", self.check_reachable_set)]
+        return checks
+
+    def check_ids(self) -> list[str]:
+        return [name for name, _ in self._all()]
+
+    def run(self, only: str | None = None) -> Iterator[CheckResult]:
+        for name, check in self._all():
+            if only is None or only == name:
+                started = time.perf_counter()
+                result = check()
+                yield replace(result, seconds=time.perf_counter() - started)
+
+    # ------------------------------------------------------------ properties
+
+    def check_property(self, p: Property) -> CheckResult:
+        expected: Expectation = "violate" if p.name in self.spec.expect_violated else "hold"
+        head = Head(p.name, str(p.kind), p.cite, expected)
+        explorer_hit = self._explorer_hit(p.bad, p.over_steps)
+        if p.kind is Kind.SOMETIMES:
+            found = self.z3.bmc(p.pred, step=p.over_steps, max_depth=self.depth)
+            if isinstance(found, Found):
+                result = _result(head, "witnessed", "bmc", len(found.trace), trace=found.trace)
+                return self._agree(result, found.trace, explorer_hit)
+            unreachable = self._prove(p.pred, p.over_steps)
+            if isinstance(unreachable, Proved):
+                result = _result(
+                    head,
+                    "violated",
+                    unreachable.method,
+                    unreachable.bound,
+                    certificate=unreachable.certificate,
+                    detail="never reachable: the certificate excludes it",
+                )
+                return self._agree(result, None, explorer_hit)
+            return self._unknown(head, unreachable)
+        proof = self._prove(p.bad, p.over_steps)
+        if isinstance(proof, Proved):
+            result = _result(
+                head, "proved", proof.method, proof.bound, certificate=proof.certificate
+            )
+            return self._agree(result, None, explorer_hit)
+        if isinstance(proof, Found):
+            result = _result(head, "violated", proof.method, len(proof.trace), trace=proof.trace)
+            return self._agree(result, proof.trace, explorer_hit)
+        return self._unknown(head, proof)
+
+    def _prove(self, bad: Expr, step: bool, *, params_of: str | None = None) -> Verdict:
+        """Unbounded: is `bad` unreachable? A reachable `bad` comes back as BMC's shortest trace."""
+        if self.method == "k-induction":
+            return self.z3.k_induction(Not(bad), step=step, max_k=self.max_k, params_of=params_of)
+        verdict = self.z3.spacer(bad, step=step, params_of=params_of)
+        if verdict is None:
+            found = self.z3.bmc(bad, step=step, max_depth=self.depth, params_of=params_of)
+            if isinstance(found, Found):
+                return found
+            return Unknown("spacer", "Spacer reaches it but BMC finds no trace within the diameter")
+        if isinstance(verdict, Unknown):
+            return self.z3.k_induction(Not(bad), step=step, max_k=self.max_k, params_of=params_of)
+        return verdict
+
+    def _explorer_hit(self, bad: Expr, step: bool) -> Trace | None:
+        g = self.graph
+        if step:
+            edge = g.first_edge(bad)
+            return None if edge is None else g.path_through(edge)
+        i = g.first_state(bad)
+        return None if i is None else g.path_to(i)
+
+    def _agree(
+        self, result: CheckResult, z3_hit: Trace | None, explorer_hit: Trace | None
+    ) -> CheckResult:
+        """The explorer must reach the same verdict, with a trace of the same length."""
+        if (z3_hit is None) == (explorer_hit is None) and (
+            z3_hit is None or explorer_hit is None or len(z3_hit) == len(explorer_hit)
+        ):
+            return result
+        z3_says = "nothing" if z3_hit is None else f"a trace of {len(z3_hit)} steps"
+        bfs_says = "nothing" if explorer_hit is None else f"a trace of {len(explorer_hit)} steps"
+        return replace(
+            result,
+            verdict="unknown",
+            detail=f"z3 and the explorer disagree: z3 found {z3_says}, the explorer {bfs_says}"
+            " (a kernel bug, or a real sample that misses a guard's boundary)",
+            trace=z3_hit or explorer_hit,
+        )
+
+    @staticmethod
+    def _unknown(head: Head, verdict: Verdict) -> CheckResult:
+        reason = verdict.reason if isinstance(verdict, Unknown) else "no verdict"
+        return _result(head, "unknown", verdict.method, None, detail=reason)
+
+    # ------------------------------------------------------------ structural
+
+    def _over_cases(self, head: Head, cases: Sequence[Case]) -> CheckResult:
+        # Most cases fail in no type-correct state at all; only the rest need reachability.
+        hard = [c for c in cases if not self.z3.impossible(c[2], params_of=c[1])]
+        for what, trigger, bad in hard:
+            verdict = self._prove(bad, False, params_of=trigger)
+            if isinstance(verdict, Found):
+                return _result(
+                    head,
+                    "violated",
+                    verdict.method,
+                    len(verdict.trace),
+                    trace=verdict.trace,
+                    detail=what,
+                )
+            if isinstance(verdict, Unknown):
+                return self._unknown(head, verdict)
+        method = "k-induction" if self.method == "k-induction" or not hard else "spacer"
+        return _result(
+            head,
+            "proved",
+            method,
+            None if hard else 0,
+            certificate=f"{len(cases) - len(hard)} of {len(cases)} cases hold in every state "
+            f"(k=0), {len(hard)} on every reachable state",
+        )
+
+    def check_determinism(self) -> CheckResult:
+        cases: list[Case] = []
+        for t in self.spec.triggers:
+            rows = self.spec.rows_of(t.name)
+            for i, a in enumerate(rows):
+                for b in rows[i + 1 :]:
+                    both = And((self.spec.step_guard(a), self.spec.step_guard(b)))
+                    cases.append((f"rows {a.name!r} and {b.name!r} are both enabled", t.name, both))
+        head = Head("determinism", "structural", "kernel: no two rows of one trigger at once")
+        return self._over_cases(head, cases)
+
+    def check_totality(self) -> CheckResult:
+        cases: list[Case] = []
+        for t in self.spec.triggers:
+            rows = self.spec.rows_of(t.name)
+            some = Or(tuple(self.spec.step_guard(r) for r in rows)) if rows else FALSE
+            cases.append((f"no row or ignore of {t.name!r} is enabled", t.name, Not(some)))
+        head = Head("totality", "structural", "kernel: every trigger has a row or an ignore")
+        return self._over_cases(head, cases)
+
+    def check_deadlock(self) -> CheckResult:
+        live = self.spec.expand(Enabled(tuple(t.name for t in self.spec.triggers)))
+        stuck = And((Not(live), Not(self.spec.terminal))) if self.spec.terminal else Not(live)
+        head = Head(
+            "no-deadlock",
+            "structural",
+            "kernel: a non-ignore row is enabled in every non-terminal state",
+        )
+        what = "a reachable non-terminal state enables only ignore rows"
+        return self._over_cases(head, [(what, self.spec.triggers[0].name, stuck)])
+
+    def check_terminal(self) -> CheckResult:
+        assert self.spec.terminal is not None
+        stays = And(tuple(eq(nxt(v.name), var(v.name)) for v in self.spec.vars))
+        moved = And((self.spec.terminal, Not(stays)))
+        head = Head("terminal-absorbing", "structural", "kernel: terminal states are absorbing")
+        verdict = self._prove(moved, True)
+        explorer_hit = self._explorer_hit(moved, True)
+        if isinstance(verdict, Proved):
+            result = _result(
+                head, "proved", verdict.method, verdict.bound, certificate=verdict.certificate
+            )
+            return self._agree(result, None, explorer_hit)
+        if isinstance(verdict, Found):
+            result = _result(
+                head, "violated", verdict.method, len(verdict.trace), trace=verdict.trace
+            )
+            return self._agree(result, verdict.trace, explorer_hit)
+        return self._unknown(head, verdict)
+
+    def check_rows(self) -> CheckResult:
+        fired = self.graph.row_witnesses()
+        dead = [r.name for r in self.spec.rows if r.name not in fired]
+        deepest = max((self.graph.depth[e.source] + 1 for e in fired.values()), default=0)
+        head = Head("rows-fire", "structural", "kernel: every row (ignore rows too) can fire")
+        if dead:
+            return _result(
+                head, "violated", "bfs", deepest, detail=f"rows that never fire: {', '.join(dead)}"
+            )
+        return _result(
+            head,
+            "witnessed",
+            "bfs",
+            deepest,
+            detail=f"all {len(self.spec.rows)} rows fire, the last first at step {deepest}",
+        )
+
+    def check_reachable_set(self) -> CheckResult:
+        g = self.graph
+        tree = [
+            (g.as_dict(e.source), e.row, e.params, g.as_dict(e.target))
+            for e in g.parent
+            if e is not None
+        ]
+        agreed = check_reachable_set(
+            self.z3.enc, [g.as_dict(i) for i in range(len(g.states))], tree
+        )
+        head = Head("reachable-set", "structural", "kernel: z3 and the explorer agree")
+        if agreed.equal:
+            return _result(head, "proved", "bfs", g.diameter, certificate=agreed.detail)
+        return _result(
+            head,
+            "unknown",
+            "bfs",
+            g.diameter,
+            detail=f"z3 and the explorer disagree: {agreed.detail}",
+        )
+
+
+def verify(
+    spec: Spec,
+    *,
+    method: Method = "spacer",
+    only: str | None = None,
+    progress: Callable[[CheckResult], None] | None = None,
+) -> SpecReport:
+    started = time.perf_counter()
+    checker = Checker(spec, method=method)
+    report = SpecReport(spec, checker.graph)
+    for result in checker.run(only):
+        report.checks.append(result)
+        if progress is not None:
+            progress(result)
+    report.seconds = time.perf_counter() - started
+    return report

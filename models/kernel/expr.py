@@ -1,0 +1,558 @@
+"""A tiny expression language for guards, updates, outputs and properties.
+
+Guards are data, not lambdas, so that every backend can see inside them: the
+explorer evaluates them (`evaluate`), `smt.py` translates them to z3, and the
+diagram prints them (`render`). Type checking happens when a spec is built.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .domains import Bool, Domain, Finite, IntRange, Option, Real, Value
+
+Scope = Literal["pre", "post", "param", "out"]
+
+
+class ExprTypeError(Exception):
+    """An expression does not fit the domains it is used with."""
+
+
+class Expr:
+    """Base of every expression node."""
+
+    def children(self) -> tuple[Expr, ...]:
+        return ()
+
+
+@dataclass(frozen=True)
+class Const(Expr):
+    value: Value
+
+
+@dataclass(frozen=True)
+class Ref(Expr):
+    """A variable before the step (`pre`), after it (`post`), a trigger parameter or an output."""
+
+    scope: Scope
+    name: str
+
+
+@dataclass(frozen=True)
+class Eq(Expr):
+    left: Expr
+    right: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.left, self.right)
+
+
+@dataclass(frozen=True)
+class In(Expr):
+    item: Expr
+    options: tuple[Value, ...]
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.item,)
+
+
+@dataclass(frozen=True)
+class Not(Expr):
+    arg: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.arg,)
+
+
+@dataclass(frozen=True)
+class And(Expr):
+    args: tuple[Expr, ...]
+
+    def children(self) -> tuple[Expr, ...]:
+        return self.args
+
+
+@dataclass(frozen=True)
+class Or(Expr):
+    args: tuple[Expr, ...]
+
+    def children(self) -> tuple[Expr, ...]:
+        return self.args
+
+
+@dataclass(frozen=True)
+class Implies(Expr):
+    premise: Expr
+    conclusion: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.premise, self.conclusion)
+
+
+@dataclass(frozen=True)
+class Ite(Expr):
+    cond: Expr
+    then: Expr
+    other: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.cond, self.then, self.other)
+
+
+CmpOp = Literal["<", "<=", ">", ">="]
+_CMP: Mapping[str, Callable[[Any, Any], bool]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+@dataclass(frozen=True)
+class Cmp(Expr):
+    op: CmpOp
+    left: Expr
+    right: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.left, self.right)
+
+
+@dataclass(frozen=True)
+class Add(Expr):
+    """Integer or real addition. An integer sum must stay in its variable's range."""
+
+    left: Expr
+    right: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.left, self.right)
+
+
+@dataclass(frozen=True)
+class IsSome(Expr):
+    arg: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.arg,)
+
+
+@dataclass(frozen=True)
+class Some(Expr):
+    arg: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.arg,)
+
+
+@dataclass(frozen=True)
+class Unwrap(Expr):
+    """The value inside an option; only meaningful where the option is known to be set."""
+
+    arg: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.arg,)
+
+
+@dataclass(frozen=True)
+class StepIs(Expr):
+    """True when the step fired one of `names` (triggers, rows, or trigger groups)."""
+
+    kind: Literal["trigger", "row", "group"]
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Enabled(Expr):
+    """Some non-ignore row of these triggers can fire from the state (any parameters).
+
+    The spec rewrites this into an explicit disjunction when it is built, so
+    the backends never see it.
+    """
+
+    triggers: tuple[str, ...]
+
+
+TRUE: Expr = Const(True)
+FALSE: Expr = Const(False)
+
+
+def as_expr(value: Expr | Value) -> Expr:
+    return value if isinstance(value, Expr) else Const(value)
+
+
+# ---------------------------------------------------------------- constructors
+
+
+def var(name: str) -> Expr:
+    return Ref("pre", name)
+
+
+def nxt(name: str) -> Expr:
+    return Ref("post", name)
+
+
+def param(name: str) -> Expr:
+    return Ref("param", name)
+
+
+def out(name: str) -> Expr:
+    return Ref("out", name)
+
+
+def eq(left: Expr | Value, right: Expr | Value) -> Expr:
+    return Eq(as_expr(left), as_expr(right))
+
+
+def ne(left: Expr | Value, right: Expr | Value) -> Expr:
+    return Not(eq(left, right))
+
+
+def is_in(item: Expr | Value, *options: Value) -> Expr:
+    return In(as_expr(item), tuple(options))
+
+
+def and_(*args: Expr) -> Expr:
+    return args[0] if len(args) == 1 else And(tuple(args))
+
+
+def or_(*args: Expr) -> Expr:
+    return args[0] if len(args) == 1 else Or(tuple(args))
+
+
+def not_(arg: Expr) -> Expr:
+    return Not(arg)
+
+
+def implies(premise: Expr, conclusion: Expr) -> Expr:
+    return Implies(premise, conclusion)
+
+
+def ite(cond: Expr, then: Expr | Value, other: Expr | Value) -> Expr:
+    return Ite(cond, as_expr(then), as_expr(other))
+
+
+def lt(a: Expr | Value, b: Expr | Value) -> Expr:
+    return Cmp("<", as_expr(a), as_expr(b))
+
+
+def le(a: Expr | Value, b: Expr | Value) -> Expr:
+    return Cmp("<=", as_expr(a), as_expr(b))
+
+
+def gt(a: Expr | Value, b: Expr | Value) -> Expr:
+    return Cmp(">", as_expr(a), as_expr(b))
+
+
+def ge(a: Expr | Value, b: Expr | Value) -> Expr:
+    return Cmp(">=", as_expr(a), as_expr(b))
+
+
+def add(a: Expr | Value, b: Expr | Value) -> Expr:
+    return Add(as_expr(a), as_expr(b))
+
+
+def is_some(arg: Expr) -> Expr:
+    return IsSome(arg)
+
+
+def is_none(arg: Expr) -> Expr:
+    return Not(IsSome(arg))
+
+
+def some(arg: Expr | Value) -> Expr:
+    return Some(as_expr(arg))
+
+
+def unwrap(arg: Expr) -> Expr:
+    return Unwrap(arg)
+
+
+def trigger_is(*names: str) -> Expr:
+    return StepIs("trigger", names)
+
+
+def row_is(*names: str) -> Expr:
+    return StepIs("row", names)
+
+
+def group_is(*names: str) -> Expr:
+    return StepIs("group", names)
+
+
+def enabled(*triggers: str) -> Expr:
+    return Enabled(triggers)
+
+
+def unchanged(*names: str) -> Expr:
+    return and_(*(eq(nxt(n), var(n)) for n in names))
+
+
+# ---------------------------------------------------------------- traversal
+
+
+def walk(expr: Expr) -> list[Expr]:
+    nodes = [expr]
+    for child in expr.children():
+        nodes.extend(walk(child))
+    return nodes
+
+
+def refs(expr: Expr) -> set[tuple[Scope, str]]:
+    return {(n.scope, n.name) for n in walk(expr) if isinstance(n, Ref)}
+
+
+def is_step_expr(expr: Expr) -> bool:
+    """Does the expression speak of a step (after-state, outputs, params, which row)?"""
+    return any(
+        isinstance(n, StepIs) or (isinstance(n, Ref) and n.scope != "pre") for n in walk(expr)
+    )
+
+
+# ---------------------------------------------------------------- typing
+
+Typer = Callable[[Scope, str], Domain]
+
+
+def infer(expr: Expr, typer: Typer) -> Domain | None:
+    """The domain of `expr`, or None for a bare constant (typed by its context)."""
+    if isinstance(expr, Const):
+        return None
+    if isinstance(expr, Ref):
+        return typer(expr.scope, expr.name)
+    if isinstance(expr, Eq):
+        left, right = infer(expr.left, typer), infer(expr.right, typer)
+        if left is None and right is None:
+            raise ExprTypeError("compares two constants")
+        if left is not None and right is not None:
+            _same(left, right, "==")
+        if left is None:
+            check(expr.left, typer, right)  # type: ignore[arg-type]
+        if right is None:
+            check(expr.right, typer, left)  # type: ignore[arg-type]
+        return Bool()
+    if isinstance(expr, In):
+        dom = infer(expr.item, typer)
+        if dom is None:
+            raise ExprTypeError("tests a constant for membership")
+        for option in expr.options:
+            if not dom.contains(option):
+                raise ExprTypeError(f"{option!r} is not in {dom.describe()}")
+        return Bool()
+    if isinstance(expr, Not | And | Or | Implies):
+        for child in expr.children():
+            check(child, typer, Bool())
+        return Bool()
+    if isinstance(expr, Ite):
+        check(expr.cond, typer, Bool())
+        then, other = infer(expr.then, typer), infer(expr.other, typer)
+        if then is None and other is None:
+            raise ExprTypeError("if-then-else of two constants needs a typed context")
+        if then is not None and other is not None:
+            _same(then, other, "if-then-else")
+        dom = then or other
+        assert dom is not None
+        check(expr.then, typer, dom)
+        check(expr.other, typer, dom)
+        return dom
+    if isinstance(expr, Cmp | Add):
+        left, right = infer(expr.left, typer), infer(expr.right, typer)
+        dom = left or right
+        if dom is None or not isinstance(dom, IntRange | Real):
+            raise ExprTypeError(f"arithmetic needs an int or real operand, got {_name(dom)}")
+        check(expr.left, typer, dom)
+        check(expr.right, typer, dom)
+        if isinstance(expr, Cmp):
+            return Bool()
+        # A sum is checked against the target range where it is assigned.
+        return IntRange(-(2**31), 2**31) if isinstance(dom, IntRange) else dom
+    if isinstance(expr, IsSome):
+        dom = infer(expr.arg, typer)
+        if not isinstance(dom, Option):
+            raise ExprTypeError(f"is_some needs an option, got {_name(dom)}")
+        return Bool()
+    if isinstance(expr, Unwrap):
+        dom = infer(expr.arg, typer)
+        if not isinstance(dom, Option):
+            raise ExprTypeError(f"unwrap needs an option, got {_name(dom)}")
+        return dom.inner
+    if isinstance(expr, Some):
+        inner = infer(expr.arg, typer)
+        if inner is None:
+            raise ExprTypeError("some(constant) needs a typed context")
+        return Option(inner)
+    if isinstance(expr, StepIs):
+        return Bool()
+    if isinstance(expr, Enabled):
+        return Bool()
+    raise ExprTypeError(f"unknown expression node {type(expr).__name__}")
+
+
+def check(expr: Expr, typer: Typer, expected: Domain) -> None:
+    """Raise ExprTypeError unless `expr` fits `expected`."""
+    if isinstance(expr, Const):
+        if not expected.contains(expr.value):
+            raise ExprTypeError(f"{expr.value!r} is not in {expected.describe()}")
+        return
+    if isinstance(expr, Some) and isinstance(expected, Option):
+        check(expr.arg, typer, expected.inner)
+        return
+    if isinstance(expr, Ite):
+        check(expr.cond, typer, Bool())
+        check(expr.then, typer, expected)
+        check(expr.other, typer, expected)
+        return
+    actual = infer(expr, typer)
+    assert actual is not None
+    if isinstance(expr, Add) and isinstance(expected, IntRange):
+        return  # range is enforced on assignment
+    _same(expected, actual, "assignment")
+
+
+def _same(a: Domain, b: Domain, where: str) -> None:
+    if a == b:
+        return
+    if isinstance(a, IntRange) and isinstance(b, IntRange):
+        return
+    raise ExprTypeError(f"{where}: {a.describe()} does not match {b.describe()}")
+
+
+def _name(dom: Domain | None) -> str:
+    return "a constant" if dom is None else dom.describe()
+
+
+# ---------------------------------------------------------------- evaluation
+
+
+@dataclass(frozen=True)
+class Env:
+    """What an expression can see during one step (or in one state)."""
+
+    pre: Mapping[str, Value]
+    post: Mapping[str, Value] | None = None
+    params: Mapping[str, Value] | None = None
+    outputs: Mapping[str, Value] | None = None
+    trigger: str | None = None
+    row: str | None = None
+    group: str | None = None
+
+
+def evaluate(expr: Expr, env: Env) -> Value:
+    if isinstance(expr, Const):
+        return expr.value
+    if isinstance(expr, Ref):
+        source = {"pre": env.pre, "post": env.post, "param": env.params, "out": env.outputs}[
+            expr.scope
+        ]
+        if source is None:
+            raise ExprTypeError(f"{expr.scope} {expr.name!r} is not available here")
+        return source[expr.name]
+    if isinstance(expr, Eq):
+        return evaluate(expr.left, env) == evaluate(expr.right, env)
+    if isinstance(expr, In):
+        return evaluate(expr.item, env) in expr.options
+    if isinstance(expr, Not):
+        return not evaluate(expr.arg, env)
+    if isinstance(expr, And):
+        return all(evaluate(a, env) for a in expr.args)
+    if isinstance(expr, Or):
+        return any(evaluate(a, env) for a in expr.args)
+    if isinstance(expr, Implies):
+        return (not evaluate(expr.premise, env)) or bool(evaluate(expr.conclusion, env))
+    if isinstance(expr, Ite):
+        return evaluate(expr.then if evaluate(expr.cond, env) else expr.other, env)
+    if isinstance(expr, Cmp):
+        return _CMP[expr.op](evaluate(expr.left, env), evaluate(expr.right, env))
+    if isinstance(expr, Add):
+        return evaluate(expr.left, env) + evaluate(expr.right, env)
+    if isinstance(expr, IsSome):
+        return evaluate(expr.arg, env) is not None
+    if isinstance(expr, Some | Unwrap):
+        return evaluate(expr.arg, env)
+    if isinstance(expr, StepIs):
+        current = {"trigger": env.trigger, "row": env.row, "group": env.group}[expr.kind]
+        return current in expr.names
+    raise ExprTypeError(f"cannot evaluate {type(expr).__name__} here")
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def render(expr: Expr, label: Callable[[Value], str] = str) -> str:
+    """A compact, readable form for diagrams and listings."""
+    if isinstance(expr, Const):
+        return label(expr.value)
+    if isinstance(expr, Ref):
+        return {"pre": "", "post": "'", "param": "?", "out": "!"}[expr.scope] + expr.name
+    if isinstance(expr, Eq):
+        if isinstance(expr.left, Ref) and expr.left.scope == "post":
+            return f"{expr.left.name}' = {render(expr.right, label)}"
+        return f"{render(expr.left, label)} = {render(expr.right, label)}"
+    if isinstance(expr, In):
+        return f"{render(expr.item, label)} ∈ {{{', '.join(label(o) for o in expr.options)}}}"
+    if isinstance(expr, Not):
+        if isinstance(expr.arg, Eq):
+            return f"{render(expr.arg.left, label)} ≠ {render(expr.arg.right, label)}"
+        return f"¬({render(expr.arg, label)})"
+    if isinstance(expr, And):
+        return " ∧ ".join(_paren(a, label) for a in expr.args)
+    if isinstance(expr, Or):
+        return " ∨ ".join(_paren(a, label) for a in expr.args)
+    if isinstance(expr, Implies):
+        return f"{_paren(expr.premise, label)} → {_paren(expr.conclusion, label)}"
+    if isinstance(expr, Ite):
+        return (
+            f"if {render(expr.cond, label)} then {render(expr.then, label)} "
+            f"else {render(expr.other, label)}"
+        )
+    if isinstance(expr, Cmp):
+        return f"{render(expr.left, label)} {expr.op} {render(expr.right, label)}"
+    if isinstance(expr, Add):
+        return f"{render(expr.left, label)} + {render(expr.right, label)}"
+    if isinstance(expr, IsSome):
+        return f"{render(expr.arg, label)} set"
+    if isinstance(expr, Some):
+        return render(expr.arg, label)
+    if isinstance(expr, Unwrap):
+        return render(expr.arg, label)
+    if isinstance(expr, StepIs):
+        return f"{expr.kind} ∈ {{{', '.join(expr.names)}}}"
+    if isinstance(expr, Enabled):
+        return f"enabled({', '.join(expr.triggers)})"
+    return type(expr).__name__
+
+
+def _paren(expr: Expr, label: Callable[[Value], str]) -> str:
+    text = render(expr, label)
+    return f"({text})" if isinstance(expr, And | Or | Implies) else text
+
+
+__all__ = [
+    "FALSE",
+    "TRUE",
+    "Add",
+    "And",
+    "Bool",
+    "Cmp",
+    "Const",
+    "Enabled",
+    "Env",
+    "Eq",
+    "Expr",
+    "ExprTypeError",
+    "Finite",
+    "Implies",
+    "In",
+    "IsSome",
+    "Ite",
+    "Not",
+    "Or",
+    "Ref",
+    "Some",
+    "StepIs",
+    "Unwrap",
+]

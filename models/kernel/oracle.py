@@ -1,0 +1,167 @@
+"""The executable form of a spec: a `transitions` Machine built from its rows.
+
+The machine's states are the values of the spec's control variable; every row
+becomes one transition (ignore rows become internal transitions), its guard a
+condition and its updates a callback. It is the conformance oracle, and the
+explicit-state explorer steps it to find the reachable set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from transitions import EventData, Machine, MachineError
+
+from .domains import Value
+from .expr import Env, evaluate
+from .spec import Row, Spec
+
+_SINGLE_STATE = "run"
+
+
+class OracleError(RuntimeError):
+    """The oracle was asked something the spec does not define."""
+
+
+@dataclass(frozen=True)
+class Fired:
+    """What one step did: the row that fired, the state after it and the outputs."""
+
+    row: str
+    trigger: str
+    params: Mapping[str, Value]
+    state: Mapping[str, Value]
+    outputs: Mapping[str, Value]
+
+
+class _Model:
+    """The object the machine drives. `state` is the machine's; the rest are the spec's."""
+
+    state: str
+    trigger: Any  # attached by transitions at runtime
+
+    def __init__(self) -> None:
+        self.values: dict[str, Value] = {}
+        self.fired: Row | None = None
+        self.emitted: dict[str, Value] = {}
+
+
+class Oracle:
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+        control = spec.control_domain
+        self._labels: dict[Value, str] = (
+            {v: control.label(v) for v in control.values or ()} if control else {}
+        )
+        self._values = {label: value for value, label in self._labels.items()}
+        self._model = _Model()
+        self._machine = Machine(
+            model=self._model,
+            states=list(self._labels.values()) or [_SINGLE_STATE],
+            initial=self._initial_label(),
+            auto_transitions=False,
+            send_event=True,
+        )
+        for r in spec.rows:
+            self._machine.add_transition(
+                trigger=r.trigger,
+                source=[self._labels[s] for s in r.source] if r.source is not None else "*",
+                dest=self._labels[r.target] if r.target is not None else None,
+                conditions=[self._guard(r)],
+                before=[self._effect(r)],
+            )
+        self.reset()
+
+    def _initial_label(self) -> str:
+        if self.spec.control is None:
+            return _SINGLE_STATE
+        return self._labels[self.spec.var(self.spec.control).inits[0]]
+
+    def _guard(self, r: Row) -> Any:
+        def guard(event: EventData) -> bool:
+            return bool(evaluate(r.guard, Env(pre=self.state, params=event.kwargs)))
+
+        guard.__name__ = f"guard_{r.name}"
+        return guard
+
+    def _effect(self, r: Row) -> Any:
+        def effect(event: EventData) -> None:
+            env = Env(pre=self.state, params=event.kwargs)
+            updates = {name: evaluate(expr, env) for name, expr in r.updates.items()}
+            emitted = {o.name: o.default for o in self.spec.outputs}
+            emitted.update({name: evaluate(expr, env) for name, expr in r.outputs.items()})
+            for name, value in updates.items():
+                domain = self.spec.var(name).domain
+                if not domain.contains(value):
+                    raise OracleError(
+                        f"row {r.name!r} sets {name!r} to {value!r}, outside {domain.describe()}"
+                    )
+            self._model.values.update(updates)
+            self._model.fired = r
+            self._model.emitted = emitted
+
+        effect.__name__ = f"effect_{r.name}"
+        return effect
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def state(self) -> dict[str, Value]:
+        values = dict(self._model.values)
+        if self.spec.control is not None:
+            values[self.spec.control] = self._values[self._model.state]
+        return values
+
+    def load(self, state: Mapping[str, Value]) -> None:
+        """Put the machine in `state` (every variable must be given)."""
+        missing = {v.name for v in self.spec.vars} - set(state)
+        if missing:
+            raise OracleError(f"state lacks {sorted(missing)}")
+        self._model.values = {k: v for k, v in state.items() if k != self.spec.control}
+        if self.spec.control is not None:
+            self._machine.set_state(self._labels[state[self.spec.control]], model=self._model)
+
+    def reset(self, choice: Mapping[str, Value] | None = None) -> None:
+        """Back to the initial state (the first initial value of each variable unless chosen)."""
+        init = {v.name: v.inits[0] for v in self.spec.vars}
+        init.update(choice or {})
+        self.load(init)
+
+    # ------------------------------------------------------------ stepping
+
+    def fire(self, trigger: str, **params: Value) -> Fired:
+        try:
+            declared = self.spec.trigger(trigger)
+        except KeyError:
+            raise OracleError(f"spec {self.spec.name!r} has no trigger {trigger!r}") from None
+        if set(params) != {p.name for p in declared.params}:
+            raise OracleError(
+                f"trigger {trigger!r} takes {[p.name for p in declared.params]}, "
+                f"got {sorted(params)}"
+            )
+        for p in declared.params:
+            if not p.domain.contains(params[p.name]):
+                raise OracleError(
+                    f"trigger {trigger!r}: {p.name}={params[p.name]!r} "
+                    f"is not in {p.domain.describe()}"
+                )
+        self._model.fired = None
+        try:
+            self._model.trigger(trigger, **params)
+        except MachineError:
+            self._model.fired = None
+        fired = self._model.fired
+        if fired is None:
+            raise OracleError(
+                f"no row of {trigger!r} is enabled in {self.state} — the spec is not total here"
+            )
+        return Fired(
+            fired.name,
+            trigger,
+            MappingProxyType(dict(params)),
+            MappingProxyType(self.state),
+            MappingProxyType(dict(self._model.emitted)),
+        )

@@ -1,0 +1,742 @@
+"""The z3 face of a spec: its transition relation and the engines that read it.
+
+This is the one module that imports z3 (which ships no type information:
+its values cross this boundary as `Term`). From the spec's rows it builds
+`init(s)` and `T(s, a, s')`, and on them runs:
+
+- BMC, for shortest witnesses and counterexamples;
+- k-induction with simple-path constraints;
+- Spacer (z3's CHC engine), whose inductive invariant is the proof certificate;
+- the cross-check that the explorer's reachable set is exactly z3's.
+
+z3 `unknown` is never read as safe: it becomes an `Unknown` verdict.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import z3
+
+from .domains import Bool, Domain, Finite, IntRange, Option, Real, Value
+from .expr import (
+    Add,
+    And,
+    Cmp,
+    Const,
+    Eq,
+    Expr,
+    Implies,
+    In,
+    IsSome,
+    Ite,
+    Not,
+    Or,
+    Ref,
+    Scope,
+    Some,
+    StepIs,
+    Unwrap,
+    infer,
+)
+from .spec import Row, Spec
+from .trace import Step, Trace
+
+Term = Any  # a z3 expression; z3 has no type stubs
+Enc = tuple[Term, ...]  # one z3 term per slot (an option has a presence bit first)
+
+QUERY_TIMEOUT_MS = 20_000
+
+
+# ---------------------------------------------------------------- verdicts
+
+
+@dataclass(frozen=True)
+class Proved:
+    method: str
+    bound: int | None
+    certificate: str
+
+
+@dataclass(frozen=True)
+class Found:
+    """A trace reaching the target (a witness, or a counterexample)."""
+
+    method: str
+    trace: Trace
+
+
+@dataclass(frozen=True)
+class Unknown:
+    method: str
+    reason: str
+
+
+Verdict = Proved | Found | Unknown
+
+
+# ---------------------------------------------------------------- sorts
+
+_SORTS: dict[tuple[str, tuple[str, ...]], tuple[Term, dict[str, Term]]] = {}
+
+
+def _enum_sort(domain: Finite) -> tuple[Term, dict[str, Term]]:
+    labels = tuple(domain.label(v) for v in domain.values)
+    key = (domain.name, labels)
+    if key not in _SORTS:
+        # z3 sort names are global; a second domain of the same name gets a suffix.
+        taken = sum(1 for name, _ in _SORTS if name == domain.name)
+        name = domain.name if not taken else f"{domain.name}_{taken}"
+        sort, consts = z3.EnumSort(name, list(labels))
+        _SORTS[key] = (sort, dict(zip(labels, consts, strict=True)))
+    return _SORTS[key]
+
+
+def _names_sort(kind: str, names: Sequence[str]) -> tuple[Term, dict[str, Term]]:
+    return _enum_sort(Finite(kind, tuple(names)))
+
+
+def slot_sorts(domain: Domain) -> list[Term]:
+    if isinstance(domain, Finite):
+        return [_enum_sort(domain)[0]]
+    if isinstance(domain, Bool):
+        return [z3.BoolSort()]
+    if isinstance(domain, IntRange):
+        return [z3.IntSort()]
+    if isinstance(domain, Real):
+        return [z3.RealSort()]
+    if isinstance(domain, Option):
+        return [z3.BoolSort(), *slot_sorts(domain.inner)]
+    raise TypeError(f"no z3 encoding for {domain!r}")
+
+
+def encode_value(domain: Domain, value: Value) -> Enc:
+    if isinstance(domain, Finite):
+        return (_enum_sort(domain)[1][domain.label(value)],)
+    if isinstance(domain, Bool):
+        return (z3.BoolVal(bool(value)),)
+    if isinstance(domain, IntRange):
+        return (z3.IntVal(int(value)),)
+    if isinstance(domain, Real):
+        return (z3.RealVal(str(Fraction(value))),)
+    if isinstance(domain, Option):
+        if value is None:
+            return (z3.BoolVal(False), *_default(domain.inner))
+        return (z3.BoolVal(True), *encode_value(domain.inner, value))
+    raise TypeError(f"no z3 encoding for {domain!r}")
+
+
+def _default(domain: Domain) -> Enc:
+    if isinstance(domain, Real):
+        return (z3.RealVal(0),)
+    if isinstance(domain, IntRange):
+        return (z3.IntVal(domain.lo),)
+    values = domain.values
+    assert values is not None
+    return encode_value(domain, values[0])
+
+
+def decode(domain: Domain, model: Term, enc: Enc) -> Value:
+    if isinstance(domain, Option):
+        present = z3.is_true(model.eval(enc[0], model_completion=True))
+        return decode(domain.inner, model, enc[1:]) if present else None
+    term = model.eval(enc[0], model_completion=True)
+    if isinstance(domain, Finite):
+        by_label = {domain.label(v): v for v in domain.values}
+        return by_label[str(term)]
+    if isinstance(domain, Bool):
+        return bool(z3.is_true(term))
+    if isinstance(domain, IntRange):
+        return int(term.as_long())
+    if isinstance(domain, Real):
+        fraction = term.as_fraction()
+        return float(fraction) if fraction.denominator != 1 else int(fraction.numerator)
+    raise TypeError(f"no z3 decoding for {domain!r}")
+
+
+def type_ok(domain: Domain, enc: Enc) -> Term:
+    """Range constraints, plus the canonical form of an unset option."""
+    if isinstance(domain, IntRange):
+        return z3.And(enc[0] >= domain.lo, enc[0] <= domain.hi)
+    if isinstance(domain, Option):
+        unset = z3.And(*[a == b for a, b in zip(enc[1:], _default(domain.inner), strict=True)])
+        return z3.And(z3.Implies(z3.Not(enc[0]), unset), type_ok(domain.inner, enc[1:]))
+    return z3.BoolVal(True)
+
+
+def _fresh(domain: Domain, name: str) -> Enc:
+    sorts = slot_sorts(domain)
+    if len(sorts) == 1:
+        return (z3.Const(name, sorts[0]),)
+    return tuple(z3.Const(f"{name}.{i}", s) for i, s in enumerate(sorts))
+
+
+def _equal(domain: Domain, a: Enc, b: Enc) -> Term:
+    if isinstance(domain, Option):
+        return z3.And(a[0] == b[0], z3.Implies(a[0], _equal(domain.inner, a[1:], b[1:])))
+    return a[0] == b[0]
+
+
+# ---------------------------------------------------------------- frames
+
+
+Frame = dict[str, Enc]
+
+
+@dataclass(frozen=True)
+class Action:
+    trigger: Term
+    row: Term
+    params: Mapping[tuple[str, str], Enc]
+    outputs: Mapping[str, Enc]
+
+
+class Encoding:
+    """z3 terms for one spec: frames (states), actions, init and the transition relation."""
+
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+        self.trigger_sort, self.trigger_consts = _names_sort(
+            f"{spec.name}.trigger", [t.name for t in spec.triggers]
+        )
+        self.row_sort, self.row_consts = _names_sort(
+            f"{spec.name}.row", [r.name for r in spec.rows]
+        )
+        self._counter = itertools.count()
+
+    # ------------------------------------------------------------ fresh terms
+
+    def frame(self, tag: str) -> Frame:
+        return {v.name: _fresh(v.domain, f"{v.name}@{tag}") for v in self.spec.vars}
+
+    def action(self, tag: str) -> Action:
+        params = {
+            (t.name, p.name): _fresh(p.domain, f"{t.name}.{p.name}@{tag}")
+            for t in self.spec.triggers
+            for p in t.params
+        }
+        outputs = {o.name: _fresh(o.domain, f"{o.name}!@{tag}") for o in self.spec.outputs}
+        return Action(
+            z3.Const(f"trigger@{tag}", self.trigger_sort),
+            z3.Const(f"row@{tag}", self.row_sort),
+            params,
+            outputs,
+        )
+
+    def concrete(self, state: Mapping[str, Value]) -> Frame:
+        return {v.name: encode_value(v.domain, state[v.name]) for v in self.spec.vars}
+
+    def flat(self, frame: Frame) -> list[Term]:
+        return [t for v in self.spec.vars for t in frame[v.name]]
+
+    def flat_sorts(self) -> list[Term]:
+        return [s for v in self.spec.vars for s in slot_sorts(v.domain)]
+
+    # ------------------------------------------------------------ constraints
+
+    def frame_ok(self, frame: Frame) -> Term:
+        return z3.And(*[type_ok(v.domain, frame[v.name]) for v in self.spec.vars])
+
+    def action_ok(self, act: Action) -> Term:
+        parts = [
+            type_ok(p.domain, act.params[(t.name, p.name)])
+            for t in self.spec.triggers
+            for p in t.params
+        ]
+        parts += [type_ok(o.domain, act.outputs[o.name]) for o in self.spec.outputs]
+        return z3.And(*parts)
+
+    def init(self, frame: Frame) -> Term:
+        return z3.And(
+            *[
+                z3.Or(
+                    *[_equal(v.domain, frame[v.name], encode_value(v.domain, x)) for x in v.inits]
+                )
+                for v in self.spec.vars
+            ]
+        )
+
+    def same(self, a: Frame, b: Frame) -> Term:
+        return z3.And(*[_equal(v.domain, a[v.name], b[v.name]) for v in self.spec.vars])
+
+    def enabled(self, r: Row, pre: Frame, act: Action) -> Term:
+        return self.expr(self.spec.step_guard(r), pre=pre, act=act, trigger=r.trigger)
+
+    def row_step(self, r: Row, pre: Frame, post: Frame, act: Action) -> Term:
+        spec = self.spec
+        parts = [
+            act.row == self.row_consts[r.name],
+            act.trigger == self.trigger_consts[r.trigger],
+            self.enabled(r, pre, act),
+        ]
+        for v in spec.vars:
+            if v.name == spec.control and r.target is not None:
+                new = encode_value(v.domain, r.target)
+            elif v.name in r.updates:
+                new = self.expr(
+                    r.updates[v.name], pre=pre, act=act, trigger=r.trigger, want=v.domain
+                )
+            else:
+                new = pre[v.name]
+            parts.append(_equal(v.domain, post[v.name], new))
+        for o in spec.outputs:
+            value = (
+                self.expr(r.outputs[o.name], pre=pre, act=act, trigger=r.trigger, want=o.domain)
+                if o.name in r.outputs
+                else encode_value(o.domain, o.default)
+            )
+            parts.append(_equal(o.domain, act.outputs[o.name], value))
+            # Keep the output canonical, so a decoded trace shows exactly what was emitted.
+            parts.append(z3.And(*[a == b for a, b in zip(act.outputs[o.name], value, strict=True)]))
+        return z3.And(*parts)
+
+    def trans(self, pre: Frame, post: Frame, act: Action) -> Term:
+        return z3.And(
+            z3.Or(*[self.row_step(r, pre, post, act) for r in self.spec.rows]),
+            self.frame_ok(post),
+            self.action_ok(act),
+        )
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(
+        self,
+        e: Expr,
+        *,
+        pre: Frame,
+        post: Frame | None = None,
+        act: Action | None = None,
+        trigger: str | None = None,
+        want: Domain | None = None,
+    ) -> Term:
+        """Translate `e`; a boolean comes back as one term, any other value as an `Enc`."""
+        ctx = _Ctx(self, pre, post, act, trigger)
+        enc = ctx.tr(e, want or Bool())
+        return enc if want is not None and not isinstance(want, Bool) else enc[0]
+
+    # ------------------------------------------------------------ decoding
+
+    def read_state(self, model: Term, frame: Frame) -> dict[str, Value]:
+        return {v.name: decode(v.domain, model, frame[v.name]) for v in self.spec.vars}
+
+    def read_trace(self, model: Term, frames: Sequence[Frame], acts: Sequence[Action]) -> Trace:
+        steps = []
+        for i, act in enumerate(acts):
+            row = self.spec.row(str(model.eval(act.row, model_completion=True)))
+            trigger = self.spec.trigger(row.trigger)
+            params = {
+                p.name: decode(p.domain, model, act.params[(trigger.name, p.name)])
+                for p in trigger.params
+            }
+            outputs = {
+                o.name: decode(o.domain, model, act.outputs[o.name]) for o in self.spec.outputs
+            }
+            steps.append(
+                Step(row.name, trigger.name, params, self.read_state(model, frames[i + 1]), outputs)
+            )
+        return Trace(self.read_state(model, frames[0]), tuple(steps))
+
+
+class _Ctx:
+    def __init__(
+        self, enc: Encoding, pre: Frame, post: Frame | None, act: Action | None, trigger: str | None
+    ) -> None:
+        self.enc, self.pre, self.post, self.act, self.trigger = enc, pre, post, act, trigger
+
+    def typer(self, scope: Scope, name: str) -> Domain:
+        spec = self.enc.spec
+        if scope in ("pre", "post"):
+            return spec.var(name).domain
+        if scope == "out":
+            return spec.output(name).domain
+        assert self.trigger is not None
+        return next(p.domain for p in spec.trigger(self.trigger).params if p.name == name)
+
+    def tr(self, e: Expr, want: Domain) -> Enc:
+        if isinstance(e, Const):
+            return encode_value(want, e.value)
+        if isinstance(e, Ref):
+            return self.ref(e)
+        if isinstance(e, Eq):
+            dom = infer(e.left, self.typer) or infer(e.right, self.typer)
+            assert dom is not None
+            return (_equal(dom, self.tr(e.left, dom), self.tr(e.right, dom)),)
+        if isinstance(e, In):
+            dom = infer(e.item, self.typer)
+            assert dom is not None
+            item = self.tr(e.item, dom)
+            return (z3.Or(*[_equal(dom, item, encode_value(dom, o)) for o in e.options]),)
+        if isinstance(e, Not):
+            return (z3.Not(self.b(e.arg)),)
+        if isinstance(e, And):
+            return (z3.And(*[self.b(a) for a in e.args]),)
+        if isinstance(e, Or):
+            return (z3.Or(*[self.b(a) for a in e.args]),)
+        if isinstance(e, Implies):
+            return (z3.Implies(self.b(e.premise), self.b(e.conclusion)),)
+        if isinstance(e, Ite):
+            dom = infer(e.then, self.typer) or infer(e.other, self.typer) or want
+            cond = self.b(e.cond)
+            then, other = self.tr(e.then, dom), self.tr(e.other, dom)
+            return tuple(z3.If(cond, a, b) for a, b in zip(then, other, strict=True))
+        if isinstance(e, Cmp | Add):
+            dom = infer(e.left, self.typer) or infer(e.right, self.typer)
+            assert dom is not None
+            a, b = self.tr(e.left, dom)[0], self.tr(e.right, dom)[0]
+            if isinstance(e, Add):
+                return (a + b,)
+            return ({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[e.op],)
+        if isinstance(e, IsSome):
+            return (self.ref_or_tr(e.arg)[0],)
+        if isinstance(e, Some):
+            assert isinstance(want, Option)
+            return (z3.BoolVal(True), *self.tr(e.arg, want.inner))
+        if isinstance(e, Unwrap):
+            return self.ref_or_tr(e.arg)[1:]
+        if isinstance(e, StepIs):
+            return (self.step_is(e),)
+        raise TypeError(f"cannot translate {type(e).__name__}")
+
+    def b(self, e: Expr) -> Term:
+        return self.tr(e, Bool())[0]
+
+    def ref_or_tr(self, e: Expr) -> Enc:
+        dom = infer(e, self.typer)
+        assert dom is not None
+        return self.tr(e, dom)
+
+    def ref(self, e: Ref) -> Enc:
+        if e.scope == "pre":
+            return self.pre[e.name]
+        if e.scope == "post":
+            assert self.post is not None, "after-state used outside a step"
+            return self.post[e.name]
+        assert self.act is not None, f"{e.scope} {e.name!r} used outside a step"
+        if e.scope == "out":
+            return self.act.outputs[e.name]
+        assert self.trigger is not None
+        return self.act.params[(self.trigger, e.name)]
+
+    def step_is(self, e: StepIs) -> Term:
+        assert self.act is not None, "step predicate used outside a step"
+        enc = self.enc
+        if e.kind == "row":
+            return z3.Or(*[self.act.row == enc.row_consts[n] for n in e.names])
+        names = (
+            e.names
+            if e.kind == "trigger"
+            else tuple(t.name for t in enc.spec.triggers if t.group in e.names)
+        )
+        return z3.Or(*[self.act.trigger == enc.trigger_consts[n] for n in names])
+
+
+# ---------------------------------------------------------------- engines
+
+
+def _solver() -> Term:
+    solver = z3.Solver()
+    solver.set("timeout", QUERY_TIMEOUT_MS)
+    return solver
+
+
+class Engines:
+    """BMC, k-induction and Spacer over one encoding.
+
+    One BMC unrolling and one Spacer fixedpoint serve every query of the
+    spec: unrolling T once and letting Spacer keep what it learnt is what
+    keeps a whole spec's checks to a fraction of a second.
+    """
+
+    def __init__(self, enc: Encoding) -> None:
+        self.enc = enc
+        self._unrolling: Term = None
+        self._frames: list[Frame] = []
+        self._acts: list[Action] = []
+        self._fp: Term = None
+        self._queries = itertools.count()
+
+    # ------------------------------------------------------------ predicates
+
+    def _at(
+        self,
+        e: Expr,
+        frames: Sequence[Frame],
+        acts: Sequence[Action],
+        at: int,
+        step: bool,
+        params_of: str | None,
+        tag: str,
+    ) -> Term:
+        """`e` on state `at`, or on the step from state `at` to `at + 1`.
+
+        With `params_of`, a state predicate may also read that trigger's
+        parameters, drawn from a fresh probe action.
+        """
+        enc = self.enc
+        if step:
+            return enc.expr(e, pre=frames[at], post=frames[at + 1], act=acts[at])
+        if params_of is not None:
+            probe = enc.action(f"probe{tag}")
+            return z3.And(
+                enc.action_ok(probe), enc.expr(e, pre=frames[at], act=probe, trigger=params_of)
+            )
+        return enc.expr(e, pre=frames[at])
+
+    # ------------------------------------------------------------ BMC
+
+    def _unroll(self, depth: int) -> None:
+        enc = self.enc
+        if self._unrolling is None:
+            self._unrolling = _solver()
+            self._frames = [enc.frame("0")]
+            self._unrolling.add(enc.init(self._frames[0]), enc.frame_ok(self._frames[0]))
+        while len(self._frames) <= depth:
+            i = len(self._frames) - 1
+            self._frames.append(enc.frame(str(i + 1)))
+            self._acts.append(enc.action(str(i)))
+            self._unrolling.add(enc.trans(self._frames[i], self._frames[i + 1], self._acts[i]))
+
+    def bmc(
+        self, target: Expr, *, step: bool, max_depth: int, params_of: str | None = None
+    ) -> Verdict:
+        """The shortest trace reaching `target` (a state, or a step), up to `max_depth` steps."""
+        for depth in range(1 if step else 0, max_depth + 1):
+            self._unroll(depth)
+            solver = self._unrolling
+            solver.push()
+            at = depth - 1 if step else depth
+            solver.add(self._at(target, self._frames, self._acts, at, step, params_of, str(depth)))
+            result = solver.check()
+            if result == z3.sat:
+                trace = self.enc.read_trace(
+                    solver.model(), self._frames[: depth + 1], self._acts[:depth]
+                )
+                solver.pop()
+                return Found("bmc", trace)
+            solver.pop()
+            if result == z3.unknown:
+                return Unknown("bmc", f"z3 unknown at depth {depth}: {solver.reason_unknown()}")
+        return Unknown("bmc", f"nothing found up to depth {max_depth}")
+
+    # ------------------------------------------------------------ k-induction
+
+    def k_induction(
+        self, good: Expr, *, step: bool, max_k: int, params_of: str | None = None
+    ) -> Verdict:
+        """Prove `good` on every reachable state (or step) by k-induction with simple paths.
+
+        At depth k the step case is a simple path of k good states (or steps)
+        followed by a bad one; unsat proves `good` for every trace length.
+        """
+        enc = self.enc
+        for k in range(max_k + 1):
+            base = self.bmc(
+                Not(good), step=step, max_depth=k + (1 if step else 0), params_of=params_of
+            )
+            if isinstance(base, Found):
+                return Found("k-induction", base.trace)
+            if isinstance(base, Unknown) and not base.reason.startswith("nothing found"):
+                return Unknown("k-induction", base.reason)
+            solver = _solver()
+            frames = [enc.frame(f"i{i}") for i in range(k + 1 + (1 if step else 0))]
+            acts = [enc.action(f"i{i}") for i in range(len(frames) - 1)]
+            for f in frames:
+                solver.add(enc.frame_ok(f))
+            for i, act in enumerate(acts):
+                solver.add(enc.trans(frames[i], frames[i + 1], act))
+            for i in range(k):
+                solver.add(self._at(good, frames, acts, i, step, params_of, f"h{i}"))
+            solver.add(self._at(Not(good), frames, acts, k, step, params_of, "bad"))
+            for i, j in itertools.combinations(range(k + 1), 2):
+                solver.add(z3.Not(enc.same(frames[i], frames[j])))
+            result = solver.check()
+            if result == z3.unsat:
+                return Proved("k-induction", k, f"{k}-inductive over simple paths")
+            if result == z3.unknown:
+                return Unknown("k-induction", f"z3 unknown at k={k}: {solver.reason_unknown()}")
+        return Unknown("k-induction", f"not inductive up to k={max_k}")
+
+    def impossible(self, bad: Expr, *, params_of: str | None = None) -> bool:
+        """`bad` holds in no type-correct state at all (0-induction: no reachability needed)."""
+        enc = self.enc
+        solver = _solver()
+        s = enc.frame("any")
+        solver.add(enc.frame_ok(s), self._at(bad, [s], [], 0, False, params_of, "any"))
+        return bool(solver.check() == z3.unsat)
+
+    # ------------------------------------------------------------ Spacer
+
+    def _spacer(self) -> tuple[Term, Term, Frame, Frame, Action, Term]:
+        if self._fp is None:
+            enc = self.enc
+            fp = z3.Fixedpoint()
+            fp.set(engine="spacer")
+            fp.set("xform.inline_linear", False)
+            fp.set("xform.inline_eager", False)
+            fp.set("timeout", QUERY_TIMEOUT_MS)
+            reach = z3.Function(f"reach_{enc.spec.name}", *enc.flat_sorts(), z3.BoolSort())
+            fp.register_relation(reach)
+            s, s2, act = enc.frame("s"), enc.frame("t"), enc.action("a")
+            variables = enc.flat(s) + enc.flat(s2) + [act.trigger, act.row]
+            variables += [t for e in act.params.values() for t in e]
+            variables += [t for e in act.outputs.values() for t in e]
+            fp.declare_var(*variables)
+            trans = enc.trans(s, s2, act)
+            fp.rule(reach(*enc.flat(s)), [enc.init(s), enc.frame_ok(s)])
+            fp.rule(reach(*enc.flat(s2)), [reach(*enc.flat(s)), enc.frame_ok(s), trans])
+            self._fp = (fp, reach, s, s2, act, trans)
+        return self._fp  # type: ignore[no-any-return]
+
+    def spacer(self, bad: Expr, *, step: bool, params_of: str | None = None) -> Verdict | None:
+        """Ask Spacer whether `bad` is reachable. Safe → its inductive invariant, re-checked.
+
+        Returns None when `bad` is reachable: the caller asks BMC for the shortest trace.
+        """
+        enc = self.enc
+        fp, reach, s, s2, act, trans = self._spacer()
+        goal = z3.Function(f"bad_{next(self._queries)}", z3.BoolSort())
+        fp.register_relation(goal)
+        if step:
+            bad_term = enc.expr(bad, pre=s, post=s2, act=act)
+            body = [reach(*enc.flat(s)), trans, bad_term]
+        elif params_of is not None:
+            bad_term = z3.And(enc.action_ok(act), enc.expr(bad, pre=s, act=act, trigger=params_of))
+            body = [reach(*enc.flat(s)), bad_term]
+        else:
+            bad_term = enc.expr(bad, pre=s)
+            body = [reach(*enc.flat(s)), bad_term]
+        fp.rule(goal(), body)
+        result = fp.query(goal())
+        if result == z3.sat:
+            return None
+        if result != z3.unsat:
+            return Unknown("spacer", f"z3 unknown: {fp.reason_unknown()}")
+        cover = fp.get_cover_delta(-1, reach)
+        invariant = z3.substitute_vars(cover, *enc.flat(s))
+        problem = self._check_certificate(invariant, s, s2, act, trans, bad_term, step)
+        if problem:
+            return Unknown("spacer", f"Spacer's invariant did not check: {problem}")
+        return Proved("spacer", None, "inv: " + _readable(z3.simplify(invariant)))
+
+    def _check_certificate(
+        self, inv: Term, s: Frame, s2: Frame, act: Action, trans: Term, bad_term: Term, step: bool
+    ) -> str:
+        """Init ⇒ Inv, Inv ∧ T ⇒ Inv′, Inv ⇒ ¬bad: the three queries that make Inv a proof."""
+        enc = self.enc
+        inv_next = z3.substitute(inv, *zip(enc.flat(s), enc.flat(s2), strict=True))
+        queries = {
+            "init does not imply it": [enc.init(s), enc.frame_ok(s), z3.Not(inv)],
+            "it is not inductive": [inv, enc.frame_ok(s), trans, z3.Not(inv_next)],
+            "it does not exclude the bad states": [inv, enc.frame_ok(s)]
+            + ([trans] if step else [])
+            + [bad_term],
+        }
+        for problem, query in queries.items():
+            solver = _solver()
+            solver.add(*query)
+            if solver.check() != z3.unsat:
+                return problem
+        return ""
+
+
+def _readable(term: Term) -> str:
+    """z3's printout of an invariant, with frame tags dropped and enum tests as equations."""
+    text = " ".join(str(term).replace("\n", " ").split()).replace("@s", "")
+    text = re.sub(r"Not\(is\((\w+), ([\w.]+)\)\)", r"\2 ≠ \1", text)
+    return re.sub(r"is\((\w+), ([\w.]+)\)", r"\2 = \1", text)
+
+
+# ---------------------------------------------------------------- set checks
+
+
+def finite_view(enc: Encoding, frame: Frame, state: Mapping[str, Value]) -> Term:
+    """`frame` agrees with `state` on its finite part (a real contributes nothing;
+    an optional real, only whether it is set)."""
+    parts = []
+    for v in enc.spec.vars:
+        if v.domain.is_finite:
+            parts.append(_equal(v.domain, frame[v.name], encode_value(v.domain, state[v.name])))
+        elif isinstance(v.domain, Option):
+            parts.append(frame[v.name][0] == z3.BoolVal(state[v.name] is not None))
+    return z3.And(*parts)
+
+
+def finite_key(spec: Spec, state: Mapping[str, Value]) -> tuple[Value, ...]:
+    key: list[Value] = []
+    for v in spec.vars:
+        if v.domain.is_finite:
+            key.append(state[v.name])
+        elif isinstance(v.domain, Option):
+            key.append(state[v.name] is not None)
+    return tuple(key)
+
+
+@dataclass(frozen=True)
+class SetCheck:
+    """z3's reading of the explorer's reachable set: equal, or where they part."""
+
+    equal: bool
+    detail: str
+    trace: Trace | None = None
+
+
+def check_reachable_set(
+    enc: Encoding,
+    states: Sequence[Mapping[str, Value]],
+    tree_edges: Iterable[tuple[Mapping[str, Value], str, Mapping[str, Value], Mapping[str, Value]]],
+) -> SetCheck:
+    """Prove z3's reachable set (finite part) equals `states`.
+
+    init ⊆ R and R closed under T give reach ⊆ R; every explorer tree edge
+    being a z3 transition gives R ⊆ reach.
+    """
+    distinct = {finite_key(enc.spec, s): s for s in states}
+    s, s2, act = enc.frame("r"), enc.frame("r2"), enc.action("ra")
+    member = z3.Or(*[finite_view(enc, s, x) for x in distinct.values()])
+    member2 = z3.Or(*[finite_view(enc, s2, x) for x in distinct.values()])
+    solver = _solver()
+    solver.add(enc.init(s), enc.frame_ok(s), z3.Not(member))
+    if (result := solver.check()) != z3.unsat:
+        return SetCheck(False, f"z3 has an initial state the explorer lacks ({result})")
+    solver = _solver()
+    solver.add(member, enc.frame_ok(s), enc.trans(s, s2, act), z3.Not(member2))
+    result = solver.check()
+    if result == z3.sat:
+        model = solver.model()
+        return SetCheck(
+            False,
+            f"z3 steps from {enc.read_state(model, s)} by row "
+            f"{model.eval(act.row)} to {enc.read_state(model, s2)}, "
+            "which the explorer never reached",
+        )
+    if result == z3.unknown:
+        return SetCheck(False, f"z3 unknown on closure: {solver.reason_unknown()}")
+    count = 0
+    solver = _solver()
+    for count, (pre, row, params, post) in enumerate(tree_edges, start=1):
+        # Each edge is checked against its own row's step, so a failure names the row.
+        a = enc.action(f"e{count}")
+        r = enc.spec.row(row)
+        pins = [
+            _equal(p.domain, a.params[(r.trigger, p.name)], encode_value(p.domain, params[p.name]))
+            for p in enc.spec.trigger(r.trigger).params
+        ]
+        pre_f, post_f = enc.concrete(pre), enc.concrete(post)
+        solver.push()
+        solver.add(enc.row_step(r, pre_f, post_f, a), enc.frame_ok(post_f), enc.action_ok(a), *pins)
+        result = solver.check()
+        solver.pop()
+        if result != z3.sat:
+            return SetCheck(
+                False, f"the explorer's step {pre} --{row}--> {post} is not a z3 transition"
+            )
+    return SetCheck(
+        True,
+        f"{len(distinct)} states: init ⊆ R, R closed under T, "
+        f"{count} tree edges are z3 transitions",
+    )

@@ -1,0 +1,542 @@
+"""The vocabulary a spec is written in, and its validation.
+
+A `Spec` is data: variables with finite domains (one real allowed where the
+seed carries a number), triggers with parameters, named rows with a guard,
+updates and outputs, explicit ignore rows, and properties. Every row and
+property cites its source. A malformed spec is refused when it is built, with
+a `SpecError` that names the row (or variable, property) and the cause.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+from .domains import Bool, Domain, Finite, Value, all_assignments
+from .expr import (
+    FALSE,
+    TRUE,
+    And,
+    Const,
+    Enabled,
+    Eq,
+    Expr,
+    ExprTypeError,
+    Implies,
+    In,
+    Not,
+    Or,
+    Ref,
+    Scope,
+    StepIs,
+    as_expr,
+    check,
+    is_step_expr,
+    walk,
+)
+
+
+class SpecError(ValueError):
+    """A spec is malformed: the message names the row, variable or property, and the cause."""
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """A variable that may start at any of these values (a nondeterministic initial state)."""
+
+    values: tuple[Value, ...]
+
+    def __init__(self, *values: Value) -> None:
+        object.__setattr__(self, "values", tuple(values))
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+    domain: Domain
+    init: Value | AnyOf
+    doc: str = ""
+
+    @property
+    def inits(self) -> tuple[Value, ...]:
+        return self.init.values if isinstance(self.init, AnyOf) else (self.init,)
+
+
+@dataclass(frozen=True)
+class Output:
+    """A value a step emits; `default` is what a row that does not set it emits."""
+
+    name: str
+    domain: Domain
+    default: Value
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    domain: Domain
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """An input the machine reacts to. `group` gathers triggers (say, every `observe`)."""
+
+    name: str
+    params: tuple[Param, ...] = ()
+    group: str = ""
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One transition: on `trigger`, from a control value in `source`, when `guard` holds.
+
+    `source=None` means from any control value; `target=None` means the control
+    value stays. `updates` set other variables and `outputs` set step outputs;
+    both are expressions over the state before the step and the trigger's
+    parameters. An `ignore` row is the seed's explicit no-op.
+    """
+
+    name: str
+    trigger: str
+    source: tuple[Value, ...] | None
+    target: Value | None = None
+    guard: Expr = TRUE
+    updates: Mapping[str, Expr] = field(default_factory=dict)
+    outputs: Mapping[str, Expr] = field(default_factory=dict)
+    cite: str = ""
+    ignore: bool = False
+    doc: str = ""
+
+
+def row(
+    name: str,
+    trigger: str,
+    source: Value | Sequence[Value] | None,
+    target: Value | None = None,
+    *,
+    guard: Expr = TRUE,
+    sets: Mapping[str, Expr | Value] | None = None,
+    emits: Mapping[str, Expr | Value] | None = None,
+    cite: str,
+    doc: str = "",
+) -> Row:
+    return Row(
+        name,
+        trigger,
+        _sources(source),
+        target,
+        guard,
+        MappingProxyType({k: as_expr(v) for k, v in (sets or {}).items()}),
+        MappingProxyType({k: as_expr(v) for k, v in (emits or {}).items()}),
+        cite,
+        False,
+        doc,
+    )
+
+
+def ignore(
+    name: str,
+    trigger: str,
+    source: Value | Sequence[Value] | None,
+    *,
+    guard: Expr = TRUE,
+    cite: str,
+    doc: str = "",
+) -> Row:
+    return Row(name, trigger, _sources(source), None, guard, {}, {}, cite, True, doc)
+
+
+def _sources(source: Value | Sequence[Value] | None) -> tuple[Value, ...] | None:
+    if source is None:
+        return None
+    if isinstance(source, list | tuple | set | frozenset):
+        return tuple(source)
+    return (source,)
+
+
+class Kind(enum.StrEnum):
+    ALWAYS = "always"
+    SOMETIMES = "sometimes"
+    NEVER = "never"
+
+
+@dataclass(frozen=True)
+class Property:
+    """`always` holds on every reachable state (or step); `sometimes` is reachable;
+    `never` is proved unreachable."""
+
+    name: str
+    kind: Kind
+    pred: Expr
+    cite: str
+    doc: str = ""
+
+    @property
+    def over_steps(self) -> bool:
+        return is_step_expr(self.pred)
+
+    @property
+    def bad(self) -> Expr:
+        """What a counterexample (or, for `sometimes`, a witness) must reach."""
+        return self.pred if self.kind is not Kind.ALWAYS else Not(self.pred)
+
+
+def always(name: str, pred: Expr, *, cite: str, doc: str = "") -> Property:
+    return Property(name, Kind.ALWAYS, pred, cite, doc)
+
+
+def sometimes(name: str, pred: Expr, *, cite: str, doc: str = "") -> Property:
+    return Property(name, Kind.SOMETIMES, pred, cite, doc)
+
+
+def never(name: str, pred: Expr, *, cite: str, doc: str = "") -> Property:
+    return Property(name, Kind.NEVER, pred, cite, doc)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A deliberately faulty copy of a spec (a historical bug, a rejected design).
+
+    It differs from the spec in the rows named here, and the checker must
+    report every property in `violates` as violated.
+    """
+
+    name: str
+    doc: str
+    cite: str
+    violates: tuple[str, ...]
+    replace: Mapping[str, Row] = field(default_factory=dict)
+    add: tuple[Row, ...] = ()
+    remove: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    source: str
+    vars: tuple[Var, ...]
+    triggers: tuple[Trigger, ...]
+    rows: tuple[Row, ...]
+    properties: tuple[Property, ...] = ()
+    outputs: tuple[Output, ...] = ()
+    control: str | None = None
+    terminal: Expr | None = None
+    views: Mapping[str, Expr] = field(default_factory=dict)
+    variants: tuple[Variant, ...] = ()
+    doc: str = ""
+    expect_violated: tuple[str, ...] = ()
+    _enabled_cache: dict[str, Expr] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _validate(self)
+        if self.rows:
+            object.__setattr__(
+                self,
+                "properties",
+                tuple(replace(p, pred=self.expand(p.pred)) for p in self.properties),
+            )
+            object.__setattr__(
+                self, "terminal", self.expand(self.terminal) if self.terminal else None
+            )
+
+    # ------------------------------------------------------------ lookups
+
+    def var(self, name: str) -> Var:
+        for v in self.vars:
+            if v.name == name:
+                return v
+        raise KeyError(name)
+
+    def trigger(self, name: str) -> Trigger:
+        for t in self.triggers:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    def row(self, name: str) -> Row:
+        for r in self.rows:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+    def prop(self, name: str) -> Property:
+        for p in self.properties:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def output(self, name: str) -> Output:
+        for o in self.outputs:
+            if o.name == name:
+                return o
+        raise KeyError(name)
+
+    @property
+    def control_domain(self) -> Domain | None:
+        return self.var(self.control).domain if self.control else None
+
+    def rows_of(self, trigger: str) -> tuple[Row, ...]:
+        return tuple(r for r in self.rows if r.trigger == trigger)
+
+    def group_of(self, trigger: str) -> str:
+        return self.trigger(trigger).group
+
+    def source_expr(self, r: Row) -> Expr:
+        if r.source is None or self.control is None:
+            return TRUE
+        return In(Ref("pre", self.control), r.source)
+
+    def step_guard(self, r: Row) -> Expr:
+        """The row's full enabling condition over the pre-state and parameters."""
+        return And((self.source_expr(r), r.guard))
+
+    def param_assignments(self, trigger: str) -> list[dict[str, Value]]:
+        return list(all_assignments([(p.name, p.domain) for p in self.trigger(trigger).params]))
+
+    def expand(self, expr: Expr) -> Expr:
+        """Rewrite `enabled(...)` into a disjunction over rows and finite parameters."""
+        return _expand_enabled(self, expr)
+
+    def with_variant(self, name: str) -> Spec:
+        for variant in self.variants:
+            if variant.name == name:
+                return _apply_variant(self, variant)
+        known = ", ".join(v.name for v in self.variants) or "none"
+        raise SpecError(f"spec {self.name!r} has no variant {name!r} (known: {known})")
+
+
+# ---------------------------------------------------------------- validation
+
+
+def _validate(spec: Spec) -> None:
+    _unique(spec, "variable", [v.name for v in spec.vars])
+    _unique(spec, "trigger", [t.name for t in spec.triggers])
+    _unique(spec, "row", [r.name for r in spec.rows])
+    _unique(spec, "property", [p.name for p in spec.properties])
+    _unique(spec, "output", [o.name for o in spec.outputs])
+    if not spec.source:
+        raise SpecError(f"spec {spec.name!r}: no source file named")
+    names = {v.name for v in spec.vars}
+    if spec.control is not None:
+        if spec.control not in names:
+            raise SpecError(
+                f"spec {spec.name!r}: control variable {spec.control!r} is not declared"
+            )
+        if not isinstance(spec.var(spec.control).domain, Finite):
+            raise SpecError(f"spec {spec.name!r}: control variable {spec.control!r} must be finite")
+    for v in spec.vars:
+        for value in v.inits:
+            if not v.domain.contains(value):
+                raise SpecError(
+                    f"variable {v.name!r}: initial value {value!r} is not in {v.domain.describe()}"
+                )
+    for o in spec.outputs:
+        if not o.domain.contains(o.default):
+            raise SpecError(
+                f"output {o.name!r}: default {o.default!r} is not in {o.domain.describe()}"
+            )
+    for t in spec.triggers:
+        _unique(spec, f"parameter of trigger {t.name!r}", [p.name for p in t.params])
+    triggers = {t.name for t in spec.triggers}
+    for r in spec.rows:
+        _validate_row(spec, r, triggers)
+    for p in spec.properties:
+        _validate_property(spec, p)
+    if spec.terminal is not None:
+        _typed(spec, "terminal predicate", spec.terminal, allowed={"pre"}, params={})
+    for view, pred in spec.views.items():
+        _typed(spec, f"view {view!r}", pred, allowed={"pre"}, params={})
+    for variant in spec.variants:
+        if not variant.cite:
+            raise SpecError(f"variant {variant.name!r}: no source citation")
+        for prop in variant.violates:
+            if prop not in {p.name for p in spec.properties}:
+                raise SpecError(f"variant {variant.name!r}: violates unknown property {prop!r}")
+        for old in (*variant.replace, *variant.remove):
+            if old not in {r.name for r in spec.rows}:
+                raise SpecError(f"variant {variant.name!r}: changes unknown row {old!r}")
+
+
+def _unique(spec: Spec, what: str, names: Iterable[str]) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise SpecError(f"spec {spec.name!r}: duplicate {what} {name!r}")
+        seen.add(name)
+
+
+def _validate_row(spec: Spec, r: Row, triggers: set[str]) -> None:
+    where = f"row {r.name!r}"
+    if not r.cite:
+        raise SpecError(f"{where}: no source citation (cite the ADR row or seed line it ports)")
+    if r.trigger not in triggers:
+        raise SpecError(f"{where}: unknown trigger {r.trigger!r}")
+    control = spec.control_domain
+    for label, values in (
+        ("source", r.source or ()),
+        ("target", () if r.target is None else (r.target,)),
+    ):
+        for value in values:
+            if control is None:
+                raise SpecError(f"{where}: has a {label} but the spec declares no control variable")
+            if not control.contains(value):
+                raise SpecError(
+                    f"{where}: {label} {value!r} is not a state (states: {control.describe()})"
+                )
+    params = {p.name: p.domain for p in spec.trigger(r.trigger).params}
+    _typed(spec, where + " guard", r.guard, allowed={"pre", "param"}, params=params)
+    for n in walk(r.guard):
+        # `enabled()` and totality enumerate parameters, so guards test finite ones only.
+        if isinstance(n, Ref) and n.scope == "param" and params[n.name].values is None:
+            raise SpecError(f"{where}: a guard may not test the real parameter {n.name!r}")
+    names = {v.name for v in spec.vars}
+    for target, value in r.updates.items():
+        if target not in names:
+            raise SpecError(f"{where}: updates unknown variable {target!r}")
+        if target == spec.control:
+            raise SpecError(f"{where}: sets the control variable {target!r}; use the row's target")
+        _typed(
+            spec,
+            f"{where} update of {target!r}",
+            value,
+            allowed={"pre", "param"},
+            params=params,
+            expected=spec.var(target).domain,
+        )
+    outputs = {o.name for o in spec.outputs}
+    for target, value in r.outputs.items():
+        if target not in outputs:
+            raise SpecError(f"{where}: emits unknown output {target!r}")
+        _typed(
+            spec,
+            f"{where} output {target!r}",
+            value,
+            allowed={"pre", "param"},
+            params=params,
+            expected=spec.output(target).domain,
+        )
+    if r.ignore and (r.updates or r.outputs or r.target is not None):
+        raise SpecError(f"{where}: an ignore row changes nothing and emits nothing")
+
+
+def _validate_property(spec: Spec, p: Property) -> None:
+    where = f"property {p.name!r}"
+    if not p.cite:
+        raise SpecError(f"{where}: no source citation")
+    _typed(spec, where, p.pred, allowed={"pre", "post", "out"}, params={})
+    for n in walk(p.pred):
+        if isinstance(n, StepIs):
+            known = {
+                "trigger": {t.name for t in spec.triggers},
+                "row": {r.name for r in spec.rows},
+                "group": {t.group for t in spec.triggers},
+            }[n.kind]
+            for name in n.names:
+                if name not in known:
+                    raise SpecError(f"{where}: unknown {n.kind} {name!r}")
+        if isinstance(n, Enabled):
+            for name in n.triggers:
+                if name not in {t.name for t in spec.triggers}:
+                    raise SpecError(f"{where}: enabled() names unknown trigger {name!r}")
+
+
+def _typed(
+    spec: Spec,
+    where: str,
+    expr: Expr,
+    *,
+    allowed: set[str],
+    params: Mapping[str, Domain],
+    expected: Domain | None = None,
+) -> None:
+    def typer(scope: Scope, name: str) -> Domain:
+        if scope not in allowed:
+            raise ExprTypeError(f"{scope} {name!r} cannot be used here")
+        try:
+            if scope in ("pre", "post"):
+                return spec.var(name).domain
+            if scope == "out":
+                return spec.output(name).domain
+        except KeyError:
+            kind = "output" if scope == "out" else "variable"
+            raise ExprTypeError(f"unknown {kind} {name!r}") from None
+        if name not in params:
+            raise ExprTypeError(f"unknown parameter {name!r}")
+        return params[name]
+
+    try:
+        check(expr, typer, expected or Bool())
+    except ExprTypeError as err:
+        raise SpecError(f"{where}: {err}") from None
+
+
+# ---------------------------------------------------------------- derived forms
+
+
+def _expand_enabled(spec: Spec, expr: Expr) -> Expr:
+    if isinstance(expr, Enabled):
+        alternatives: list[Expr] = []
+        for name in expr.triggers:
+            for r in spec.rows_of(name):
+                if r.ignore:
+                    continue
+                for params in spec.param_assignments(name) or [{}]:
+                    alternatives.append(_bind(spec.step_guard(r), params))
+        return Or(tuple(alternatives)) if alternatives else FALSE
+    if isinstance(expr, Const | Ref | StepIs):
+        return expr
+    if isinstance(expr, Eq):
+        return Eq(_expand_enabled(spec, expr.left), _expand_enabled(spec, expr.right))
+    if isinstance(expr, Not):
+        return Not(_expand_enabled(spec, expr.arg))
+    if isinstance(expr, And):
+        return And(tuple(_expand_enabled(spec, a) for a in expr.args))
+    if isinstance(expr, Or):
+        return Or(tuple(_expand_enabled(spec, a) for a in expr.args))
+    if isinstance(expr, Implies):
+        return Implies(_expand_enabled(spec, expr.premise), _expand_enabled(spec, expr.conclusion))
+    return expr  # the remaining nodes cannot contain a boolean `enabled`
+
+
+def _bind(expr: Expr, params: Mapping[str, Value]) -> Expr:
+    """Substitute parameter values (parameters of a finite domain only)."""
+    if isinstance(expr, Ref) and expr.scope == "param":
+        return Const(params[expr.name])
+    if isinstance(expr, Const | Ref | StepIs | Enabled):
+        return expr
+    fields = {k: v for k, v in vars(expr).items()}
+    for key, value in fields.items():
+        if isinstance(value, Expr):
+            fields[key] = _bind(value, params)
+        elif isinstance(value, tuple) and value and isinstance(value[0], Expr):
+            fields[key] = tuple(_bind(v, params) for v in value)
+    return type(expr)(**fields)
+
+
+def _apply_variant(spec: Spec, variant: Variant) -> Spec:
+    rows: list[Row] = []
+    for r in spec.rows:
+        if r.name in variant.remove:
+            continue
+        rows.append(variant.replace.get(r.name, r))
+    rows.extend(variant.add)
+    keep = tuple(p for p in spec.properties if p.name in variant.violates)
+    return Spec(
+        name=f"{spec.name}:{variant.name}",
+        source=spec.source,
+        vars=spec.vars,
+        triggers=spec.triggers,
+        rows=tuple(rows),
+        properties=keep,
+        outputs=spec.outputs,
+        control=spec.control,
+        terminal=None,
+        views=spec.views,
+        variants=(),
+        doc=variant.doc,
+        expect_violated=variant.violates,
+    )

@@ -1,0 +1,116 @@
+"""Traces: what a witness or a counterexample is, and how it reads.
+
+A trace is an initial state plus numbered steps. Each step names its row and
+trigger, the trigger's arguments, the whole state after it and the outputs.
+Printing shows step 0 in full and, after that, only what changed (`old→new`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .domains import Value
+from .spec import Spec
+
+
+@dataclass(frozen=True)
+class Step:
+    row: str
+    trigger: str
+    params: Mapping[str, Value]
+    state: Mapping[str, Value]
+    outputs: Mapping[str, Value]
+
+
+@dataclass(frozen=True)
+class Trace:
+    init: Mapping[str, Value]
+    steps: tuple[Step, ...]
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def states(self) -> list[Mapping[str, Value]]:
+        return [self.init, *(s.state for s in self.steps)]
+
+
+def _label(spec: Spec, name: str, value: Value, *, output: bool = False) -> str:
+    domain = spec.output(name).domain if output else spec.var(name).domain
+    return domain.label(value)
+
+
+def _param_label(spec: Spec, trigger: str, name: str, value: Value) -> str:
+    for p in spec.trigger(trigger).params:
+        if p.name == name:
+            return p.domain.label(value)
+    return repr(value)
+
+
+def render_trace(spec: Spec, trace: Trace, *, sources: bool = False) -> list[str]:
+    """Numbered steps with per-step state diffs and outputs, ready to print."""
+    width = max([len("init"), *(len(s.row) for s in trace.steps)])
+    lines = [
+        f" 0  {'init'.ljust(width)}  "
+        + " ".join(f"{k}={_label(spec, k, v)}" for k, v in trace.init.items())
+    ]
+    before = trace.init
+    for i, step in enumerate(trace.steps, start=1):
+        changes = [
+            f"{k} {_label(spec, k, before[k])}→{_label(spec, k, v)}"
+            for k, v in step.state.items()
+            if before[k] != v or (v != v and before[k] == before[k])  # NaN-safe
+        ]
+        outputs = [
+            f"{k}={_label(spec, k, v, output=True)}"
+            for k, v in step.outputs.items()
+            if v != spec.output(k).default
+        ]
+        args = ", ".join(
+            f"{k}={_param_label(spec, step.trigger, k, v)}" for k, v in step.params.items()
+        )
+        call = f"{step.trigger}({args})"
+        text = f"{i:2d}  {step.row.ljust(width)}  {call}"
+        text += "  " + ("  ".join(changes) if changes else "(no change)")
+        if outputs:
+            text += "   out: " + " ".join(outputs)
+        if sources:
+            text += f"   [{spec.row(step.row).cite}]"
+        lines.append(text)
+        before = step.state
+    return lines
+
+
+def trace_json(spec: Spec, trace: Trace) -> list[dict[str, Any]]:
+    """The report's trace shape: one entry per state; entry 0 is the initial state."""
+
+    def state(values: Mapping[str, Value]) -> dict[str, Any]:
+        return {k: _jsonable(spec.var(k).domain.label(v), v) for k, v in values.items()}
+
+    entries: list[dict[str, Any]] = [
+        {"action": "init", "args": {}, "state": state(trace.init), "outputs": {}}
+    ]
+    for step in trace.steps:
+        entries.append(
+            {
+                "action": step.row,
+                "args": {
+                    k: _jsonable(_param_label(spec, step.trigger, k, v), v)
+                    for k, v in step.params.items()
+                },
+                "state": state(step.state),
+                "outputs": {
+                    k: _jsonable(spec.output(k).domain.label(v), v) for k, v in step.outputs.items()
+                },
+            }
+        )
+    return entries
+
+
+def _jsonable(label: str, value: Value) -> Any:
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and not hasattr(value, "name"):
+        return value if value == value and abs(value) != float("inf") else label
+    return label
