@@ -1,0 +1,233 @@
+"""Lockstep and replay, generated from a spec and a driver.
+
+- `lockstep(driver)` builds a hypothesis RuleBasedStateMachine with one rule
+  per trigger. Each step fires the model's oracle and the implementation with
+  the same arguments and compares the outputs; an invariant compares states.
+- `replay(driver, trace)` runs a model trace (say, a row's shortest witness)
+  against the implementation, step by step.
+
+Nothing here knows a spec's rows: the driver only translates vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from hypothesis import event, note, target
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
+
+from models.kernel.domains import Bool, Domain, Finite, IntRange, Option, Real, Value
+from models.kernel.explore import Exploration, explore, initial_states
+from models.kernel.oracle import Oracle
+from models.kernel.spec import Spec
+from models.kernel.trace import Trace
+
+
+class Driver(Protocol):
+    """Translates between a spec's vocabulary and one implementation."""
+
+    spec: Spec
+
+    def start(self, init: Mapping[str, Value]) -> Any:
+        """A fresh implementation in the model's initial state `init`."""
+
+    def fire(self, impl: Any, trigger: str, params: Mapping[str, Value]) -> Mapping[str, Value]:
+        """Do `trigger` to the implementation; return its outputs in model terms."""
+
+    def observe(self, impl: Any) -> Mapping[str, Value]:
+        """The implementation's state, in model terms (the variables it exposes)."""
+
+    def enabled(self, trigger: str, state: Mapping[str, Value]) -> bool:
+        """Can the test do `trigger` to the implementation in this model state?"""
+
+    def close(self, impl: Any) -> None:
+        """Release what `start` made (an event loop, say)."""
+
+
+class BaseDriver:
+    """Defaults for the optional parts of a driver."""
+
+    def enabled(self, trigger: str, state: Mapping[str, Value]) -> bool:
+        return True
+
+    def close(self, impl: Any) -> None:
+        return None
+
+
+def values_of(domain: Domain) -> st.SearchStrategy[Any]:
+    """Every value of a domain; a real draws any finite float, the samples included."""
+    if isinstance(domain, Real):
+        return st.one_of(
+            st.sampled_from(domain.samples),
+            st.floats(allow_nan=False, allow_infinity=False, width=32),
+        )
+    if isinstance(domain, Option):
+        return st.one_of(st.none(), values_of(domain.inner))
+    if isinstance(domain, Bool):
+        return st.booleans()
+    if isinstance(domain, IntRange):
+        return st.integers(domain.lo, domain.hi)
+    assert isinstance(domain, Finite)
+    return st.sampled_from(domain.values)
+
+
+@dataclass
+class Coverage:
+    """Which rows a run exercised, and how often."""
+
+    spec: Spec
+    hits: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def missing(self) -> list[str]:
+        return [r.name for r in self.spec.rows if r.name not in self.hits]
+
+    @property
+    def triggers_missing(self) -> list[str]:
+        fired = {self.spec.row(r).trigger for r in self.hits}
+        return [t.name for t in self.spec.triggers if t.name not in fired]
+
+    def summary(self) -> str:
+        rows = len(self.spec.rows)
+        hit = rows - len(self.missing)
+        return f"{self.spec.name}: {hit}/{rows} rows ({100 * hit / rows:.0f}%)"
+
+
+class Mismatch(AssertionError):
+    """The implementation and the model parted ways."""
+
+
+def compare(what: str, model: Mapping[str, Value], impl: Mapping[str, Value]) -> None:
+    differences = [
+        f"{k}: model {model[k]!r}, impl {impl.get(k, '<missing>')!r}"
+        for k in model
+        if not _same(model[k], impl.get(k, _MISSING))
+    ]
+    if differences:
+        raise Mismatch(f"{what}: " + "; ".join(differences))
+
+
+_MISSING = object()
+
+
+def _same(a: Value, b: Value) -> bool:
+    return a == b or (a != a and b != b)  # NaN equals NaN here
+
+
+def project(state: Mapping[str, Value], seen: Mapping[str, Value]) -> dict[str, Value]:
+    return {k: state[k] for k in seen}
+
+
+def lockstep(driver: Driver, coverage: Coverage) -> type[RuleBasedStateMachine]:
+    """A state machine class that drives `driver`'s implementation beside the oracle.
+
+    Each case starts either at an initial state or, half the time, at the end
+    of some row's shortest witness (walked in lockstep too), so the random
+    steps that follow also explore deep corners of the state space.
+    """
+    spec = driver.spec
+    starts = initial_states(spec)
+    witnesses = row_witnesses(spec)
+    # Deepest first: hypothesis favours early choices, and shallow rows are easy to reach anyway.
+    by_depth = sorted(witnesses, key=lambda row: (-len(witnesses[row]), row))
+    prefixes = st.one_of(st.none(), st.sampled_from(by_depth))
+
+    class Lockstep(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.oracle = Oracle(spec)
+            self.impl: Any = None
+            self.rows_seen: set[str] = set()
+
+        @initialize(init=st.sampled_from(starts), prefix=prefixes)
+        def start(self, init: dict[str, Value], prefix: str | None) -> None:
+            trace = witnesses[prefix] if prefix is not None else Trace(init, ())
+            note(f"init: {trace.init}; prefix: witness of {prefix}")
+            self.oracle.reset(trace.init)
+            self.impl = driver.start(trace.init)
+            for step in trace.steps:
+                _lockstep_step(self, driver, coverage, step.trigger, dict(step.params))
+
+        @invariant()
+        def states_agree(self) -> None:
+            if self.impl is not None:
+                seen = driver.observe(self.impl)
+                compare("state", project(self.oracle.state, seen), seen)
+
+        def teardown(self) -> None:
+            # Steer generation towards cases that exercise many distinct rows.
+            target(float(len(self.rows_seen)), label="distinct rows")
+            if self.impl is not None:
+                driver.close(self.impl)
+
+    for trigger in spec.triggers:
+        _add_rule(Lockstep, driver, coverage, trigger.name)
+    Lockstep.__name__ = Lockstep.__qualname__ = f"Lockstep_{spec.name}"
+    return Lockstep
+
+
+def _lockstep_step(
+    machine: Any, driver: Driver, coverage: Coverage, trigger: str, args: dict[str, Value]
+) -> None:
+    fired = machine.oracle.fire(trigger, **args)
+    coverage.hits[fired.row] += 1
+    event(f"row {fired.row}")
+    machine.rows_seen.add(fired.row)
+    got = driver.fire(machine.impl, trigger, args)
+    compare(f"outputs of {trigger}({args}) [row {fired.row}]", fired.outputs, got)
+
+
+def _add_rule(
+    machine: type[RuleBasedStateMachine], driver: Driver, coverage: Coverage, trigger: str
+) -> None:
+    params = {p.name: values_of(p.domain) for p in driver.spec.trigger(trigger).params}
+
+    def step(self: Any, **args: Value) -> None:
+        _lockstep_step(self, driver, coverage, trigger, args)
+
+    # Name the rule before decorating it, so failing programs print the trigger's name.
+    step.__name__ = step.__qualname__ = trigger
+    guarded: Callable[..., None] = precondition(
+        lambda self: self.impl is not None and driver.enabled(trigger, self.oracle.state)
+    )(step)
+    setattr(machine, trigger, rule(**params)(guarded))
+
+
+def replay(driver: Driver, trace: Trace, coverage: Coverage | None = None) -> None:
+    """Run a model trace against the implementation, comparing every step."""
+    impl = driver.start(trace.init)
+    try:
+        compare("initial state", project(trace.init, driver.observe(impl)), driver.observe(impl))
+        for i, step in enumerate(trace.steps, start=1):
+            got = driver.fire(impl, step.trigger, step.params)
+            compare(f"step {i} ({step.row}) outputs", step.outputs, got)
+            seen = driver.observe(impl)
+            compare(f"step {i} ({step.row}) state", project(step.state, seen), seen)
+            if coverage is not None:
+                coverage.hits[step.row] += 1
+    finally:
+        driver.close(impl)
+
+
+def row_witnesses(spec: Spec, graph: Exploration | None = None) -> dict[str, Trace]:
+    """For every row, the model's shortest trace that ends by firing it."""
+    graph = graph or explore(spec)
+    return {row: graph.path_through(edge) for row, edge in graph.row_witnesses().items()}
+
+
+COVERAGE: dict[str, dict[str, Coverage]] = {"replay": {}, "lockstep": {}}
+
+
+def coverage_for(kind: str, spec: Spec) -> Coverage:
+    """The session-wide coverage record the terminal summary prints."""
+    return COVERAGE[kind].setdefault(spec.name, Coverage(spec))
