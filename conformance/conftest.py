@@ -12,9 +12,9 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         return
     write = terminalreporter.write_line
     terminalreporter.section("conformance coverage")
-    for name, cov in COVERAGE["replay"].items():
+    for cov in COVERAGE["replay"].values():
         write(f"replay   {cov.summary()}")
-    for name, cov in COVERAGE["lockstep"].items():
+    for cov in COVERAGE["lockstep"].values():
         write(f"lockstep {cov.summary()}; hits per row:")
         for row in cov.spec.rows:
             write(f"    {cov.hits[row.name]:7d}  {row.name}")

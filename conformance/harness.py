@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from hypothesis import event, note, target
 from hypothesis import strategies as st
@@ -121,7 +121,7 @@ _MISSING = object()
 
 
 def _same(a: Value, b: Value) -> bool:
-    return a == b or (a != a and b != b)  # NaN equals NaN here
+    return bool(a == b or (a != a and b != b))  # NaN equals NaN here
 
 
 def project(state: Mapping[str, Value], seen: Mapping[str, Value]) -> dict[str, Value]:
@@ -190,7 +190,9 @@ def _lockstep_step(
 def _add_rule(
     machine: type[RuleBasedStateMachine], driver: Driver, coverage: Coverage, trigger: str
 ) -> None:
-    params = {p.name: values_of(p.domain) for p in driver.spec.trigger(trigger).params}
+    params: dict[str, st.SearchStrategy[Any]] = {
+        p.name: values_of(p.domain) for p in driver.spec.trigger(trigger).params
+    }
 
     def step(self: Any, **args: Value) -> None:
         _lockstep_step(self, driver, coverage, trigger, args)
@@ -200,7 +202,8 @@ def _add_rule(
     guarded: Callable[..., None] = precondition(
         lambda self: self.impl is not None and driver.enabled(trigger, self.oracle.state)
     )(step)
-    setattr(machine, trigger, rule(**params)(guarded))
+    # hypothesis types `rule(**strategies)` by its keyword overloads; the names are ours.
+    setattr(machine, trigger, cast(Any, rule)(**params)(guarded))
 
 
 def replay(driver: Driver, trace: Trace, coverage: Coverage | None = None) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .domains import Value
 from .expr import Env, Expr, evaluate
-from .oracle import Oracle
+from .oracle import NotTotal, Oracle
 from .spec import Spec
 from .trace import Step, Trace
 
@@ -41,6 +41,8 @@ class Exploration:
     depth: list[int] = field(default_factory=list)
     parent: list[Edge | None] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
+    # Firings no row answered: the spec is not total there (the totality check reports it).
+    undefined: list[tuple[int, str, Mapping[str, Value]]] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -143,7 +145,11 @@ def explore(spec: Spec, *, max_states: int = 200_000) -> Exploration:
         current = result.as_dict(i)
         for trigger, params in firings:
             oracle.load(current)
-            fired = oracle.fire(trigger, **params)
+            try:
+                fired = oracle.fire(trigger, **params)
+            except NotTotal:
+                result.undefined.append((i, trigger, params))
+                continue
             target = tuple(fired.state[n] for n in names)
             pending = Edge(i, fired.row, trigger, fired.params, -1, fired.outputs)
             j = result.index.get(target)

@@ -26,6 +26,10 @@ class OracleError(RuntimeError):
     """The oracle was asked something the spec does not define."""
 
 
+class NotTotal(OracleError):
+    """No row (not even an ignore row) of a trigger is enabled in the current state."""
+
+
 @dataclass(frozen=True)
 class Fired:
     """What one step did: the row that fired, the state after it and the outputs."""
@@ -155,7 +159,7 @@ class Oracle:
             self._model.fired = None
         fired = self._model.fired
         if fired is None:
-            raise OracleError(
+            raise NotTotal(
                 f"no row of {trigger!r} is enabled in {self.state} — the spec is not total here"
             )
         return Fired(

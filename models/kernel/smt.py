@@ -29,6 +29,7 @@ from .expr import (
     And,
     Cmp,
     Const,
+    Env,
     Eq,
     Expr,
     Implies,
@@ -42,7 +43,9 @@ from .expr import (
     Some,
     StepIs,
     Unwrap,
+    evaluate,
     infer,
+    walk,
 )
 from .spec import Row, Spec
 from .trace import Step, Trace
@@ -278,15 +281,13 @@ class Encoding:
             if v.name == spec.control and r.target is not None:
                 new = encode_value(v.domain, r.target)
             elif v.name in r.updates:
-                new = self.expr(
-                    r.updates[v.name], pre=pre, act=act, trigger=r.trigger, want=v.domain
-                )
+                new = self.value(r.updates[v.name], v.domain, pre=pre, act=act, trigger=r.trigger)
             else:
                 new = pre[v.name]
             parts.append(_equal(v.domain, post[v.name], new))
         for o in spec.outputs:
             value = (
-                self.expr(r.outputs[o.name], pre=pre, act=act, trigger=r.trigger, want=o.domain)
+                self.value(r.outputs[o.name], o.domain, pre=pre, act=act, trigger=r.trigger)
                 if o.name in r.outputs
                 else encode_value(o.domain, o.default)
             )
@@ -312,12 +313,13 @@ class Encoding:
         post: Frame | None = None,
         act: Action | None = None,
         trigger: str | None = None,
-        want: Domain | None = None,
     ) -> Term:
-        """Translate `e`; a boolean comes back as one term, any other value as an `Enc`."""
-        ctx = _Ctx(self, pre, post, act, trigger)
-        enc = ctx.tr(e, want or Bool())
-        return enc if want is not None and not isinstance(want, Bool) else enc[0]
+        """Translate a boolean expression to one z3 term."""
+        return _Ctx(self, pre, post, act, trigger).tr(e, Bool())[0]
+
+    def value(self, e: Expr, want: Domain, *, pre: Frame, act: Action, trigger: str) -> Enc:
+        """Translate an update or output expression to its slots."""
+        return _Ctx(self, pre, None, act, trigger).tr(e, want)
 
     # ------------------------------------------------------------ decoding
 
@@ -360,6 +362,9 @@ class _Ctx:
     def tr(self, e: Expr, want: Domain) -> Enc:
         if isinstance(e, Const):
             return encode_value(want, e.value)
+        if not any(isinstance(n, Ref | StepIs) for n in walk(e)):
+            # Closed terms (parameters bound to values by `enabled`) are evaluated directly.
+            return encode_value(want, evaluate(e, Env(pre={})))
         if isinstance(e, Ref):
             return self.ref(e)
         if isinstance(e, Eq):
