@@ -29,7 +29,11 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile(
-    "mutation", max_examples=25, stateful_step_count=30, deadline=None, derandomize=True,
+    "mutation",
+    max_examples=25,
+    stateful_step_count=30,
+    deadline=None,
+    derandomize=True,
     database=None,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
