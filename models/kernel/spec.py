@@ -484,8 +484,12 @@ def _expand_enabled(spec: Spec, expr: Expr) -> Expr:
             for r in spec.rows_of(name):
                 if r.ignore:
                     continue
-                for params in spec.param_assignments(name) or [{}]:
-                    alternatives.append(_bind(spec.step_guard(r), params))
+                # Only the parameters the guard reads need values: the rest exist anyway.
+                guard = spec.step_guard(r)
+                read = {n.name for n in walk(guard) if isinstance(n, Ref) and n.scope == "param"}
+                named = [(p.name, p.domain) for p in spec.trigger(name).params if p.name in read]
+                for params in all_assignments(named):
+                    alternatives.append(_bind(guard, params))
         return Or(tuple(alternatives)) if alternatives else FALSE
     if isinstance(expr, Const | Ref | StepIs):
         return expr
