@@ -8,10 +8,15 @@ unknown spec or check name, a bad argument).
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import multiprocessing
+import os
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -46,6 +51,12 @@ def _parser() -> argparse.ArgumentParser:
         default="spacer",
         help="the unbounded engine for always/never (default: spacer)",
     )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="specs checked in parallel (default: one per CPU)",
+    )
     p.set_defaults(run=_verify)
 
     p = sub.add_parser("explain", help="print one check's witness, counterexample or certificate")
@@ -72,32 +83,68 @@ def _parser() -> argparse.ArgumentParser:
 # ---------------------------------------------------------------- verify
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """One spec's verification, as printed and as reported (plain data, so it crosses processes)."""
+
+    name: str
+    text: str
+    report: dict[str, Any]
+    failures: list[str]
+    checks: int
+
+
 def _verify(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    specs = expand(args.specs)
-    reports: list[SpecReport] = []
-    for spec in specs:
-        reports.append(_verify_one(spec, args.method, sys.stdout))
-    seconds = time.perf_counter() - started
-    ok = all(r.ok for r in reports)
-    failed = [(r, c) for r in reports for c in r.checks if not c.ok]
-    print()
-    checks = sum(len(r.checks) for r in reports)
-    if ok:
-        print(f"verify: ok — {checks} checks on {len(reports)} specs in {seconds:.2f}s")
+    names = [spec.name for spec in expand(args.specs)]
+    jobs = max(1, min(args.jobs, len(names)))
+    outcomes: list[Outcome] = []
+    if jobs == 1:
+        outcomes = [_run_spec(name, args.method, stream=True) for name in names]
     else:
-        print(f"verify: FAILED — {len(failed)} of {checks} checks did not match their expectation")
-        for report, check in failed:
-            print(
-                f"  {report.spec.name} {check.id}: {check.verdict}, expected to "
-                f"{check.expected}. {check.detail}"
-            )
-            print(f"    source: {check.cite}")
-            print(f"    look:   python -m models explain {report.spec.name} {check.id}")
+        # Specs are independent: check them in parallel, print each block in order.
+        print(f"checking {len(names)} specs in {jobs} processes", flush=True)
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            for outcome in pool.map(_run_spec, names, [args.method] * len(names)):
+                print(outcome.text, end="", flush=True)
+                outcomes.append(outcome)
+    seconds = time.perf_counter() - started
+    failures = [f for o in outcomes for f in o.failures]
+    checks = sum(o.checks for o in outcomes)
+    print()
+    if not failures:
+        print(f"verify: ok — {checks} checks on {len(outcomes)} specs in {seconds:.2f}s")
+    else:
+        print(
+            f"verify: FAILED — {len(failures)} of {checks} checks did not match their expectation"
+        )
+        for text in failures:
+            print(text)
     if args.json:
+        report = {
+            "ok": not failures,
+            "seconds": round(seconds, 3),
+            "specs": [o.report for o in outcomes],
+        }
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(_report_json(reports, ok, seconds), indent=2) + "\n")
-    return 0 if ok else 1
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    return 0 if not failures else 1
+
+
+def _run_spec(name: str, method: str, stream: bool = False) -> Outcome:
+    spec = lookup(name)
+    out: TextIO = sys.stdout if stream else io.StringIO()
+    report = _verify_one(spec, method, out)
+    failures = [
+        f"  {spec.name} {c.id}: {c.verdict}, expected to {c.expected}. {c.detail}\n"
+        f"    source: {c.cite}\n"
+        f"    look:   python -m models explain {spec.name} {c.id}"
+        for c in report.checks
+        if not c.ok
+    ]
+    text = "" if stream else out.getvalue()  # type: ignore[attr-defined]
+    return Outcome(spec.name, text, _spec_json(report), failures, len(report.checks))
 
 
 def _verify_one(spec: Spec, method: str, stream: TextIO) -> SpecReport:
@@ -135,32 +182,25 @@ def _check_line(check: CheckResult) -> str:
     )
 
 
-def _report_json(reports: list[SpecReport], ok: bool, seconds: float) -> dict[str, Any]:
+def _spec_json(r: SpecReport) -> dict[str, Any]:
     return {
-        "ok": ok,
-        "seconds": round(seconds, 3),
-        "specs": [
+        "name": r.spec.name,
+        "source": r.spec.source,
+        "reachable_states": len(r.exploration.states),
+        "rows": len(r.spec.rows),
+        "checks": [
             {
-                "name": r.spec.name,
-                "source": r.spec.source,
-                "reachable_states": len(r.exploration.states),
-                "rows": len(r.spec.rows),
-                "checks": [
-                    {
-                        "id": c.id,
-                        "kind": c.kind,
-                        "verdict": c.verdict,
-                        "method": c.method,
-                        "bound": c.bound,
-                        "seconds": round(c.seconds, 4),
-                        "certificate": c.certificate,
-                        "expected": c.expected,
-                        "trace": None if c.trace is None else trace_json(r.spec, c.trace),
-                    }
-                    for c in r.checks
-                ],
+                "id": c.id,
+                "kind": c.kind,
+                "verdict": c.verdict,
+                "method": c.method,
+                "bound": c.bound,
+                "seconds": round(c.seconds, 4),
+                "certificate": c.certificate,
+                "expected": c.expected,
+                "trace": None if c.trace is None else trace_json(r.spec, c.trace),
             }
-            for r in reports
+            for c in r.checks
         ],
     }
 
