@@ -367,3 +367,8 @@ def test_initial_choice_is_part_of_the_state_space() -> None:
     spec = door_spec(vars=(Var("door", DOOR, AnyOf(SHUT, LOCKED)), *door_spec().vars[1:]))
     graph = explore(spec)
     assert sum(1 for d in graph.depth if d == 0) == 2
+
+
+def test_a_domain_that_is_not_a_domain_is_refused() -> None:
+    with pytest.raises(SpecError, match="variable 'uses': domain must be a Domain"):
+        door_spec(vars=(Var("door", DOOR, SHUT), Var("uses", int, 0)))  # type: ignore[arg-type]

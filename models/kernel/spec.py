@@ -320,6 +320,16 @@ def _validate(spec: Spec) -> None:
     _unique(spec, "output", [o.name for o in spec.outputs])
     if not spec.source:
         raise SpecError(f"spec {spec.name!r}: no source file named")
+    for kind, items in (("variable", spec.vars), ("output", spec.outputs)):
+        for item in items:
+            if not isinstance(item.domain, Domain):
+                raise SpecError(
+                    f"{kind} {item.name!r}: domain must be a Domain (Finite, Bool, IntRange, "
+                    f"Option, Real), got {type(item.domain).__name__}"
+                )
+    for r in spec.rows:
+        if not isinstance(r.guard, Expr):
+            raise SpecError(f"row {r.name!r}: guard must be an expression, got {r.guard!r}")
     names = {v.name for v in spec.vars}
     if spec.control is not None:
         if spec.control not in names:
