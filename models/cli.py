@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from models.kernel.checks import Checker, CheckResult, SpecReport, verify
-from models.kernel.diagram import DotMissing
+from models.kernel.diagram import DotMissing, render_svg, write_dot
 from models.kernel.spec import Spec
 from models.kernel.trace import render_trace, trace_json
 from models.registry import UnknownSpec, all_specs, expand, lookup
@@ -250,8 +250,6 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _diagram(args: argparse.Namespace) -> int:
-    from models.kernel.diagram import render_svg, write_dot  # graphviz only when drawing
-
     specs = [lookup(n) for n in args.specs] if args.specs else list(all_specs().values())
     stale = []
     for spec in specs:
