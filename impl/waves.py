@@ -1,0 +1,728 @@
+"""The report-wave transport: run one module-rendered workflow script through an adapter.
+
+A hand port of `seeds/transport.ts` (startWaveScript / runWaveScript) to asyncio, with the
+public names of `docs/api.md` (`impl.waves`). The front half (transport.ts F1..F6: abort
+pre-check, capability ping, post-ping abort re-check, subscribe before spawn, async spawn,
+return) runs inside `start_wave_script`; the back half (B1..B5: outcome race under the
+effective timeout, best-effort stop, aggregate read, receipt assembly, unsubscribe on settle)
+runs in the `result` task, already started when `start_wave_script` returns.
+`run_wave_script` is that start plus an await. `MemoryWaveAdapter` is the in-memory adapter
+for users' tests (docs/wave-transport.md §9).
+
+Decisions beyond a literal port:
+
+- KB8, the seed's broken "never rejects, always settles" promise, is closed as api.md says:
+  `on_complete` raising refuses the start as `unavailable` ("completion subscription failed:
+  <msg>") before any spawn; a raising unsubscribe is swallowed; a stop unfinished after
+  `WAVE_STOP_GRACE_MS` is abandoned (" (stop did not finish within 1000ms)"); a read unfinished
+  within the effective timeout, or one answering something that is not a `WaveAggregate`, is
+  `aggregate-unreadable`. Malformed answers never escape: a ping answer that is not a
+  `WavePing` counts as null, a spawn answer that is not a `WaveRunHandle` is `spawn-failed`, a
+  completion that is not a `WaveCompletion` is ignored, and a `terminal_outcome` that is not a
+  `TerminalOutcome` counts as absent.
+- Cancellation (`asyncio.CancelledError` has no JS counterpart). Cancelling the `result` task
+  is an abort that is then re-raised: acceptance closes, the run is stopped (the stop is
+  shielded and bounded by the same grace), the subscription is released, and the task ends
+  cancelled, so TaskGroups and timeouts keep working. Like the seed's abort it loses to an
+  outcome already decided: once a match has won, cancelling only abandons the read, with no
+  stop. `run_wave_script` cancelled while awaiting the result behaves the same. Cancelling
+  `start_wave_script` during the spawn await releases the subscription and re-raises (the run
+  handle is unknown, so nothing can be stopped); cancelled while it yields to let the back
+  half start (below), it cancels `result` and re-raises.
+- Timeouts: a timeout below 1 ms (0, negatives, NaN) fires after 1 ms, the way Node's
+  setTimeout clamps it; Node's clamp of delays above 2**31-1 ms to 1 ms is a runtime artifact
+  and is not ported: a large timeout is honoured. Spawn params always carry the unclamped value.
+- `start_wave_script` yields once after launching the back half, so the `result` task has
+  entered its body before anyone can cancel it (a task cancelled before its first step would
+  skip its cleanup). The outcome race itself is armed before that, with no await since the
+  spawn reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import os
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any, Literal, Protocol, TypeVar
+
+__all__ = [
+    "WAVE_ACCEPTANCE",
+    "WAVE_STOP_GRACE_MS",
+    "WAVE_TIMEOUT_MS",
+    "MemoryWaveAdapter",
+    "MemoryWaveCalls",
+    "TerminalOutcome",
+    "WaveAdapter",
+    "WaveAggregate",
+    "WaveChildReceipt",
+    "WaveCompletion",
+    "WavePing",
+    "WaveReceiptState",
+    "WaveRunFailure",
+    "WaveRunFailureReason",
+    "WaveRunHandle",
+    "WaveScriptReceipt",
+    "WaveScriptResult",
+    "WaveScriptSpec",
+    "WaveScriptStart",
+    "WaveSpawnParams",
+    "run_wave_script",
+    "start_wave_script",
+]
+
+_T = TypeVar("_T")
+
+WAVE_TIMEOUT_MS = 900_000
+"""The module-owned wave timeout (15 minutes); `spec.timeout_ms` or PERK_WAVE_TIMEOUT_MS win."""
+
+WAVE_STOP_GRACE_MS = 1_000
+"""How long a best-effort stop may take before it is abandoned (KB8c)."""
+
+WAVE_ACCEPTANCE: Mapping[str, str] = MappingProxyType(
+    {
+        "level": "none",
+        "reason": (
+            "perk report-wave lanes complete via the engine-validated structured_output report"
+        ),
+    }
+)
+"""The acceptance disable every spawn carries: no competing completion contract for children."""
+
+
+class WaveRunFailureReason(StrEnum):
+    """The six reasons a script run itself can fail with."""
+
+    UNAVAILABLE = "unavailable"
+    SPAWN_FAILED = "spawn-failed"
+    TIMEOUT = "timeout"
+    CANCELLED = "cancelled"
+    RUN_FAILED = "run-failed"
+    AGGREGATE_UNREADABLE = "aggregate-unreadable"
+
+
+class WaveReceiptState(StrEnum):
+    """The terminal disposition of one launch ("running" is unreachable: the runner settles)."""
+
+    UNAVAILABLE = "unavailable"
+    SPAWN_FAILED = "spawn-failed"
+    COMPLETE = "complete"
+    FAILED = "failed"
+    TIMED_OUT = "timed-out"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class WavePing:
+    """A successful capability ping: the advertised async-complete channel."""
+
+    async_complete_event: str
+
+
+@dataclass(frozen=True)
+class WaveRunHandle:
+    """The detached async run a spawn launched."""
+
+    async_id: str
+    async_dir: str
+
+
+@dataclass(frozen=True)
+class WaveChildReceipt:
+    """One child's identity and artifact trail; output-free by invariant."""
+
+    key: str
+    agent: str | None = None
+    run_id: str | None = None
+    success: bool | None = None
+    output_state: Literal["present", "absent", "unknown"] | None = None
+    artifact_paths: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class TerminalOutcome:
+    """The explicit native-partial marker of a completion."""
+
+    state: Literal["partial"]
+    reason: Literal["timeout", "budget_exhausted"]
+
+
+@dataclass(frozen=True)
+class WaveCompletion:
+    """An async-complete notification; real payloads carry at least one identifier."""
+
+    async_id: str | None = None
+    async_dir: str | None = None
+    state: str | None = None
+    success: bool | None = None
+    children: list[WaveChildReceipt] | None = None
+    terminal_outcome: TerminalOutcome | None = None
+    retained_entries: list[Any] | None = None
+
+
+@dataclass(frozen=True)
+class WaveAggregate:
+    """The run's durable aggregate (status.json)."""
+
+    state: str
+    value: Any = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class WaveScriptSpec:
+    """The judgement-bearing pieces of one script run."""
+
+    flow: str
+    workflow_script: str
+    output_schema: Mapping[str, Any]
+    model: str | None = None
+    timeout_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class WaveSpawnParams:
+    """The full spawn params; the last four are fixed by the module and refuse other values."""
+
+    workflow_script: str
+    output_schema: Mapping[str, Any]
+    timeout_ms: float
+    model: str | None = None
+    async_: Literal[True] = True
+    mission: Literal[False] = False
+    context: Literal["fresh"] = "fresh"
+    acceptance: Mapping[str, str] = field(default_factory=lambda: WAVE_ACCEPTANCE)
+
+    def __post_init__(self) -> None:
+        fixed = (self.async_, self.mission, self.context, self.acceptance)
+        if fixed != (True, False, "fresh", WAVE_ACCEPTANCE):
+            raise ValueError(
+                f"WaveSpawnParams: async_, mission, context and acceptance are fixed "
+                f"(got {fixed!r})"
+            )
+
+
+@dataclass(frozen=True)
+class WaveRunFailure:
+    """A wave-level failure: there is no assignment to blame, so `key` is always None."""
+
+    reason: WaveRunFailureReason
+    detail: str
+
+    @property
+    def key(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class WaveScriptReceipt:
+    """One launch's receipt: run ids iff the spawn succeeded, plus the observed children."""
+
+    state: WaveReceiptState
+    children: list[WaveChildReceipt]
+    run_id: str | None = None
+    async_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class WaveScriptResult:
+    """A script outcome: the durable value when ok, else the failure (and any partial evidence)."""
+
+    ok: bool
+    value: Any = None
+    failure: WaveRunFailure | None = None
+    receipt: WaveScriptReceipt = field(kw_only=True)
+
+
+@dataclass(frozen=True)
+class WaveScriptStart:
+    """A launched run (`handle`, `result`) or a refused launch (`failure`, `receipt`)."""
+
+    ok: bool
+    handle: WaveRunHandle | None = None
+    result: asyncio.Task[WaveScriptResult] | None = None
+    failure: WaveRunFailure | None = None
+    receipt: WaveScriptReceipt | None = None
+
+
+class WaveAdapter(Protocol):
+    """The seam to pi-subagents."""
+
+    async def ping(self) -> WavePing | None:
+        """Capability ping; None means unavailable. Called first."""
+
+    async def spawn(self, params: WaveSpawnParams) -> WaveRunHandle:
+        """Launch the async workflow-script run; raising means spawn-failed."""
+
+    def on_complete(self, handler: Callable[[WaveCompletion], None]) -> Callable[[], None]:
+        """Subscribe to completions of any run; returns the unsubscribe."""
+
+    async def stop(self, handle: WaveRunHandle) -> None:
+        """Best-effort stop of a live run."""
+
+    async def read_aggregate(self, handle: WaveRunHandle) -> WaveAggregate:
+        """Read the run's durable aggregate; raising means aggregate-unreadable."""
+
+
+# ------------------------------------------------------------------ timeouts and JS numbers
+
+_JS_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_JS_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+
+
+def _js_number(text: str) -> float:
+    """JS `Number(text)` as far as a timeout needs it; NaN where JS says NaN (`_`, `２０`)."""
+    text = text.strip()
+    if _JS_RADIX.fullmatch(text):
+        try:
+            return float(int(text, 0))
+        except OverflowError:  # JS gives Infinity
+            return math.inf
+    return float(text) if _JS_DECIMAL.fullmatch(text) else math.nan
+
+
+def _env_timeout_ms() -> float:
+    raw = _js_number(os.environ.get("PERK_WAVE_TIMEOUT_MS", ""))
+    return raw if math.isfinite(raw) and raw > 0 else WAVE_TIMEOUT_MS
+
+
+def _js_string(number: float) -> str:
+    """JS `String(number)`: integers without `.0`; exponent form below 1e-6 and from 1e21."""
+    if math.isnan(number):
+        return "NaN"
+    sign = "-" if number < 0 else ""
+    if math.isinf(number):
+        return sign + "Infinity"
+    # Python's repr and JS both print the shortest round-tripping digits.
+    parts = Decimal(repr(abs(float(number)))).normalize().as_tuple()
+    digits = "".join(map(str, parts.digits))
+    point = len(digits) + int(parts.exponent)  # digits before the decimal point
+    if point > 21 or point <= -6:
+        mantissa = f"{digits[0]}.{digits[1:]}" if len(digits) > 1 else digits
+        return f"{sign}{mantissa}e{point - 1:+d}"
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if len(digits) <= point:
+        return sign + digits.ljust(point, "0")
+    return f"{sign}{digits[:point]}.{digits[point:]}"
+
+
+def _delay_s(timeout_ms: float) -> float:
+    # Node runs a delay below 1 ms after 1 ms; max(1, nan) is 1, as in Node.
+    return max(1, timeout_ms) / 1000
+
+
+# ------------------------------------------------------------------------ the wave state
+
+# B1's winner: the matching completion, or what ended the wait instead.
+_Outcome = WaveCompletion | Literal["timeout", "cancelled"]
+
+
+def _matches(completion: WaveCompletion, handle: WaveRunHandle) -> bool:
+    return (completion.async_dir is not None and completion.async_dir == handle.async_dir) or (
+        completion.async_id is not None and completion.async_id == handle.async_id
+    )
+
+
+class _Wave:
+    """One launch's completion intake (F4, F5) and its outcome race (B1)."""
+
+    unsubscribe: Callable[[], None]  # set right after construction (F4)
+
+    def __init__(self) -> None:
+        # Acceptance (H5's `accepting`) is open exactly while this is undecided.
+        self.outcome: asyncio.Future[_Outcome] = asyncio.get_running_loop().create_future()
+        self.handle: WaveRunHandle | None = None
+        self.buffered: list[WaveCompletion] = []
+        self.timer: asyncio.TimerHandle | None = None
+        self.watch: asyncio.Task[None] | None = None
+
+    def receive(self, completion: WaveCompletion) -> None:
+        # F4 handler: buffer everything while the handle is unknown, then only a match counts.
+        if self.outcome.done() or not isinstance(completion, WaveCompletion):
+            return
+        if self.handle is None:
+            self.buffered.append(completion)
+        elif _matches(completion, self.handle):
+            self.decide(completion)
+
+    def arm(self, handle: WaveRunHandle, timeout_ms: float, signal: asyncio.Event | None) -> None:
+        # F5 tail: the first buffered match; B1: a pre-reply match wins even if aborted.
+        self.handle = handle
+        matched = next((c for c in self.buffered if _matches(c, handle)), None)
+        self.buffered.clear()
+        if matched is not None:
+            self.decide(matched)
+            return
+        loop = asyncio.get_running_loop()
+        self.timer = loop.call_later(_delay_s(timeout_ms), self.decide, "timeout")
+        if signal is not None:
+            self.watch = loop.create_task(_watch(signal, self))
+            if signal.is_set():
+                self.decide("cancelled")
+
+    def decide(self, outcome: _Outcome) -> None:
+        # B1: the first source wins; acceptance closes now, before any stop or read (KB3).
+        if self.timer is not None:
+            self.timer.cancel()
+        if self.watch is not None:
+            self.watch.cancel()
+        self.outcome.set_result(outcome)
+
+    def release(self) -> None:
+        # The seed's `finally` (and spawn-failure path); a raising unsubscribe is swallowed (KB8b).
+        self.outcome.cancel()  # closes acceptance where nothing was decided (a no-op otherwise)
+        self.buffered.clear()
+        with contextlib.suppress(Exception):
+            self.unsubscribe()
+
+
+async def _watch(signal: asyncio.Event, wave: _Wave) -> None:
+    await signal.wait()
+    wave.decide("cancelled")
+
+
+# ----------------------------------------------------------------------- bounded adapter calls
+
+
+async def _invoke(call: Callable[[WaveRunHandle], Awaitable[_T]], handle: WaveRunHandle) -> _T:
+    # Our own coroutine, so even a synchronous raise from a broken adapter lands in the task.
+    return await call(handle)
+
+
+async def _within(task: asyncio.Task[Any], seconds: float) -> bool:
+    """Wait up to `seconds`; an unfinished task is cancelled (abandoned). True iff it finished."""
+    try:
+        done, _ = await asyncio.wait({task}, timeout=seconds)
+    finally:
+        task.cancel()  # a no-op once finished
+    return bool(done)
+
+
+async def _stop_note(adapter: WaveAdapter, handle: WaveRunHandle) -> str:
+    """B2's best-effort stop; returns the detail suffix it earns."""
+    stopping = asyncio.ensure_future(_invoke(adapter.stop, handle))
+    if not await _within(stopping, WAVE_STOP_GRACE_MS / 1000):
+        return f" (stop did not finish within {WAVE_STOP_GRACE_MS}ms)"
+    error = stopping.exception()
+    return "" if error is None else f" (stop failed: {error})"
+
+
+async def _read(
+    adapter: WaveAdapter, handle: WaveRunHandle, timeout_ms: float
+) -> WaveAggregate | str:
+    """B3: the aggregate, or why it is unreadable."""
+    reading = asyncio.ensure_future(_invoke(adapter.read_aggregate, handle))
+    if not await _within(reading, _delay_s(timeout_ms)):
+        return f"read did not finish within {_js_string(timeout_ms)}ms"
+    error = reading.exception()
+    if error is not None:
+        return str(error)
+    aggregate = reading.result()
+    if isinstance(aggregate, WaveAggregate):
+        return aggregate
+    return f"not a WaveAggregate: {type(aggregate).__name__}"
+
+
+# ---------------------------------------------------------------------------- the runner
+
+
+def _receipt(
+    state: WaveReceiptState,
+    handle: WaveRunHandle | None = None,
+    children: list[WaveChildReceipt] | None = None,
+) -> WaveScriptReceipt:
+    if handle is None:
+        return WaveScriptReceipt(state=state, children=[])
+    return WaveScriptReceipt(
+        state=state, children=children or [], run_id=handle.async_id, async_dir=handle.async_dir
+    )
+
+
+def _failed(
+    reason: WaveRunFailureReason, detail: str, receipt: WaveScriptReceipt, value: Any = None
+) -> WaveScriptResult:
+    return WaveScriptResult(
+        ok=False, value=value, failure=WaveRunFailure(reason, detail), receipt=receipt
+    )
+
+
+async def _read_result(
+    adapter: WaveAdapter, handle: WaveRunHandle, timeout_ms: float, matched: WaveCompletion
+) -> WaveScriptResult:
+    """B3..B5: read the durable aggregate and map it onto the arms."""
+    aggregate = await _read(adapter, handle, timeout_ms)
+    children = matched.children
+    if isinstance(aggregate, str):
+        # The receipt state labels the observed completion; the reason stays the verdict.
+        state = WaveReceiptState.FAILED if matched.success is False else WaveReceiptState.COMPLETE
+        return _failed(
+            WaveRunFailureReason.AGGREGATE_UNREADABLE,
+            f"wave aggregate unreadable: {aggregate}",
+            _receipt(state, handle, children),
+        )
+    if aggregate.state == "complete":  # B5: the value's type is the logical tier's concern
+        return WaveScriptResult(
+            ok=True,
+            value=aggregate.value,
+            receipt=_receipt(WaveReceiptState.COMPLETE, handle, children),
+        )
+    err = "" if aggregate.error is None else f": {aggregate.error}"
+    failed = _receipt(WaveReceiptState.FAILED, handle, children)
+    partial = matched.terminal_outcome
+    if aggregate.state in ("failed", "partial") and isinstance(partial, TerminalOutcome):
+        # B4 partial arm: a durable array wins in full; only its absence admits retained entries.
+        value = aggregate.value if isinstance(aggregate.value, list) else matched.retained_entries
+        return _failed(
+            WaveRunFailureReason.RUN_FAILED,
+            f"wave run ended '{aggregate.state}' (native partial: {partial.reason}){err}",
+            failed,
+            value or [],
+        )
+    return _failed(
+        WaveRunFailureReason.RUN_FAILED, f"wave run ended '{aggregate.state}'{err}", failed
+    )
+
+
+# B2's two arms: failure reason, receipt state, and what the detail says happened.
+_STOPPED = {
+    "timeout": (WaveRunFailureReason.TIMEOUT, WaveReceiptState.TIMED_OUT, "timed out after {ms}ms"),
+    "cancelled": (WaveRunFailureReason.CANCELLED, WaveReceiptState.CANCELLED, "was cancelled"),
+}
+
+
+async def _back_half(
+    adapter: WaveAdapter, flow: str, handle: WaveRunHandle, timeout_ms: float, wave: _Wave
+) -> WaveScriptResult:
+    """transport.ts B1..B5 (`settle`); returns in every arm and raises only when cancelled."""
+    stopping: asyncio.Task[str] | None = None
+
+    def stop() -> asyncio.Task[str]:
+        nonlocal stopping
+        if stopping is None:
+            stopping = asyncio.ensure_future(_stop_note(adapter, handle))
+        return stopping
+
+    try:
+        # Shielded: a cancellation must leave the outcome future to the race (below).
+        outcome = await asyncio.shield(wave.outcome)
+        if isinstance(outcome, WaveCompletion):
+            return await _read_result(adapter, handle, timeout_ms, outcome)
+        # B2: shielded too, so a cancellation arriving now still lets the stop finish (below).
+        note = await asyncio.shield(stop())
+        reason, state, what = _STOPPED[outcome]
+        detail = f"wave '{flow}' {what.format(ms=_js_string(timeout_ms))}{note}"
+        return _failed(reason, detail, _receipt(state, handle))
+    except asyncio.CancelledError:
+        # Cancellation is an abort (module docstring): it loses to an outcome already decided.
+        if not wave.outcome.done():
+            wave.decide("cancelled")
+        if wave.outcome.result() in ("timeout", "cancelled"):
+            await asyncio.wait({stop()})  # bounded by the stop grace
+        raise
+    finally:
+        wave.release()
+        if stopping is not None:
+            stopping.cancel()  # only still running if cancelled twice
+
+
+_LIVE: set[asyncio.Task[WaveScriptResult]] = set()
+"""Strong references to running back halves: the loop keeps only weak ones."""
+
+
+async def start_wave_script(
+    adapter: WaveAdapter, spec: WaveScriptSpec, signal: asyncio.Event | None = None
+) -> WaveScriptStart:
+    """Launch one workflow script (front half); on success `result` carries the back half."""
+
+    def refused(reason: WaveRunFailureReason, detail: str) -> WaveScriptStart:
+        # Receipt state and reason share their text on every refused arm.
+        failure = WaveRunFailure(reason, detail)
+        return WaveScriptStart(
+            ok=False, failure=failure, receipt=_receipt(WaveReceiptState(reason))
+        )
+
+    def aborted() -> bool:
+        return signal is not None and signal.is_set()
+
+    before_launch = f"wave '{spec.flow}' was cancelled before launch"
+    if aborted():  # F1
+        return refused(WaveRunFailureReason.CANCELLED, before_launch)
+    try:  # F2: loud degrade, never a fallback
+        ping = await adapter.ping()
+    except Exception as error:
+        return refused(WaveRunFailureReason.UNAVAILABLE, f"subagent RPC ping failed: {error}")
+    if not isinstance(ping, WavePing):
+        return refused(
+            WaveRunFailureReason.UNAVAILABLE,
+            "pi-subagents did not advertise the report-wave capabilities"
+            " (ping failed or incomplete)",
+        )
+    if aborted():  # F3: an abort during the ping never launches (KB1)
+        return refused(WaveRunFailureReason.CANCELLED, before_launch)
+
+    wave = _Wave()
+    try:  # F4: subscribe before spawn; a completion may beat the spawn reply (KB8a)
+        wave.unsubscribe = adapter.on_complete(wave.receive)
+    except Exception as error:
+        return refused(WaveRunFailureReason.UNAVAILABLE, f"completion subscription failed: {error}")
+
+    timeout_ms = spec.timeout_ms if spec.timeout_ms is not None else _env_timeout_ms()
+    params = WaveSpawnParams(
+        workflow_script=spec.workflow_script,
+        output_schema=spec.output_schema,
+        timeout_ms=timeout_ms,
+        model=spec.model,
+    )
+    try:  # F5
+        handle = await adapter.spawn(params)
+        if not isinstance(handle, WaveRunHandle):
+            raise TypeError(f"spawn returned {type(handle).__name__}, not a WaveRunHandle")
+    except BaseException as error:
+        wave.release()
+        if not isinstance(error, Exception):  # cancelled: released, then propagated
+            raise
+        return refused(WaveRunFailureReason.SPAWN_FAILED, f"wave spawn failed: {error}")
+
+    wave.arm(handle, timeout_ms, signal)  # B1, with no await since the reply
+    result = asyncio.get_running_loop().create_task(
+        _back_half(adapter, spec.flow, handle, timeout_ms, wave)
+    )
+    _LIVE.add(result)
+    result.add_done_callback(_LIVE.discard)
+    try:
+        await asyncio.sleep(0)  # F6: the back half enters its body before anyone can cancel it
+    except asyncio.CancelledError:
+        result.cancel()
+        raise
+    return WaveScriptStart(ok=True, handle=handle, result=result)
+
+
+async def run_wave_script(
+    adapter: WaveAdapter, spec: WaveScriptSpec, signal: asyncio.Event | None = None
+) -> WaveScriptResult:
+    """The blocking form: start plus await; a refused start has no value."""
+    start = await start_wave_script(adapter, spec, signal)
+    if start.result is None:
+        assert start.receipt is not None  # a refused start always carries its receipt
+        return WaveScriptResult(ok=False, failure=start.failure, receipt=start.receipt)
+    return await start.result
+
+
+# ---------------------------------------------------------------------- the memory adapter
+
+
+@dataclass
+class MemoryWaveCalls:
+    """Every call a `MemoryWaveAdapter` received: counts, or the arguments in call order."""
+
+    ping: int = 0
+    subscribe: int = 0
+    unsubscribe: int = 0
+    spawn: list[WaveSpawnParams] = field(default_factory=list)
+    stop: list[WaveRunHandle] = field(default_factory=list)
+    read_aggregate: list[WaveRunHandle] = field(default_factory=list)
+
+
+class MemoryWaveAdapter:
+    """An in-memory `WaveAdapter` for tests (wave-transport.md §9).
+
+    Knobs: `ping` (the answer; None means unavailable), `spawn_error` (spawn records its params,
+    then raises it; the handle counter does not advance), `ordering` ("reply-then-complete":
+    the completion arrives on a later loop turn; "complete-then-reply": inside spawn, before
+    the reply), `completion=False` (no automatic completion: use `emit_completion`),
+    `aggregate` (default `WaveAggregate("complete", [])`, see `set_aggregate`), `aggregates`
+    (per-run FIFO keyed by async_dir, falling back to `aggregate`), `aggregate_error` (reads
+    raise "simulated unreadable status.json") and `completion_detail` (fields merged,
+    unvalidated, into the automatic completion, which is otherwise identity plus
+    `state="complete", success=True`). Handles are `wave-async-<n>` /
+    `/memory/wave-async-<n>` from 1. `calls` records every call; stop never raises.
+    """
+
+    def __init__(
+        self,
+        *,
+        ping: WavePing | None = WavePing("subagent:async-complete"),
+        spawn_error: Exception | None = None,
+        ordering: Literal["reply-then-complete", "complete-then-reply"] = "reply-then-complete",
+        completion: bool = True,
+        aggregate: WaveAggregate | None = None,
+        aggregates: Mapping[str, Sequence[WaveAggregate]] | None = None,
+        aggregate_error: bool = False,
+        completion_detail: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.calls = MemoryWaveCalls()
+        self._ping = ping
+        self._spawn_error = spawn_error
+        self._ordering = ordering
+        self._completion = completion
+        self._aggregate = aggregate or WaveAggregate(state="complete", value=[])
+        self._aggregates = {d: list(queue) for d, queue in (aggregates or {}).items()}
+        self._aggregate_error = aggregate_error
+        self._detail = dict(completion_detail or {})
+        self._handlers: dict[int, Callable[[WaveCompletion], None]] = {}
+        self._spawned = 0
+
+    @property
+    def subscribers(self) -> int:
+        """How many completion handlers are currently subscribed."""
+        return len(self._handlers)
+
+    def set_aggregate(self, aggregate: WaveAggregate) -> None:
+        self._aggregate = aggregate
+
+    def emit_completion(self, completion: WaveCompletion) -> None:
+        """Deliver synchronously to every current handler."""
+        for handler in list(self._handlers.values()):
+            handler(completion)
+
+    async def ping(self) -> WavePing | None:
+        self.calls.ping += 1
+        return self._ping
+
+    def on_complete(self, handler: Callable[[WaveCompletion], None]) -> Callable[[], None]:
+        if self.calls.ping == 0 or self._ping is None:  # the ping answer is fixed
+            raise RuntimeError("on_complete before a successful ping")
+        self.calls.subscribe += 1
+        key = self.calls.subscribe
+        self._handlers[key] = handler
+
+        def unsubscribe() -> None:  # idempotent: a second call removes nothing
+            self.calls.unsubscribe += 1
+            self._handlers.pop(key, None)
+
+        return unsubscribe
+
+    async def spawn(self, params: WaveSpawnParams) -> WaveRunHandle:
+        self.calls.spawn.append(params)
+        if self._spawn_error is not None:
+            raise self._spawn_error
+        self._spawned += 1
+        n = self._spawned
+        handle = WaveRunHandle(async_id=f"wave-async-{n}", async_dir=f"/memory/wave-async-{n}")
+        if self._completion:
+            done = WaveCompletion(
+                async_id=handle.async_id, async_dir=handle.async_dir, state="complete", success=True
+            )
+            done = replace(done, **self._detail)
+            if self._ordering == "reply-then-complete":
+                asyncio.get_running_loop().call_soon(self.emit_completion, done)
+            else:
+                self.emit_completion(done)
+        return handle
+
+    async def stop(self, handle: WaveRunHandle) -> None:
+        self.calls.stop.append(handle)
+
+    async def read_aggregate(self, handle: WaveRunHandle) -> WaveAggregate:
+        self.calls.read_aggregate.append(handle)
+        if self._aggregate_error:
+            raise RuntimeError("simulated unreadable status.json")
+        queue = self._aggregates.get(handle.async_dir)
+        return queue.pop(0) if queue else self._aggregate
