@@ -15,7 +15,7 @@ import graphviz
 
 from .domains import Value
 from .explore import Exploration, explore
-from .expr import TRUE, Env, Expr, Ref, evaluate, render
+from .expr import TRUE, Const, Env, Expr, Some, evaluate, render
 from .spec import Spec
 
 _STYLES = ("solid", "dashed", "dotted", "bold")
@@ -64,8 +64,11 @@ def dot_source(spec: Spec, view: str, graph: Exploration | None = None) -> str:
             seen.add(key)
             drawn.append((rows[r.name], key, r))
     for _, (src, dst, name), r in sorted(drawn):
+        # Name constant outputs only: an output computed from the state reads better in the table.
         emits = [
-            f"{k}={render(v, _value_label)}" for k, v in r.outputs.items() if not isinstance(v, Ref)
+            f"{k}={render(v, _value_label)}"
+            for k, v in r.outputs.items()
+            if isinstance(v, Const) or (isinstance(v, Some) and isinstance(v.arg, Const))
         ]
         label = r.trigger + (f" / {', '.join(emits)}" if emits else "")
         style = _STYLES[groups.index(spec.trigger(r.trigger).group) % len(_STYLES)]
