@@ -15,7 +15,7 @@ import graphviz
 
 from .domains import Value
 from .explore import Exploration, explore
-from .expr import TRUE, Const, Env, Expr, Some, evaluate, render
+from .expr import TRUE, Const, Env, Expr, Ref, Some, evaluate, render
 from .spec import Spec
 
 _STYLES = ("solid", "dashed", "dotted", "bold")
@@ -64,11 +64,11 @@ def dot_source(spec: Spec, view: str, graph: Exploration | None = None) -> str:
             seen.add(key)
             drawn.append((rows[r.name], key, r))
     for _, (src, dst, name), r in sorted(drawn):
-        # Name constant outputs only: an output computed from the state reads better in the table.
+        # Name plain outputs (a value, or a variable) only: a computed one would swamp the edge.
         emits = [
             f"{k}={render(v, _value_label)}"
             for k, v in r.outputs.items()
-            if isinstance(v, Const) or (isinstance(v, Some) and isinstance(v.arg, Const))
+            if isinstance(v.arg if isinstance(v, Some) else v, Const | Ref)
         ]
         label = r.trigger + (f" / {', '.join(emits)}" if emits else "")
         style = _STYLES[groups.index(spec.trigger(r.trigger).group) % len(_STYLES)]
