@@ -64,12 +64,7 @@ def dot_source(spec: Spec, view: str, graph: Exploration | None = None) -> str:
             seen.add(key)
             drawn.append((rows[r.name], key, r))
     for _, (src, dst, name), r in sorted(drawn):
-        # Name plain outputs (a value, or a variable) only: a computed one would swamp the edge.
-        emits = [
-            f"{k}={render(v, _value_label)}"
-            for k, v in r.outputs.items()
-            if isinstance(v.arg if isinstance(v, Some) else v, Const | Ref)
-        ]
+        emits = [f"{k}={render(v, _value_label)}" for k, v in r.outputs.items() if _plain(v)]
         label = r.trigger + (f" / {', '.join(emits)}" if emits else "")
         style = _STYLES[groups.index(spec.trigger(r.trigger).group) % len(_STYLES)]
         dot.edge(src, dst, label=label, style=style, tooltip=f"{name}: {r.cite}")
@@ -79,6 +74,12 @@ def dot_source(spec: Spec, view: str, graph: Exploration | None = None) -> str:
         )
         dot.node("legend", legend, shape="note", style="", fontsize="9")
     return str(dot.source)
+
+
+def _plain(output: Expr) -> bool:
+    """A value or a state variable; echoed parameters and computed outputs would swamp an edge."""
+    inner = output.arg if isinstance(output, Some) else output
+    return isinstance(inner, Const) or (isinstance(inner, Ref) and inner.scope == "pre")
 
 
 def _value_label(value: Value) -> str:
