@@ -163,7 +163,13 @@ class Checker:
                 )
                 return self._agree(result, None, explorer_hit)
             return self._unknown(head, unreachable)
-        proof = self._prove(p.bad, p.over_steps)
+        if explorer_hit is not None:
+            # The explorer's graph is complete, so a violation is certain: skip the proof
+            # attempt and ask BMC for z3's own shortest counterexample.
+            found = self.z3.bmc(p.bad, step=p.over_steps, max_depth=self.depth)
+            proof: Verdict = found if isinstance(found, Found) else self._prove(p.bad, p.over_steps)
+        else:
+            proof = self._prove(p.bad, p.over_steps)
         if isinstance(proof, Proved):
             result = _result(
                 head, "proved", proof.method, proof.bound, certificate=proof.certificate
@@ -178,6 +184,10 @@ class Checker:
         """Unbounded: is `bad` unreachable? A reachable `bad` comes back as BMC's shortest trace."""
         if self.method == "k-induction":
             return self.z3.k_induction(Not(bad), step=step, max_k=self.max_k, params_of=params_of)
+        if step and self.z3.no_bad_step(bad):
+            return Proved(
+                "k-induction", 0, "0-inductive: no step from any type-correct state breaks it"
+            )
         verdict = self.z3.spacer(bad, step=step, params_of=params_of)
         if verdict is None:
             found = self.z3.bmc(bad, step=step, max_depth=self.depth, params_of=params_of)

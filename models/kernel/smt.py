@@ -463,6 +463,7 @@ class Engines:
         self._frames: list[Frame] = []
         self._acts: list[Action] = []
         self._fp: Term = None
+        self._stepping: tuple[Term, Term] | None = None  # solvers for certificate checks
         self._queries = itertools.count()
 
     # ------------------------------------------------------------ predicates
@@ -628,23 +629,48 @@ class Engines:
             return Unknown("spacer", f"Spacer's invariant did not check: {problem}")
         return Proved("spacer", None, "inv: " + _readable(z3.simplify(invariant)))
 
+    def no_bad_step(self, bad: Expr) -> bool:
+        """No step from any type-correct state is `bad` (0-induction on a step property).
+
+        Cheap, and it settles most step properties outright; the rest go to Spacer.
+        """
+        _, _, s, s2, act, trans = self._spacer()
+        stepping = self._stepping_solvers(s, trans)[1]
+        stepping.push()
+        stepping.add(self.enc.expr(bad, pre=s, post=s2, act=act))
+        result = stepping.check()
+        stepping.pop()
+        return bool(result == z3.unsat)
+
+    def _stepping_solvers(self, s: Frame, trans: Term) -> tuple[Term, Term]:
+        """Two solvers kept for the spec: type-correct states, and type-correct steps (T)."""
+        if self._stepping is None:
+            self._stepping = (_solver(), _solver())
+            self._stepping[0].add(self.enc.frame_ok(s))
+            self._stepping[1].add(self.enc.frame_ok(s), trans)
+        return self._stepping
+
     def _check_certificate(
         self, inv: Term, s: Frame, s2: Frame, act: Action, trans: Term, bad_term: Term, step: bool
     ) -> str:
-        """Init ⇒ Inv, Inv ∧ T ⇒ Inv′, Inv ⇒ ¬bad: the three queries that make Inv a proof."""
+        """Init ⇒ Inv, Inv ∧ T ⇒ Inv′, Inv ⇒ ¬bad: the three queries that make Inv a proof.
+
+        T is asserted once in a solver kept for the spec; each check pushes its own part.
+        """
         enc = self.enc
+        state, stepping = self._stepping_solvers(s, trans)
         inv_next = z3.substitute(inv, *zip(enc.flat(s), enc.flat(s2), strict=True))
-        queries = {
-            "init does not imply it": [enc.init(s), enc.frame_ok(s), z3.Not(inv)],
-            "it is not inductive": [inv, enc.frame_ok(s), trans, z3.Not(inv_next)],
-            "it does not exclude the bad states": [inv, enc.frame_ok(s)]
-            + ([trans] if step else [])
-            + [bad_term],
-        }
-        for problem, query in queries.items():
-            solver = _solver()
+        queries = [
+            ("init does not imply it", state, [enc.init(s), z3.Not(inv)]),
+            ("it is not inductive", stepping, [inv, z3.Not(inv_next)]),
+            ("it does not exclude the bad states", stepping if step else state, [inv, bad_term]),
+        ]
+        for problem, solver, query in queries:
+            solver.push()
             solver.add(*query)
-            if solver.check() != z3.unsat:
+            result = solver.check()
+            solver.pop()
+            if result != z3.unsat:
                 return problem
         return ""
 
