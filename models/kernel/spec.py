@@ -174,6 +174,12 @@ class Property:
     pred: Expr
     cite: str
     doc: str = ""
+    written: Expr | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def as_written(self) -> Expr:
+        """The predicate before its spec expanded `enabled()`."""
+        return self.pred if self.written is None else self.written
 
     @property
     def over_steps(self) -> bool:
@@ -234,10 +240,15 @@ class Spec:
     def __post_init__(self) -> None:
         _validate(self)
         if self.rows:
+            # `enabled()` is expanded against this spec's own rows, from the predicate as
+            # written: a variant (or a copy made with `replace`) expands it afresh.
             object.__setattr__(
                 self,
                 "properties",
-                tuple(replace(p, pred=self.expand(p.pred)) for p in self.properties),
+                tuple(
+                    replace(p, pred=self.expand(p.as_written), written=p.as_written)
+                    for p in self.properties
+                ),
             )
             object.__setattr__(
                 self, "terminal", self.expand(self.terminal) if self.terminal else None
@@ -437,8 +448,8 @@ def _validate_property(spec: Spec, p: Property) -> None:
     where = f"property {p.name!r}"
     if not p.cite:
         raise SpecError(f"{where}: no source citation")
-    _typed(spec, where, p.pred, allowed={"pre", "post", "out"}, params={})
-    for n in walk(p.pred):
+    _typed(spec, where, p.as_written, allowed={"pre", "post", "out"}, params={})
+    for n in walk(p.as_written):
         if isinstance(n, StepIs):
             known = {
                 "trigger": {t.name for t in spec.triggers},
