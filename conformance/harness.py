@@ -141,11 +141,12 @@ def lockstep(driver: Driver, coverage: Coverage) -> type[RuleBasedStateMachine]:
     # Deepest first: hypothesis favours early choices, and shallow rows are easy to reach anyway.
     by_depth = sorted(witnesses, key=lambda row: (-len(witnesses[row]), row))
     prefixes = st.one_of(st.none(), st.sampled_from(by_depth))
+    oracle = Oracle(spec)  # built once (a transitions Machine is slow to build): `start` resets it
 
     class Lockstep(RuleBasedStateMachine):
         def __init__(self) -> None:
             super().__init__()
-            self.oracle = Oracle(spec)
+            self.oracle = oracle
             self.impl: Any = None
             self.rows_seen: set[str] = set()
 
