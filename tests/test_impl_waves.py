@@ -772,6 +772,55 @@ def test_stop_that_hangs_is_abandoned_after_the_grace() -> None:  # KB8c, ~1 s
     run(main)
 
 
+class _VirtualClock(asyncio.SelectorEventLoop):
+    """A loop whose clock moves only when the test sets `now` (conformance's harness too)."""
+
+    now = 0.0
+
+    def time(self) -> float:
+        return self.now
+
+    def next_timer(self) -> float:
+        """How long until the next live timer."""
+        scheduled: list[asyncio.TimerHandle] = self._scheduled  # type: ignore[attr-defined]
+        return min(h.when() for h in scheduled if not h.cancelled()) - self.now
+
+    def turn(self) -> None:
+        for _ in range(20):
+            self.run_until_complete(asyncio.sleep(0))
+
+
+@pytest.mark.parametrize("hangs", ["stop", "read"])
+def test_the_stop_grace_and_the_read_deadline_are_exact(hangs: str) -> None:
+    """On a virtual clock: the timer, then the stop grace (1000 ms) or the read deadline (the
+    wave's timeout), each to the microsecond, and the wave settles when it passes."""
+    loop = _VirtualClock()
+    try:
+        adapter = Fake(completion=hangs == "read", stop_hangs=True, read_hangs=True)
+        start = loop.run_until_complete(start_wave_script(adapter, spec(timeout_ms=2_500)))
+        assert start.result is not None
+        loop.turn()
+        if hangs == "stop":
+            assert loop.next_timer() == 2.5  # the wave's timer
+            loop.now = 2.5
+            loop.turn()
+            assert adapter.calls.stop == [HANDLE]
+            assert loop.next_timer() == WAVE_STOP_GRACE_MS / 1000
+        else:
+            assert adapter.calls.read_aggregate == [HANDLE]
+            assert loop.next_timer() == 2.5  # the read's deadline: the wave's timeout
+        loop.now += loop.next_timer() - 1e-6
+        loop.turn()
+        assert not start.result.done()
+        loop.now += 1e-6
+        loop.turn()
+        assert start.result.done()
+        reason = failure(start.result.result())[0]
+        assert reason == ("timeout" if hangs == "stop" else "aggregate-unreadable")
+    finally:
+        loop.close()
+
+
 @pytest.mark.parametrize("spawn_error", [None, RuntimeError("no slot")])
 def test_unsubscribe_raising_is_swallowed(spawn_error: Exception | None) -> None:  # KB8b
     async def main() -> None:
