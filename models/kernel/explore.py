@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .domains import Value
-from .expr import Env, Expr, evaluate
+from .expr import Env, Expr, compiled
 from .oracle import NotTotal, Oracle
 from .spec import Spec
 from .trace import Step, Trace
@@ -44,6 +44,7 @@ class Exploration:
     # Firings no row answered: the spec is not total there (the totality check reports it).
     undefined: list[tuple[int, str, Mapping[str, Value]]] = field(default_factory=list)
     seconds: float = 0.0
+    _envs: list[Env] = field(default_factory=list, repr=False)
 
     @property
     def names(self) -> list[str]:
@@ -51,6 +52,12 @@ class Exploration:
 
     def as_dict(self, i: int) -> dict[str, Value]:
         return dict(zip(self.names, self.states[i], strict=True))
+
+    def _env_of(self, edge_index: int) -> Env:
+        # Every property reads every edge: build each edge's view once.
+        if not self._envs:
+            self._envs = [self.edge_env(e) for e in self.edges]
+        return self._envs[edge_index]
 
     @property
     def diameter(self) -> int:
@@ -84,19 +91,20 @@ class Exploration:
 
     def first_state(self, pred: Expr) -> int | None:
         """The shallowest state satisfying a state predicate (BFS order)."""
+        test = compiled(pred)
         for i in range(len(self.states)):
-            if evaluate(pred, Env(pre=self.as_dict(i))):
+            if test(Env(pre=self.as_dict(i))):
                 return i
         return None
 
     def first_edge(self, pred: Expr | Callable[[Edge], bool]) -> Edge | None:
         """The edge satisfying a step predicate with the shortest path through it."""
-        best: Edge | None = None
-        for edge in self.edges:
-            hit = pred(edge) if callable(pred) else evaluate(pred, self.edge_env(edge))
-            if hit and (best is None or self.depth[edge.source] < self.depth[best.source]):
-                best = edge
-        return best
+        # Edges are recorded in BFS order of their source, so the first hit is a shallowest one.
+        test = compiled(pred) if isinstance(pred, Expr) else None
+        for k, edge in enumerate(self.edges):
+            if test(self._env_of(k)) if test is not None else pred(edge):  # type: ignore[operator]
+                return edge
+        return None
 
     def row_witnesses(self) -> dict[str, Edge]:
         """For each row that can fire, the edge with the shortest path through it."""

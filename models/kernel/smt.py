@@ -211,6 +211,7 @@ class Encoding:
             f"{spec.name}.row", [r.name for r in spec.rows]
         )
         self._counter = itertools.count()
+        self._template: tuple[list[Term], Term] | None = None
 
     # ------------------------------------------------------------ fresh terms
 
@@ -297,11 +298,24 @@ class Encoding:
         return z3.And(*parts)
 
     def trans(self, pre: Frame, post: Frame, act: Action) -> Term:
-        return z3.And(
-            z3.Or(*[self.row_step(r, pre, post, act) for r in self.spec.rows]),
-            self.frame_ok(post),
-            self.action_ok(act),
-        )
+        """T(pre, act, post): some row fires. Built once, then instantiated by substitution
+        (z3 substitutes in C++; rebuilding T term by term in Python costs far more)."""
+        if self._template is None:
+            s, s2, a = self.frame("T"), self.frame("T2"), self.action("T")
+            formula = z3.And(
+                z3.Or(*[self.row_step(r, s, s2, a) for r in self.spec.rows]),
+                self.frame_ok(s2),
+                self.action_ok(a),
+            )
+            self._template = (self.flat(s) + self.flat(s2) + self.flat_action(a), formula)
+        slots, formula = self._template
+        actual = self.flat(pre) + self.flat(post) + self.flat_action(act)
+        return z3.substitute(formula, *zip(slots, actual, strict=True))
+
+    def flat_action(self, act: Action) -> list[Term]:
+        slots = [act.trigger, act.row]
+        slots += [t for e in act.params.values() for t in e]
+        return slots + [t for e in act.outputs.values() for t in e]
 
     # ------------------------------------------------------------ expressions
 
@@ -569,11 +583,13 @@ class Engines:
 
     def impossible(self, bad: Expr, *, params_of: str | None = None) -> bool:
         """`bad` holds in no type-correct state at all (0-induction: no reachability needed)."""
-        enc = self.enc
-        solver = _solver()
-        s = enc.frame("any")
-        solver.add(enc.frame_ok(s), self._at(bad, [s], [], 0, False, params_of, "any"))
-        return bool(solver.check() == z3.unsat)
+        _, _, s, _, _, trans = self._spacer()
+        solver = self._stepping_solvers(s, trans)[0]
+        solver.push()
+        solver.add(self._at(bad, [s], [], 0, False, params_of, "any"))
+        result = solver.check()
+        solver.pop()
+        return bool(result == z3.unsat)
 
     # ------------------------------------------------------------ Spacer
 
@@ -748,20 +764,19 @@ def check_reachable_set(
     if result == z3.unknown:
         return SetCheck(False, f"z3 unknown on closure: {solver.reason_unknown()}")
     count = 0
+    # T is asserted once; each edge pins the states, the row and the arguments as assumptions.
     solver = _solver()
-    for count, (pre, row, params, post) in enumerate(tree_edges, start=1):
-        # Each edge is checked against its own row's step, so a failure names the row.
-        a = enc.action(f"e{count}")
+    solver.add(enc.frame_ok(s), enc.trans(s, s2, act))
+    slots, slots2 = enc.flat(s), enc.flat(s2)
+    for count, (pre, row, params, post) in enumerate(tree_edges, start=1):  # noqa: B007
         r = enc.spec.row(row)
-        pins = [
-            _equal(p.domain, a.params[(r.trigger, p.name)], encode_value(p.domain, params[p.name]))
-            for p in enc.spec.trigger(r.trigger).params
-        ]
-        pre_f, post_f = enc.concrete(pre), enc.concrete(post)
-        solver.push()
-        solver.add(enc.row_step(r, pre_f, post_f, a), enc.frame_ok(post_f), enc.action_ok(a), *pins)
-        result = solver.check()
-        solver.pop()
+        pins = [a == b for a, b in zip(slots, enc.flat(enc.concrete(pre)), strict=True)]
+        pins += [a == b for a, b in zip(slots2, enc.flat(enc.concrete(post)), strict=True)]
+        pins.append(act.row == enc.row_consts[row])
+        for p in enc.spec.trigger(r.trigger).params:
+            value = encode_value(p.domain, params[p.name])
+            pins += [a == b for a, b in zip(act.params[(r.trigger, p.name)], value, strict=True)]
+        result = solver.check(*pins)
         if result != z3.sat:
             return SetCheck(
                 False, f"the explorer's step {pre} --{row}--> {post} is not a z3 transition"
