@@ -32,6 +32,7 @@ from models.kernel import (
     ignore,
     implies,
     is_none,
+    ite,
     lt,
     never,
     nxt,
@@ -372,3 +373,11 @@ def test_initial_choice_is_part_of_the_state_space() -> None:
 def test_a_domain_that_is_not_a_domain_is_refused() -> None:
     with pytest.raises(SpecError, match="variable 'uses': domain must be a Domain"):
         door_spec(vars=(Var("door", DOOR, SHUT), Var("uses", int, 0)))  # type: ignore[arg-type]
+
+
+def test_nested_if_then_else_of_constants_is_typed_by_its_context() -> None:
+    nested = ite(eq(var("door"), OPEN), 1, ite(eq(var("door"), LOCKED), 2, 0))
+    counted = row("count", "lock", SHUT, LOCKED, sets={"uses": nested}, cite="toy")
+    rows = tuple(counted if r.name == "lock" else r for r in door_spec().rows)
+    report = verify(door_spec(rows=rows, properties=()))
+    assert report.ok, [(c.id, c.detail) for c in report.checks if not c.ok]

@@ -352,7 +352,7 @@ def infer(expr: Expr, typer: Typer) -> Domain | None:
         check(expr.cond, typer, Bool())
         then, other = infer(expr.then, typer), infer(expr.other, typer)
         if then is None and other is None:
-            raise ExprTypeError("if-then-else of two constants needs a typed context")
+            return None  # like a constant, typed by its context
         if then is not None and other is not None:
             _same(then, other, "if-then-else")
         dom = then or other

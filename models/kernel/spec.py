@@ -235,7 +235,6 @@ class Spec:
     variants: tuple[Variant, ...] = ()
     doc: str = ""
     expect_violated: tuple[str, ...] = ()
-    _enabled_cache: dict[str, Expr] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _validate(self)
