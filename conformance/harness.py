@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 from hypothesis import event, note, target
+from hypothesis import settings as Settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -24,6 +25,7 @@ from hypothesis.stateful import (
     invariant,
     precondition,
     rule,
+    run_state_machine_as_test,
 )
 
 from models.kernel.domains import Bool, Domain, Finite, IntRange, Option, Real, Value
@@ -235,3 +237,30 @@ COVERAGE: dict[str, dict[str, Coverage]] = {"replay": {}, "lockstep": {}}
 def coverage_for(kind: str, spec: Spec) -> Coverage:
     """The session-wide coverage record the terminal summary prints."""
     return COVERAGE[kind].setdefault(spec.name, Coverage(spec))
+
+
+def replay_row(driver: Driver, row: str) -> None:
+    """Replay `row`'s shortest model witness against the implementation, counting coverage."""
+    witnesses = _WITNESSES.get(driver.spec.name)
+    if witnesses is None:
+        witnesses = _WITNESSES[driver.spec.name] = row_witnesses(driver.spec)
+    assert row in witnesses, f"row {row!r} has no witness: the model never fires it"
+    replay(driver, witnesses[row], coverage_for("replay", driver.spec))
+
+
+def run_lockstep(
+    driver: Driver, settings: Settings | None = None, *, require_every_trigger: bool = True
+) -> Coverage:
+    """Run the lockstep machine under `settings` (default: the loaded profile).
+
+    A rule that never fires tests nothing: every trigger must be driven at least once.
+    Row coverage is reported at the end of the session; replay covers every row.
+    """
+    coverage = coverage_for("lockstep", driver.spec)
+    run_state_machine_as_test(lockstep(driver, coverage), settings=settings)
+    if require_every_trigger:
+        assert not coverage.triggers_missing, f"triggers never driven: {coverage.triggers_missing}"
+    return coverage
+
+
+_WITNESSES: dict[str, dict[str, Trace]] = {}

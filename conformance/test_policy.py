@@ -31,16 +31,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from hypothesis.stateful import run_state_machine_as_test
 
 import impl.mode as i
 from conformance.harness import (
     BaseDriver,
     compare,
-    coverage_for,
-    lockstep,
-    replay,
-    row_witnesses,
+    replay_row,
+    run_lockstep,
 )
 from models import policy as m
 from models.kernel.domains import Value
@@ -120,7 +117,6 @@ class CellDriver(BaseDriver):
 
 
 CELL = CellDriver()
-CELL_WITNESSES = row_witnesses(m.POLICY_SPEC)
 
 
 def test_every_cell_trigger_is_driven() -> None:
@@ -150,14 +146,11 @@ def test_the_cell_tells_policies_apart_only_by_the_watched_one() -> None:
 @pytest.mark.parametrize("row", [r.name for r in m.POLICY_SPEC.rows])
 def test_replay_cell_row_witness(row: str) -> None:
     """Every row's shortest model witness runs the same on the implementation."""
-    assert row in CELL_WITNESSES, f"row {row!r} has no witness: the model never fires it"
-    replay(CELL, CELL_WITNESSES[row], coverage_for("replay", m.POLICY_SPEC))
+    replay_row(CELL, row)
 
 
 def test_cell_lockstep() -> None:
-    coverage = coverage_for("lockstep", m.POLICY_SPEC)
-    run_state_machine_as_test(lockstep(CELL, coverage))
-    assert not coverage.triggers_missing, f"triggers never driven: {coverage.triggers_missing}"
+    run_lockstep(CELL)
 
 
 def test_the_model_counterexample_splits_a_wave_only_under_eager_reading() -> None:
@@ -337,7 +330,6 @@ def gate_allows(policy: i.RunPolicy, tool: str) -> bool:
 
 
 ADMISSION = AdmissionDriver()
-ADMISSION_WITNESSES = row_witnesses(m.ADMISSION_SPEC)
 
 
 def test_the_seven_refusals_are_told_apart_and_say_what_the_seed_pins() -> None:
@@ -351,8 +343,7 @@ def test_the_seven_refusals_are_told_apart_and_say_what_the_seed_pins() -> None:
 
 @pytest.mark.parametrize("row", [r.name for r in m.ADMISSION_SPEC.rows])
 def test_replay_admission_row_witness(row: str) -> None:
-    assert row in ADMISSION_WITNESSES, f"row {row!r} has no witness: the model never fires it"
-    replay(ADMISSION, ADMISSION_WITNESSES[row], coverage_for("replay", m.ADMISSION_SPEC))
+    replay_row(ADMISSION, row)
 
 
 def test_admits_agrees_with_the_model_on_every_input() -> None:
