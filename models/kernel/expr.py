@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .domains import Bool, Domain, Finite, IntRange, Option, Real, Value
+from .domains import Bool, Domain, IntRange, Option, Real, Value
 
 Scope = Literal["pre", "post", "param", "out"]
 
@@ -441,41 +441,7 @@ class Env:
 
 
 def evaluate(expr: Expr, env: Env) -> Value:
-    if isinstance(expr, Const):
-        return expr.value
-    if isinstance(expr, Ref):
-        source = {"pre": env.pre, "post": env.post, "param": env.params, "out": env.outputs}[
-            expr.scope
-        ]
-        if source is None:
-            raise ExprTypeError(f"{expr.scope} {expr.name!r} is not available here")
-        return source[expr.name]
-    if isinstance(expr, Eq):
-        return evaluate(expr.left, env) == evaluate(expr.right, env)
-    if isinstance(expr, In):
-        return evaluate(expr.item, env) in expr.options
-    if isinstance(expr, Not):
-        return not evaluate(expr.arg, env)
-    if isinstance(expr, And):
-        return all(evaluate(a, env) for a in expr.args)
-    if isinstance(expr, Or):
-        return any(evaluate(a, env) for a in expr.args)
-    if isinstance(expr, Implies):
-        return (not evaluate(expr.premise, env)) or bool(evaluate(expr.conclusion, env))
-    if isinstance(expr, Ite):
-        return evaluate(expr.then if evaluate(expr.cond, env) else expr.other, env)
-    if isinstance(expr, Cmp):
-        return _CMP[expr.op](evaluate(expr.left, env), evaluate(expr.right, env))
-    if isinstance(expr, Add):
-        return evaluate(expr.left, env) + evaluate(expr.right, env)
-    if isinstance(expr, IsSome):
-        return evaluate(expr.arg, env) is not None
-    if isinstance(expr, Some | Unwrap):
-        return evaluate(expr.arg, env)
-    if isinstance(expr, StepIs):
-        current = {"trigger": env.trigger, "row": env.row, "group": env.group}[expr.kind]
-        return current in expr.names
-    raise ExprTypeError(f"cannot evaluate {type(expr).__name__} here")
+    return compiled(expr)(env)
 
 
 @functools.cache
@@ -491,11 +457,8 @@ def compiled(expr: Expr) -> Callable[[Env], Value]:
         name = expr.name
         if expr.scope == "pre":
             return lambda env: env.pre[name]
-        if expr.scope == "post":
-            return lambda env: env.post[name]  # type: ignore[index]
-        if expr.scope == "param":
-            return lambda env: env.params[name]  # type: ignore[index]
-        return lambda env: env.outputs[name]  # type: ignore[index]
+        scope = expr.scope
+        return lambda env: _scoped(env, scope)[name]
     if isinstance(expr, Eq):
         left, right = compiled(expr.left), compiled(expr.right)
         return lambda env: left(env) == right(env)
@@ -536,6 +499,13 @@ def compiled(expr: Expr) -> Callable[[Env], Value]:
             return lambda env: env.row in names
         return lambda env: env.group in names
     raise ExprTypeError(f"cannot evaluate {type(expr).__name__} here")
+
+
+def _scoped(env: Env, scope: Scope) -> Mapping[str, Value]:
+    source = {"post": env.post, "param": env.params, "out": env.outputs}[scope]
+    if source is None:
+        raise ExprTypeError(f"{scope} values are not available here")
+    return source
 
 
 # ---------------------------------------------------------------- rendering
@@ -588,30 +558,3 @@ def render(expr: Expr, label: Callable[[Value], str] = str) -> str:
 def _paren(expr: Expr, label: Callable[[Value], str]) -> str:
     text = render(expr, label)
     return f"({text})" if isinstance(expr, And | Or | Implies) else text
-
-
-__all__ = [
-    "FALSE",
-    "TRUE",
-    "Add",
-    "And",
-    "Bool",
-    "Cmp",
-    "Const",
-    "Enabled",
-    "Env",
-    "Eq",
-    "Expr",
-    "ExprTypeError",
-    "Finite",
-    "Implies",
-    "In",
-    "IsSome",
-    "Ite",
-    "Not",
-    "Or",
-    "Ref",
-    "Some",
-    "StepIs",
-    "Unwrap",
-]

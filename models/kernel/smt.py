@@ -210,7 +210,6 @@ class Encoding:
         self.row_sort, self.row_consts = _names_sort(
             f"{spec.name}.row", [r.name for r in spec.rows]
         )
-        self._counter = itertools.count()
         self._template: tuple[list[Term], Term] | None = None
 
     # ------------------------------------------------------------ fresh terms
