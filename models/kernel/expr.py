@@ -7,7 +7,6 @@ diagram prints them (`render`). Type checking happens when a spec is built.
 
 from __future__ import annotations
 
-import functools
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -444,12 +443,23 @@ def evaluate(expr: Expr, env: Env) -> Value:
     return compiled(expr)(env)
 
 
-@functools.cache
-def compiled(expr: Expr) -> Callable[[Env], Value]:
-    """`expr` as a Python closure: the same meaning as `evaluate`, without its dispatch.
+# Keyed by identity: equal-looking expressions can differ in type (Const(1) == Const(True)).
+_COMPILED: dict[int, tuple[Expr, Callable[[Env], Value]]] = {}
 
-    The explorer tests every property on every state and edge, so this is hot.
+
+def compiled(expr: Expr) -> Callable[[Env], Value]:
+    """`expr` as a Python closure, built once per expression object.
+
+    The explorer and the oracle evaluate guards and properties on every state
+    and edge, so this is hot.
     """
+    hit = _COMPILED.get(id(expr))
+    if hit is None or hit[0] is not expr:
+        hit = _COMPILED[id(expr)] = (expr, _compile(expr))
+    return hit[1]
+
+
+def _compile(expr: Expr) -> Callable[[Env], Value]:
     if isinstance(expr, Const):
         value = expr.value
         return lambda env: value
