@@ -279,7 +279,11 @@ class Checker:
 
     def check_deadlock(self) -> CheckResult:
         live = self.spec.expand(Enabled(tuple(t.name for t in self.spec.triggers)))
-        stuck = And((Not(live), Not(self.spec.terminal))) if self.spec.terminal else Not(live)
+        stuck = (
+            And((Not(live), Not(self.spec.terminal)))
+            if self.spec.terminal is not None
+            else Not(live)
+        )
         head = Head(
             "no-deadlock",
             "structural",

@@ -407,7 +407,7 @@ class _Ctx:
             assert dom is not None
             a, b = self.tr(e.left, dom)[0], self.tr(e.right, dom)[0]
             if isinstance(e, Add):
-                return (a + b,)
+                return (a - b,) if e.op == "-" else (a + b,)
             return ({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[e.op],)
         if isinstance(e, IsSome):
             return (self.ref_or_tr(e.arg)[0],)

@@ -250,7 +250,7 @@ class Spec:
                 ),
             )
             object.__setattr__(
-                self, "terminal", self.expand(self.terminal) if self.terminal else None
+                self, "terminal", self.expand(self.terminal) if self.terminal is not None else None
             )
 
     # ------------------------------------------------------------ lookups
@@ -371,7 +371,7 @@ def _validate(spec: Spec) -> None:
     for view, pred in spec.views.items():
         _typed(spec, f"view {view!r}", pred, allowed={"pre"}, params={})
     for variant in spec.variants:
-        if not variant.cite:
+        if not variant.cite.strip():
             raise SpecError(f"variant {variant.name!r}: no source citation")
         for prop in variant.violates:
             if prop not in {p.name for p in spec.properties}:
@@ -391,7 +391,7 @@ def _unique(spec: Spec, what: str, names: Iterable[str]) -> None:
 
 def _validate_row(spec: Spec, r: Row, triggers: set[str]) -> None:
     where = f"row {r.name!r}"
-    if not r.cite:
+    if not r.cite.strip():
         raise SpecError(f"{where}: no source citation (cite the ADR row or seed line it ports)")
     if r.trigger not in triggers:
         raise SpecError(f"{where}: unknown trigger {r.trigger!r}")
@@ -445,7 +445,7 @@ def _validate_row(spec: Spec, r: Row, triggers: set[str]) -> None:
 
 def _validate_property(spec: Spec, p: Property) -> None:
     where = f"property {p.name!r}"
-    if not p.cite:
+    if not p.cite.strip():
         raise SpecError(f"{where}: no source citation")
     _typed(spec, where, p.as_written, allowed={"pre", "post", "out"}, params={})
     for n in walk(p.as_written):
