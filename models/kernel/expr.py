@@ -29,8 +29,10 @@ class Expr:
 
     def __bool__(self) -> bool:
         # `guard=a and b` would silently keep only `b`: an expression has no truth value.
+        text = render(self)
+        text = text if len(text) <= 60 else text[:59] + "…"
         raise TypeError(
-            f"an expression has no truth value ({render(self)}): Python's and/or/not/if "
+            f"an expression has no truth value ({text}): Python's and/or/not/if "
             "cannot combine expressions; use and_(a, b), or_(a, b), not_(a), ite(c, a, b)"
         )
 
