@@ -508,14 +508,30 @@ def test_public_doors_reject_the_wrong_types_by_name() -> None:
         (lambda: admits(policy, None), "produced must be Produced, got NoneType"),  # type: ignore[arg-type]
         (lambda: mode_admits(None, "edit"), "policy must be RunPolicy, got NoneType"),  # type: ignore[arg-type]
         (lambda: mode_admits(policy, 3), "name must be str, got int"),  # type: ignore[arg-type]
-        (lambda: core_tools("chat"), "mode must be Mode, got str"),  # type: ignore[arg-type]
-        (lambda: catalog_entry("work"), "mode must be Mode, got str"),  # type: ignore[arg-type]
+        (lambda: core_tools(1), "mode must be Mode or str, got int"),  # type: ignore[arg-type]
+        (lambda: catalog_entry(None), "mode must be Mode or str, got NoneType"),  # type: ignore[arg-type]
+        (lambda: in_some_core(b"edit"), "name must be str, got bytes"),  # type: ignore[arg-type]
+        (lambda: RunPolicy(1, "full", "standing", "ordinary"), "mode must be Mode or str, got int"),  # type: ignore[arg-type]
+        (lambda: Produced(tests_passed="yes"), "tests_passed must be bool or None, got str"),  # type: ignore[arg-type]
+        (lambda: Produced(contract_moved=None), "contract_moved must be bool, got NoneType"),  # type: ignore[arg-type]
+        (lambda: Produced(held_in=1), "held_in must be bool or None, got int"),  # type: ignore[arg-type]
+        (lambda: Produced(held_out=0.0), "held_out must be bool or None, got float"),  # type: ignore[arg-type]
         (lambda: policy_note(Produced()), "policy must be RunPolicy, got Produced"),  # type: ignore[arg-type]
     ]
     for call, message in cases:
         with pytest.raises(TypeError) as caught:
             call()
         assert str(caught.value) == message
+
+
+def test_a_mode_may_be_given_by_its_wire_string_as_in_run_policy() -> None:
+    assert core_tools("chat") == core_tools(Mode.CHAT)
+    assert catalog_entry("work") == catalog_entry(Mode.WORK)
+    assert RunPolicy("chat", "full", "standing", "ordinary") == RunPolicy.of(Mode.CHAT)  # type: ignore[arg-type]
+    for call in (lambda: core_tools("plan"), lambda: RunPolicy.of("plan")):  # type: ignore[arg-type]
+        with pytest.raises(ValueError) as caught:
+            call()
+        assert str(caught.value) == "mode must be one of 'chat', 'work', got 'plan'"
 
 
 def test_a_rejected_arrival_leaves_the_cell_alone() -> None:
