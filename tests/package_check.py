@@ -97,8 +97,8 @@ def test_mypy_strict_checks_a_user_script_against_the_installed_wheel(installed:
     work.mkdir()
     (work / "good.py").write_text(USER_SCRIPT)
     (work / "wrong.py").write_text(WRONG_SCRIPT)
-    mypy = [Path(sys.executable).parent / "mypy", "--strict", "--no-incremental"]
-    python = ["--python-executable", installed / "bin" / "python"]
+    mypy: list[str | Path] = [Path(sys.executable).parent / "mypy", "--strict", "--no-incremental"]
+    python: list[str | Path] = ["--python-executable", installed / "bin" / "python"]
     assert "Success" in run(*mypy, *python, "good.py", cwd=work)
     wrong = subprocess.run(
         [str(a) for a in (*mypy, *python, "wrong.py")], cwd=work, capture_output=True, text=True
