@@ -24,6 +24,7 @@ from typing import Any, TextIO
 from models.clikit import TRACEBACK_FLAG, output_dir, output_file, positive_int, run
 from models.kernel.checks import Checker, CheckResult, SpecReport, verify
 from models.kernel.diagram import DotMissing, render_svg, write_dot
+from models.kernel.readable import read_certificate, show, why
 from models.kernel.spec import Spec
 from models.kernel.trace import plural, render_trace, state_count, trace_json
 from models.registry import BrokenSpec, UnknownSpec, expand, load, lookup, one_line
@@ -72,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("spec", metavar="SPEC")
     p.add_argument("check", metavar="CHECK")
     p.add_argument("--sources", action="store_true", help="cite each step's row source")
+    p.add_argument("--full", action="store_true", help="print a certificate as z3 gave it")
     p.add_argument("--method", choices=("spacer", "k-induction"), default="spacer")
     p.set_defaults(run=_explain)
 
@@ -217,7 +219,7 @@ def _verify_one(spec: Spec, method: str, stream: TextIO) -> SpecReport:
     stream.flush()
 
     def line(check: CheckResult) -> None:
-        stream.write(_check_line(check) + "\n")
+        stream.write(_check_line(spec, check) + "\n")
         stream.flush()
 
     report = verify(spec, method=method, progress=line)  # type: ignore[arg-type]
@@ -230,8 +232,11 @@ def _verify_one(spec: Spec, method: str, stream: TextIO) -> SpecReport:
     return report
 
 
-def _check_line(check: CheckResult) -> str:
-    if check.certificate:
+def _check_line(spec: Spec, check: CheckResult) -> str:
+    cert = read_certificate(spec, check.certificate or "")
+    if cert is not None:
+        evidence = cert.one_line()
+    elif check.certificate:
         evidence = check.certificate
     elif check.trace is not None:
         evidence = f"trace of {plural(len(check.trace), 'step')}"
@@ -291,18 +296,22 @@ def _explain(args: argparse.Namespace) -> int:
     print(f"{check.kind.upper()} {check.id}: {check.verdict} ({how})")
     if check.cite:
         print(f"source: {check.cite}")
-    try:
-        doc = spec.prop(check.id).doc
-    except KeyError:
-        doc = ""
-    if doc:
-        print(doc)
+    prop = next((p for p in spec.properties if p.name == check.id), None)
+    if prop is not None:
+        print(f"property: {show(spec, prop.as_written)}")
+        if prop.doc:
+            print(prop.doc)
     if check.trace is not None:
-        print(f"{what}, {len(check.trace)} steps:")
+        print(f"{what}, {plural(len(check.trace), 'step')}:")
         for text in render_trace(spec, check.trace, sources=args.sources):
             print(text)
+        reason = why(spec, prop, check.trace) if prop and check.verdict == "violated" else None
+        if reason:
+            print(reason)
     if check.certificate:
-        print(f"certificate: {check.certificate}")
+        cert = None if args.full else read_certificate(spec, check.certificate)
+        for line in cert.lines() if cert else [f"certificate: {check.certificate}"]:
+            print(line)
     if check.detail:
         print(check.detail)
     return 0 if check.ok else 1
