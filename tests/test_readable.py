@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from models.cli import main
@@ -10,6 +12,8 @@ from models.kernel import (
     Finite,
     IntRange,
     Option,
+    Output,
+    Real,
     Spec,
     Trigger,
     Var,
@@ -18,6 +22,7 @@ from models.kernel import (
     and_,
     enabled,
     eq,
+    ge,
     implies,
     is_none,
     lt,
@@ -32,7 +37,6 @@ from models.kernel import (
 from models.kernel.checks import Checker
 from models.kernel.readable import read_certificate, show, why
 from models.kernel.trace import plural, state_count
-from tests.test_kernel import door_spec
 
 LIGHT = Finite("light", ("RED", "GREEN"))
 
@@ -46,8 +50,10 @@ def lights() -> Spec:
             Var("light", LIGHT, "RED"),
             Var("presses", IntRange(0, 2), 0),
             Var("held", Option(Bool()), None),
+            Var("weight", Option(Real(samples=(1.0, 2.0))), None),
         ),
         triggers=(Trigger("press"),),
+        outputs=(Output("beep", Bool(), False),),
         rows=(
             row(
                 "press",
@@ -56,6 +62,7 @@ def lights() -> Spec:
                 None,
                 guard=lt(var("presses"), 2),
                 sets={"presses": add(var("presses"), 1), "light": "GREEN"},
+                emits={"beep": True},
                 cite="toy",
             ),
             row("press_at_two", "press", None, None, guard=eq(var("presses"), 2), cite="toy"),
@@ -73,15 +80,16 @@ def lights() -> Spec:
 
 
 def test_show_prints_the_spec_vocabulary() -> None:
-    spec = door_spec()
-    assert show(spec, spec.prop("open-means-used").as_written) == "door = OPEN → uses ≥ 1"
-    assert show(spec, spec.prop("close-makes-a-sound").as_written) == (
-        "(trigger is close ∧ door = OPEN) → out(sound)"
+    spec = lights()
+    assert show(spec, spec.prop("press-keeps-light").as_written) == (
+        "trigger is press → light' = light"
     )
-    expr = or_(and_(eq(var("door"), "OPEN"), is_none(var("weight"))), enabled("open"))
-    assert show(spec, expr) == "(door = OPEN ∧ weight is none) ∨ enabled(open)"
-    assert show(spec, eq(eq(out("sound"), True), eq(var("uses"), 1))) == (
-        "(out(sound) = true) ⇔ (uses = 1)"
+    expr = implies(and_(trigger_is("press"), eq(var("light"), "RED")), out("beep"))
+    assert show(spec, expr) == "(trigger is press ∧ light = RED) → out(beep)"
+    expr = or_(and_(ge(var("presses"), 1), is_none(var("weight"))), enabled("press"))
+    assert show(spec, expr) == "(presses ≥ 1 ∧ weight is none) ∨ enabled(press)"
+    assert show(spec, eq(eq(out("beep"), True), eq(var("presses"), 1))) == (
+        "(out(beep) = true) ⇔ (presses = 1)"
     )
 
 
@@ -150,7 +158,8 @@ def test_counts_read_as_words() -> None:
     assert [plural(n, "step") for n in (0, 1, 2)] == ["0 steps", "1 step", "2 steps"]
     assert plural(1, "property", "properties") == "1 property"
     assert plural(3, "property", "properties") == "3 properties"
-    spec = door_spec()
-    sampled = [("SHUT", 0, 1.0), ("SHUT", 0, 2.0), ("OPEN", 1, None)]
+    spec = lights()
+    sampled = [("RED", 0, None, 1.0), ("RED", 0, None, 2.0), ("GREEN", 1, None, None)]
     assert state_count(spec, sampled) == "2 reachable states (3 with the samples of weight)"
-    assert state_count(lights(), [("RED", 0, None)]) == "1 reachable state"
+    plain = replace(spec, vars=spec.vars[:3])
+    assert state_count(plain, [("RED", 0, None)]) == "1 reachable state"
