@@ -53,6 +53,7 @@ from .spec import (
     always,
     ignore,
     never,
+    others,
     row,
     sometimes,
 )
@@ -99,6 +100,7 @@ __all__ = [
     "not_",
     "nxt",
     "or_",
+    "others",
     "out",
     "param",
     "row",

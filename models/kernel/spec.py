@@ -138,6 +138,13 @@ def row(
     )
 
 
+def others(*excluded: enum.Enum) -> tuple[enum.Enum, ...]:
+    """Every member of the excluded values' enum but these: `ignore(..., others(OVERLAP))`."""
+    if not excluded or len({type(e) for e in excluded}) != 1:
+        raise SpecError("others() needs one or more members of one enum")
+    return tuple(m for m in type(excluded[0]) if m not in excluded)
+
+
 def ignore(
     name: str,
     trigger: str,
