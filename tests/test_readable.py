@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -138,8 +139,10 @@ def test_explain_prints_the_property_and_a_readable_certificate(
     assert main(["explain", "policy", "wave-takes-the-last-arrival"]) == 0
     out = capsys.readouterr().out
     assert "property: (trigger is wave → out(taken) = last_arrival) ∧ in_force' = " in out
-    assert "certificate: an inductive invariant, all of these" in out
-    assert "pending is set ∨ mailbox ≠ HELD" in out and ".0" not in out
+    # Spacer's invariant may differ run to run (z3's state); its reading may not.
+    assert "certificate: " in out and "And(" not in out and "Or(" not in out
+    assert re.search(r"\b(pending|last_arrival) is (set|none)\b", out)
+    assert not re.search(r"\w\.[01]\b", out)
     assert main(["explain", "policy", "wave-takes-the-last-arrival", "--full"]) == 0
     assert "certificate: inv: And(" in capsys.readouterr().out
 
