@@ -160,10 +160,11 @@ def _verify(args: argparse.Namespace) -> int:
     else:
         wrong = sum(len(o.failures) for o in outcomes)
         parts = [f"{plural(len(broken), 'spec module')} broken"] if broken else []
+        their = "its" if checks == 1 else "their"
         if wrong:
-            parts.append(f"{wrong} of {plural(checks, 'check')} did not match their expectation")
+            parts.append(f"{wrong} of {plural(checks, 'check')} did not match {their} expectation")
         else:
-            parts.append(f"the other {plural(checks, 'check')} matched their expectation")
+            parts.append(f"the other {plural(checks, 'check')} matched {their} expectation")
         text.write(f"verify: FAILED — {'; '.join(parts)}\n")
         for failure in failures:
             text.write(failure + "\n")

@@ -110,7 +110,9 @@ def run(
             return stop.code if isinstance(stop.code, int) else USAGE
         handler: Handler = args.run
         args.traceback = show_traceback
-        return int(handler(args))
+        code = int(handler(args))
+        sys.stdout.flush()  # a closed pipe shows here at the latest, still inside this handler
+        return code
     except user_errors as err:
         _report(err, show_traceback)
         return USAGE
