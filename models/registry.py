@@ -44,6 +44,7 @@ class Broken:
 class Registry:
     specs: dict[str, Spec] = field(default_factory=dict)
     broken: dict[str, Broken] = field(default_factory=dict)
+    modules: list[str] = field(default_factory=list)  # every spec module, loaded or broken
 
 
 def load() -> Registry:
@@ -54,6 +55,7 @@ def load() -> Registry:
     for module in sorted(pkgutil.iter_modules(models.__path__), key=lambda m: m.name):
         if module.name in _NOT_SPECS or module.name.startswith("_"):
             continue
+        registry.modules.append(module.name)
         try:
             specs = tuple(getattr(importlib.import_module(f"models.{module.name}"), "SPECS", ()))
             for spec in specs:
