@@ -33,6 +33,29 @@ def broken_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[s
     sys.modules.pop("models.zz_broken", None)
 
 
+OVERFLOW = """
+from models.kernel import IntRange, Spec, Trigger, Var, add, row, var
+SPECS = (Spec(name="zz_overflow", source="x", vars=(Var("n", IntRange(0, 1), 0),),
+              triggers=(Trigger("t"),),
+              rows=(row("up", "t", None, None, sets={"n": add(var("n"), 1)}, cite="x"),)),)
+"""
+
+
+def test_a_spec_whose_checks_stop_fails_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "zz_overflow.py").write_text(OVERFLOW)
+    monkeypatch.setattr(models, "__path__", [*models.__path__, str(tmp_path)])
+    try:
+        assert main(["verify", "zz_overflow", "policy:eager-reading", "--jobs", "1"]) == 1
+    finally:
+        sys.modules.pop("models.zz_overflow", None)
+    out, err = capsys.readouterr()
+    stopped = "the checks stopped: OracleError: row 'up' sets 'n' to 2, outside int 0..1"
+    assert f"  error: {stopped}" in out and f"  zz_overflow: {stopped}" in out
+    assert "policy:eager-reading — " in out and no_traceback(out + err)
+
+
 def no_traceback(text: str) -> bool:
     return "Traceback" not in text and 'File "' not in text
 
