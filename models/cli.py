@@ -103,6 +103,7 @@ class Outcome:
     report: dict[str, Any]
     failures: list[str]
     checks: int
+    stopped: bool = False  # the checks stopped on an error (the failure says which)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -158,8 +159,11 @@ def _verify(args: argparse.Namespace) -> int:
             f"in {seconds:.2f}s\n"
         )
     else:
-        wrong = sum(len(o.failures) for o in outcomes)
+        wrong = sum(len(o.failures) for o in outcomes if not o.stopped)
+        stopped = sum(o.stopped for o in outcomes)
         parts = [f"{plural(len(broken), 'spec module')} broken"] if broken else []
+        if stopped:
+            parts.append(f"{plural(stopped, 'spec')} stopped on an error")
         their = "its" if checks == 1 else "their"
         if wrong:
             parts.append(f"{wrong} of {plural(checks, 'check')} did not match {their} expectation")
@@ -203,7 +207,7 @@ def _run_spec(
             traceback.print_exception(err, file=sys.stderr)
         text = out.getvalue() if isinstance(out, io.StringIO) else ""
         report_json = {"name": spec.name, "source": spec.source, "error": one_line(err)}
-        return Outcome(spec.name, text, report_json, [failure], 0)
+        return Outcome(spec.name, text, report_json, [failure], 0, stopped=True)
     failures = [
         f"  {spec.name} {c.id}: {c.verdict}, expected to {c.expected}. {c.detail}\n"
         f"    source: {c.cite}\n"

@@ -54,6 +54,10 @@ def test_a_spec_whose_checks_stop_fails_alone(
     stopped = "the checks stopped: OracleError: row 'up' sets 'n' to 2, outside int 0..1"
     assert f"  error: {stopped}" in out and f"  zz_overflow: {stopped}" in out
     assert "policy:eager-reading — " in out and no_traceback(out + err)
+    summary = (
+        "verify: FAILED — 1 spec stopped on an error; the other 1 check matched its expectation"
+    )
+    assert summary in out
 
 
 def no_traceback(text: str) -> bool:

@@ -335,7 +335,7 @@ def _validate(spec: Spec) -> None:
     _unique(spec, "row", [r.name for r in spec.rows])
     _unique(spec, "property", [p.name for p in spec.properties])
     _unique(spec, "output", [o.name for o in spec.outputs])
-    if not spec.source:
+    if not spec.source.strip():
         raise SpecError(f"spec {spec.name!r}: no source file named")
     for kind, items in (("variable", spec.vars), ("output", spec.outputs)):
         for item in items:
