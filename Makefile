@@ -7,7 +7,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: help test verify models diagrams diagrams-check typecheck lint format bench mutation clean dot
+.PHONY: help test verify models diagrams diagrams-check typecheck lint format bench mutation clean dot \
+	package-check
 
 help:
 	@echo "make verify     the merge gate: model checks, pytest, diagrams up to date, mypy, ruff"
@@ -16,6 +17,7 @@ help:
 	@echo "make diagrams   render diagrams/*.dot and *.svg from the models"
 	@echo "make bench      time each part of verify against its budget"
 	@echo "make mutation   mutmut over impl/ (slow)"
+	@echo "make package-check  build the wheel, install it apart, mypy a user script against it"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -80,6 +82,10 @@ verify: $(STAMP) dot
 	@$(BIN)/ruff check . && $(BIN)/ruff format --check . || \
 		{ echo "verify: ruff found problems; 'make format' fixes most"; exit 1; }
 	@echo "verify: all green"
+
+# The wheel as a user gets it (~15 s, so not in verify; .ci/run runs it).
+package-check: $(STAMP)
+	$(BIN)/pytest -q -p no:cacheprovider tests/package_check.py
 
 bench: $(STAMP) dot
 	$(BIN)/python tests/bench.py

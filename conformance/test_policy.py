@@ -7,9 +7,8 @@
   change_overrides, wave_takes_arrival, wave_takes_nothing,
   call_reads_in_force). The model watches one policy (see models/policy.py),
   so the driver maps each concrete policy it sees to WATCHED or OTHER.
-- A threaded stress run: several gates read while the driver loop takes
-  waves. No reader may see a policy that was not in force, or see them out
-  of order.
+- The threaded run (four gates reading while waves are taken) is in
+  `test_policy_threads.py`.
 - `admission`: every input of both triggers goes through the oracle and
   through `impl.mode`: 1,728 `admits` inputs, and `mode_admits` for all 32
   policies with every tool name. A refusal is recognised by the canonical
@@ -22,11 +21,7 @@ models/policy.py alone.
 from __future__ import annotations
 
 import itertools
-import random
-import sys
-import threading
-import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -164,65 +159,6 @@ def test_the_model_counterexample_splits_a_wave_only_under_eager_reading() -> No
         fired = model.fire(trigger, **params)
         compare(f"{trigger} outputs", fired.outputs, CELL.fire(run, trigger, params))
     assert eager_read is m.WATCHED and fired.outputs["read"] is m.OTHER
-
-
-def test_readers_only_ever_see_a_policy_in_force_in_order() -> None:
-    """Several gates read while the driver loop takes waves, each wave after two arrivals.
-
-    The first arrival is a decoy (an experiment) that the second (an ordinary
-    policy) overrides, so a decoy is never in force. Each policy is added to
-    the history before its take. So every value a reader sees must be in the
-    history, and the changes each reader sees must follow the history's order.
-    """
-    ordinary = [p for p in ALL_POLICIES if p.landing is i.LandingPolicy.ORDINARY]
-    decoys = [p for p in ALL_POLICIES if p.landing is i.LandingPolicy.EXPERIMENT]
-    rng = random.Random(4)
-    cell = i.PolicyCell(START)
-    history = [START]
-    done = threading.Event()
-    views: list[list[i.RunPolicy]] = [[] for _ in range(4)]
-
-    def read(into: list[i.RunPolicy]) -> None:
-        gate = cell.reader()
-        last = None
-        while not done.is_set():
-            now = gate.now()
-            if now is not last:  # record changes only
-                into.append(now)
-                last = now
-            time.sleep(0)  # hand the GIL on, so the writer is not starved
-
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)  # switch threads often, so reads interleave with takes
-    readers = [threading.Thread(target=read, args=(view,)) for view in views]
-    try:
-        for thread in readers:
-            thread.start()
-        deadline = time.monotonic() + 0.6
-        while time.monotonic() < deadline:
-            real = rng.choice([p for p in ordinary if p != history[-1]])
-            cell.arrive(rng.choice(decoys))
-            time.sleep(0)  # let the gates read while an arrival waits
-            cell.arrive(real)
-            history.append(real)
-            assert cell.take_at_wave() is real
-            time.sleep(0)
-    finally:
-        done.set()
-        for thread in readers:
-            thread.join()
-        sys.setswitchinterval(interval)
-    assert len(history) > 100, "too few waves to stress anything"
-    for view in views:
-        assert set(view) <= set(history), "a reader saw a policy that was never in force"
-        assert _in_order(view, history), "a reader saw the policies in force out of order"
-    assert any(len(view) > 2 for view in views), "no reader saw the policy change"
-
-
-def _in_order(view: list[i.RunPolicy], history: list[i.RunPolicy]) -> bool:
-    """Is `view` a subsequence of `history`? (Greedy matching decides it.)"""
-    rest: Iterator[i.RunPolicy] = iter(history)
-    return all(any(p is h for h in rest) for p in view)
 
 
 # ================================================================ admission: the table

@@ -19,6 +19,8 @@ import numbers
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from ._args import expect, type_error
+
 
 class DuplexState(enum.Enum):
     """The seven floor states of the ADR-068 D1 states table."""
@@ -95,10 +97,7 @@ class Erl:
     def __post_init__(self) -> None:
         # bool is an int, but True is no ERL reading.
         if isinstance(self.value, bool) or not isinstance(self.value, numbers.Real):
-            raise TypeError(
-                f"Erl.value must be a real number (not bool), "
-                f"got {type(self.value).__name__}: {self.value!r}"
-            )
+            raise type_error("value", "a real number (not bool)", self.value)
         # Non-finite values are kept as they are: the floor read judges them.
         object.__setattr__(self, "value", float(self.value))
 
@@ -185,10 +184,7 @@ class DuplexChannel:
     """One conversation's floor machine: pure logic, no I/O."""
 
     def __init__(self, payload: PayloadKind) -> None:
-        if not isinstance(payload, PayloadKind):
-            raise TypeError(
-                f"DuplexChannel expects a PayloadKind, got {type(payload).__name__}: {payload!r}"
-            )
+        expect(payload, PayloadKind, "payload")
         self._state = DuplexState.IDLE
         self._payload = payload
         self._last_erl: float | None = None
@@ -245,17 +241,12 @@ class DuplexChannel:
                     self._state = DuplexState.IDLE
                     self._last_erl = None
             case _:
-                raise TypeError(
-                    f"observe() expects a StreamObservation, got {type(obs).__name__}: {obs!r}"
-                )
+                raise type_error("obs", "a StreamObservation", obs)
         return None, []
 
     def apply(self, verdict: FloorVerdict) -> list[EdgeCommand]:
         """Actuate an ECC verdict; a verdict out of place is dropped silently."""
-        if not isinstance(verdict, FloorVerdict):
-            raise TypeError(
-                f"apply() expects a FloorVerdict, got {type(verdict).__name__}: {verdict!r}"
-            )
+        expect(verdict, FloorVerdict, "verdict")
         match verdict, self._state:
             case FloorVerdict.GRANT_USER, DuplexState.OVERLAP:
                 # ADR-068 D1 row 8: cut the speaker first, then drop the answer.

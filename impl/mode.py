@@ -23,6 +23,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeAlias
 
+from ._args import expect as _expect
+from ._args import expect_optional_bool, member
+
 # --- §7 kernel enums: member order is the kernel's `ALL` order ---------------
 
 
@@ -70,12 +73,6 @@ class AxError(Exception):
         self.recovery = recovery
 
 
-def _expect(value: object, kind: type[object], what: str) -> None:
-    # Python cannot hold the Rust signatures, so the public doors check them.
-    if not isinstance(value, kind):
-        raise TypeError(f"{what} must be {kind.__name__}, got {type(value).__name__}")
-
-
 # --- the run policy ----------------------------------------------------------
 
 
@@ -90,11 +87,11 @@ class RunPolicy:
 
     def __post_init__(self) -> None:
         # Wire strings become members; a value the kernel rejects on input
-        # ("plan_goal", "none", "merge") raises ValueError here.
-        object.__setattr__(self, "mode", Mode(self.mode))
-        object.__setattr__(self, "write", WriteLimit(self.write))
-        object.__setattr__(self, "admit", AdmissionRequirement(self.admit))
-        object.__setattr__(self, "landing", LandingPolicy(self.landing))
+        # ("plan_goal", "none", "merge") raises ValueError here, a non-string TypeError.
+        object.__setattr__(self, "mode", member(self.mode, Mode, "mode"))
+        object.__setattr__(self, "write", member(self.write, WriteLimit, "write"))
+        object.__setattr__(self, "admit", member(self.admit, AdmissionRequirement, "admit"))
+        object.__setattr__(self, "landing", member(self.landing, LandingPolicy, "landing"))
 
     @classmethod
     def of(cls, mode: Mode) -> "RunPolicy":
@@ -181,6 +178,13 @@ class Produced:
     contract_moved: bool = False
     held_in: bool | None = None
     held_out: bool | None = None
+
+    def __post_init__(self) -> None:
+        # `admits` reads these as truth values: "no" or 0 must not pass for a verdict.
+        expect_optional_bool(self.tests_passed, "tests_passed")
+        _expect(self.contract_moved, bool, "contract_moved")
+        expect_optional_bool(self.held_in, "held_in")
+        expect_optional_bool(self.held_out, "held_out")
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,15 +288,15 @@ _CORES: dict[Mode, tuple[str, ...]] = {
 _GATE_RECOVERY = "answer in the conversation, or ask the User to switch this run to work mode"
 
 
-def core_tools(mode: Mode) -> tuple[str, ...]:
-    """The resident tools a run in `mode` may run, in catalog order."""
-    _expect(mode, Mode, "mode")
-    return _CORES[mode]
+def core_tools(mode: Mode | str) -> tuple[str, ...]:
+    """The resident tools a run in `mode` (a Mode or its string) may run, in catalog order."""
+    return _CORES[member(mode, Mode, "mode")]
 
 
 def in_some_core(name: str) -> bool:
     """Whether `name` travels in every request: the tool table is the union of
     the cores, so a mode change leaves the sent bytes alone (D25)."""
+    _expect(name, str, "name")
     return any(name in core for core in _CORES.values())
 
 
@@ -369,10 +373,9 @@ _DEV = CatalogEntry(
 )
 
 
-def catalog_entry(mode: Mode) -> CatalogEntry:
-    """The catalog row for `mode`; the chat row is all chat mode says."""
-    _expect(mode, Mode, "mode")
-    return _MODE_ENTRIES[mode]
+def catalog_entry(mode: Mode | str) -> CatalogEntry:
+    """The catalog row for `mode` (a Mode or its string); the chat row is all chat mode says."""
+    return _MODE_ENTRIES[member(mode, Mode, "mode")]
 
 
 def dev_entry() -> CatalogEntry:

@@ -1,8 +1,9 @@
 """The command line: `verify`, `explain`, `diagram` and `list`.
 
 Exit codes: 0 every verdict matched its expectation; 1 some check was
-violated or unknown (or a diagram is stale); 2 the command was wrong (an
-unknown spec or check name, a bad argument).
+violated or unknown, a spec module is broken, or a diagram is stale; 2 the
+command was wrong (an unknown spec or check name, a bad argument, a path that
+cannot be written). `models.clikit` holds the shared error handling.
 """
 
 from __future__ import annotations
@@ -14,41 +15,46 @@ import multiprocessing
 import os
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TextIO
 
+from models.clikit import TRACEBACK_FLAG, output_dir, output_file, positive_int, run
 from models.kernel.checks import Checker, CheckResult, SpecReport, verify
 from models.kernel.diagram import DotMissing, render_svg, write_dot
+from models.kernel.readable import read_certificate, show, why
 from models.kernel.spec import Spec
-from models.kernel.trace import render_trace, trace_json
-from models.registry import UnknownSpec, all_specs, expand, lookup
+from models.kernel.trace import plural, render_trace, state_count, trace_json
+from models.registry import BrokenSpec, UnknownSpec, expand, load, lookup, one_line
 
 CERT_WIDTH = 70
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
-    try:
-        return int(args.run(args))
-    except UnknownSpec as err:
-        print(f"error: {err.args[0]}", file=sys.stderr)
-        return 2
-    except DotMissing as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    return run(_parser(), argv, input_errors=(UnknownSpec, BrokenSpec, DotMissing))
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m models", description=__doc__)
-    sub = parser.add_subparsers(required=True, metavar="COMMAND")
+    parser = argparse.ArgumentParser(
+        prog="python -m models",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        TRACEBACK_FLAG, action="store_true", help="on an error, also print the Python traceback"
+    )
+    sub = parser.add_subparsers(required=True, metavar="COMMAND", dest="command")
 
     p = sub.add_parser("verify", help="run every check of the named specs (default: all)")
     p.add_argument("specs", nargs="*", metavar="SPEC", help="spec names, or SPEC:VARIANT")
-    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
+    p.add_argument(
+        "--json",
+        type=output_file,
+        metavar="FILE",
+        help="also write the report as JSON (`-`: to standard output, the text to standard error)",
+    )
     p.add_argument(
         "--method",
         choices=("spacer", "k-induction"),
@@ -57,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--jobs",
-        type=int,
+        type=positive_int,
         default=os.cpu_count() or 1,
         help="specs checked in parallel (default: one per CPU)",
     )
@@ -67,13 +73,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("spec", metavar="SPEC")
     p.add_argument("check", metavar="CHECK")
     p.add_argument("--sources", action="store_true", help="cite each step's row source")
+    p.add_argument("--full", action="store_true", help="print a certificate as z3 gave it")
     p.add_argument("--method", choices=("spacer", "k-induction"), default="spacer")
     p.set_defaults(run=_explain)
 
     p = sub.add_parser("diagram", help="write each spec view's DOT (and SVG with --render)")
     p.add_argument("specs", nargs="*", metavar="SPEC")
     p.add_argument(
-        "--out", type=Path, default=Path("diagrams"), help="directory (default: diagrams)"
+        "--out", type=output_dir, default="diagrams", help="directory (default: diagrams)"
     )
     p.add_argument("--check", action="store_true", help="fail if a committed .dot is stale")
     p.add_argument("--render", action="store_true", help="also render .svg with graphviz's dot")
@@ -96,58 +103,111 @@ class Outcome:
     report: dict[str, Any]
     failures: list[str]
     checks: int
+    stopped: bool = False  # the checks stopped on an error (the failure says which)
 
 
 def _verify(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    specs = expand(args.specs)
+    registry = load()
+    # A broken module fails as a spec of its own; the others are still checked.
+    broken = [
+        registry.broken[n]
+        for n in (args.specs or registry.broken)
+        if n not in registry.specs and n in registry.broken
+    ]
+    named = [n for n in args.specs if n not in registry.broken or n in registry.specs]
+    specs = expand(named, registry) if named or not args.specs else []
     names = [spec.name for spec in specs]
+    to_stdout = args.json is not None and str(args.json) == "-"
+    text: TextIO = sys.stderr if to_stdout else sys.stdout  # stdout carries only the JSON then
+    for b in broken:
+        text.write(f"{b.module} — BROKEN: models/{b.module}.py: {b.error}\n")
+        if args.traceback:
+            text.write(b.traceback)
     jobs = max(1, min(args.jobs, len(names)))
     outcomes: list[Outcome] = []
     if jobs == 1:
-        outcomes = [_run_spec(name, args.method, stream=True) for name in names]
+        outcomes = [_run_spec(name, args.method, text, args.traceback) for name in names]
     else:
         # Specs are independent: check them in parallel, print each block in order.
-        print(f"checking {len(names)} specs in {jobs} processes", flush=True)
+        text.write(f"checking {plural(len(names), 'spec')} in {jobs} processes\n")
+        text.flush()
         context = multiprocessing.get_context("fork")
         # Start the biggest specs first (rows × properties), so no process idles at the end.
         cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             futures = {
-                name: pool.submit(_run_spec, name, args.method)
+                name: pool.submit(_run_spec, name, args.method, None, args.traceback)
                 for name in sorted(names, key=lambda n: -cost[n])
             }
             for name in names:
                 outcome = futures[name].result()
-                print(outcome.text, end="", flush=True)
+                text.write(outcome.text)
+                text.flush()
                 outcomes.append(outcome)
     seconds = time.perf_counter() - started
-    failures = [f for o in outcomes for f in o.failures]
+    failures = [
+        f"  models/{b.module}.py: {b.error}\n"
+        f"    look:   python -m models verify {b.module} --traceback"
+        for b in broken
+    ] + [f for o in outcomes for f in o.failures]
     checks = sum(o.checks for o in outcomes)
-    print()
+    text.write("\n")
     if not failures:
-        print(f"verify: ok — {checks} checks on {len(outcomes)} specs in {seconds:.2f}s")
-    else:
-        print(
-            f"verify: FAILED — {len(failures)} of {checks} checks did not match their expectation"
+        text.write(
+            f"verify: ok — {plural(checks, 'check')} on {plural(len(outcomes), 'spec')} "
+            f"in {seconds:.2f}s\n"
         )
-        for text in failures:
-            print(text)
-    if args.json:
+    else:
+        wrong = sum(len(o.failures) for o in outcomes if not o.stopped)
+        stopped = sum(o.stopped for o in outcomes)
+        parts = [f"{plural(len(broken), 'spec module')} broken"] if broken else []
+        if stopped:
+            parts.append(f"{plural(stopped, 'spec')} stopped on an error")
+        their = "its" if checks == 1 else "their"
+        if wrong:
+            parts.append(f"{wrong} of {plural(checks, 'check')} did not match {their} expectation")
+        else:
+            parts.append(f"the other {plural(checks, 'check')} matched {their} expectation")
+        text.write(f"verify: FAILED — {'; '.join(parts)}\n")
+        for failure in failures:
+            text.write(failure + "\n")
+    text.flush()
+    if args.json is not None:
         report = {
             "ok": not failures,
             "seconds": round(seconds, 3),
             "specs": [o.report for o in outcomes],
+            "broken": [{"module": b.module, "error": b.error} for b in broken],
         }
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
+        body = json.dumps(report, indent=2) + "\n"
+        if to_stdout:
+            sys.stdout.write(body)
+            sys.stdout.flush()
+        else:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(body)
     return 0 if not failures else 1
 
 
-def _run_spec(name: str, method: str, stream: bool = False) -> Outcome:
+def _run_spec(
+    name: str, method: str, stream: TextIO | None = None, show_traceback: bool = False
+) -> Outcome:
     spec = lookup(name)
-    out: TextIO = sys.stdout if stream else io.StringIO()
-    report = _verify_one(spec, method, out)
+    out: TextIO = stream or io.StringIO()
+    try:
+        report = _verify_one(spec, method, out)
+    except Exception as err:  # a spec the kernel cannot check fails alone; the others go on
+        out.write(f"  error: the checks stopped: {one_line(err)}\n")
+        failure = (
+            f"  {spec.name}: the checks stopped: {one_line(err)}\n"
+            f"    look:   python -m models verify {spec.name} --jobs 1 --traceback"
+        )
+        if show_traceback:
+            traceback.print_exception(err, file=sys.stderr)
+        text = out.getvalue() if isinstance(out, io.StringIO) else ""
+        report_json = {"name": spec.name, "source": spec.source, "error": one_line(err)}
+        return Outcome(spec.name, text, report_json, [failure], 0, stopped=True)
     failures = [
         f"  {spec.name} {c.id}: {c.verdict}, expected to {c.expected}. {c.detail}\n"
         f"    source: {c.cite}\n"
@@ -155,7 +215,7 @@ def _run_spec(name: str, method: str, stream: bool = False) -> Outcome:
         for c in report.checks
         if not c.ok
     ]
-    text = "" if stream else out.getvalue()  # type: ignore[attr-defined]
+    text = out.getvalue() if isinstance(out, io.StringIO) else ""
     return Outcome(spec.name, text, _spec_json(report), failures, len(report.checks))
 
 
@@ -164,23 +224,27 @@ def _verify_one(spec: Spec, method: str, stream: TextIO) -> SpecReport:
     stream.flush()
 
     def line(check: CheckResult) -> None:
-        stream.write(_check_line(check) + "\n")
+        stream.write(_check_line(spec, check) + "\n")
         stream.flush()
 
     report = verify(spec, method=method, progress=line)  # type: ignore[arg-type]
     g = report.exploration
     stream.write(
-        f"  {len(g.states)} reachable states (diameter {g.diameter}), {len(spec.rows)} rows, "
-        f"explored in {g.seconds:.2f}s; spec checked in {report.seconds:.2f}s\n"
+        f"  {state_count(spec, g.states)} (diameter {g.diameter}), "
+        f"{plural(len(spec.rows), 'row')}, explored in {g.seconds:.2f}s; "
+        f"spec checked in {report.seconds:.2f}s\n"
     )
     return report
 
 
-def _check_line(check: CheckResult) -> str:
-    if check.certificate:
+def _check_line(spec: Spec, check: CheckResult) -> str:
+    cert = read_certificate(spec, check.certificate or "")
+    if cert is not None:
+        evidence = cert.one_line()
+    elif check.certificate:
         evidence = check.certificate
     elif check.trace is not None:
-        evidence = f"trace of {len(check.trace)} steps"
+        evidence = f"trace of {plural(len(check.trace), 'step')}"
     else:
         evidence = check.detail
     if len(evidence) > CERT_WIDTH:
@@ -237,18 +301,22 @@ def _explain(args: argparse.Namespace) -> int:
     print(f"{check.kind.upper()} {check.id}: {check.verdict} ({how})")
     if check.cite:
         print(f"source: {check.cite}")
-    try:
-        doc = spec.prop(check.id).doc
-    except KeyError:
-        doc = ""
-    if doc:
-        print(doc)
+    prop = next((p for p in spec.properties if p.name == check.id), None)
+    if prop is not None:
+        print(f"property: {show(spec, prop.as_written)}")
+        if prop.doc:
+            print(prop.doc)
     if check.trace is not None:
-        print(f"{what}, {len(check.trace)} steps:")
+        print(f"{what}, {plural(len(check.trace), 'step')}:")
         for text in render_trace(spec, check.trace, sources=args.sources):
             print(text)
+        reason = why(spec, prop, check.trace) if prop and check.verdict == "violated" else None
+        if reason:
+            print(reason)
     if check.certificate:
-        print(f"certificate: {check.certificate}")
+        cert = None if args.full else read_certificate(spec, check.certificate)
+        for line in cert.lines() if cert else [f"certificate: {check.certificate}"]:
+            print(line)
     if check.detail:
         print(check.detail)
     return 0 if check.ok else 1
@@ -258,7 +326,10 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _diagram(args: argparse.Namespace) -> int:
-    specs = [lookup(n) for n in args.specs] if args.specs else list(all_specs().values())
+    registry = load()
+    specs = (
+        [lookup(n, registry) for n in args.specs] if args.specs else list(registry.specs.values())
+    )
     stale = []
     for spec in specs:
         for path, text in write_dot(spec, args.out, dry_run=args.check).items():
@@ -271,9 +342,13 @@ def _diagram(args: argparse.Namespace) -> int:
                 svg = render_svg(text, path.with_suffix(".svg"))
                 if not args.check:
                     print(f"wrote {svg}")
+    broken = [] if args.specs else list(registry.broken.values())
+    for b in broken:
+        print(f"error: models/{b.module}.py is broken, no diagram: {b.error}", file=sys.stderr)
     if stale:
         for path in stale:
             print(f"stale diagram: {path} (run `make diagrams` and commit it)", file=sys.stderr)
+    if stale or broken:
         return 1
     if args.check:
         print("diagrams: up to date")
@@ -284,8 +359,16 @@ def _diagram(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    for name, spec in all_specs().items():
-        print(f"{name}: {spec.source} — {len(spec.rows)} rows, {len(spec.properties)} properties")
+    registry = load()
+    for name, spec in registry.specs.items():
+        print(
+            f"{name}: {spec.source} — {plural(len(spec.rows), 'row')}, "
+            f"{plural(len(spec.properties), 'property', 'properties')}"
+        )
         for variant in spec.variants:
             print(f"  {name}:{variant.name} (violates {', '.join(variant.violates)})")
-    return 0
+    for b in registry.broken.values():
+        print(f"{b.module}: BROKEN — models/{b.module}.py: {b.error}")
+        if args.traceback:
+            print(b.traceback, end="", file=sys.stderr)
+    return 1 if registry.broken else 0

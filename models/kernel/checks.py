@@ -21,7 +21,7 @@ from .explore import Exploration, explore
 from .expr import FALSE, And, Enabled, Expr, Not, Or, eq, nxt, var
 from .smt import Encoding, Engines, Found, Proved, Unknown, Verdict, check_reachable_set
 from .spec import Kind, Property, Spec
-from .trace import Trace
+from .trace import Trace, plural
 
 VerdictName = Literal["proved", "witnessed", "violated", "unknown"]
 Expectation = Literal["hold", "violate"]
@@ -253,7 +253,8 @@ class Checker:
             "proved",
             method,
             None if hard else 0,
-            certificate=f"{len(cases) - len(hard)} of {len(cases)} cases hold in every state "
+            certificate=f"{len(cases) - len(hard)} of {plural(len(cases), 'case')} "
+            f"{'holds' if len(cases) - len(hard) == 1 else 'hold'} in every state "
             f"(k=0), {len(hard)} on every reachable state",
         )
 
@@ -279,7 +280,11 @@ class Checker:
 
     def check_deadlock(self) -> CheckResult:
         live = self.spec.expand(Enabled(tuple(t.name for t in self.spec.triggers)))
-        stuck = And((Not(live), Not(self.spec.terminal))) if self.spec.terminal else Not(live)
+        stuck = (
+            And((Not(live), Not(self.spec.terminal)))
+            if self.spec.terminal is not None
+            else Not(live)
+        )
         head = Head(
             "no-deadlock",
             "structural",

@@ -27,6 +27,15 @@ class Expr:
     def children(self) -> tuple[Expr, ...]:
         return ()
 
+    def __bool__(self) -> bool:
+        # `guard=a and b` would silently keep only `b`: an expression has no truth value.
+        text = render(self)
+        text = text if len(text) <= 60 else text[:59] + "…"
+        raise TypeError(
+            f"an expression has no truth value ({text}): Python's and/or/not/if "
+            "cannot combine expressions; use and_(a, b), or_(a, b), not_(a), ite(c, a, b)"
+        )
+
 
 @dataclass(frozen=True)
 class Const(Expr):
@@ -123,10 +132,14 @@ class Cmp(Expr):
 
 @dataclass(frozen=True)
 class Add(Expr):
-    """Integer or real addition. An integer sum must stay in its variable's range."""
+    """Integer or real addition (`op="+"`) or subtraction (`op="-"`).
+
+    An integer result must stay in the range of the variable it is assigned to.
+    """
 
     left: Expr
     right: Expr
+    op: Literal["+", "-"] = "+"
 
     def children(self) -> tuple[Expr, ...]:
         return (self.left, self.right)
@@ -256,6 +269,11 @@ def add(a: Expr | Value, b: Expr | Value) -> Expr:
     return Add(as_expr(a), as_expr(b))
 
 
+def sub(a: Expr | Value, b: Expr | Value) -> Expr:
+    """`a - b`; to decrement a counter, `sub(var("n"), 1)`."""
+    return Add(as_expr(a), as_expr(b), "-")
+
+
 def is_some(arg: Expr) -> Expr:
     return IsSome(arg)
 
@@ -364,8 +382,16 @@ def infer(expr: Expr, typer: Typer) -> Domain | None:
         dom = left or right
         if dom is None or not isinstance(dom, IntRange | Real):
             raise ExprTypeError(f"arithmetic needs an int or real operand, got {_name(dom)}")
-        check(expr.left, typer, dom)
-        check(expr.right, typer, dom)
+        for side in (expr.left, expr.right):
+            if isinstance(side, Const) and isinstance(expr, Add) and isinstance(dom, IntRange):
+                # An offset need not lie in the operand's range (`add(x, -1)`, `sub(x, 5)`).
+                if isinstance(side.value, bool) or not isinstance(side.value, int):
+                    raise ExprTypeError(f"{render(expr)}: {side.value!r} is not an integer")
+                continue
+            try:
+                check(side, typer, dom)
+            except ExprTypeError as err:
+                raise ExprTypeError(f"{render(expr)}: {err}") from None
         if isinstance(expr, Cmp):
             return Bool()
         # A sum is checked against the target range where it is assigned.
@@ -495,6 +521,8 @@ def _compile(expr: Expr) -> Callable[[Env], Value]:
         return lambda env: op(left(env), right(env))
     if isinstance(expr, Add):
         left, right = compiled(expr.left), compiled(expr.right)
+        if expr.op == "-":
+            return lambda env: left(env) - right(env)
         return lambda env: left(env) + right(env)
     if isinstance(expr, IsSome):
         arg = compiled(expr.arg)
@@ -551,7 +579,7 @@ def render(expr: Expr, label: Callable[[Value], str] = str) -> str:
     if isinstance(expr, Cmp):
         return f"{render(expr.left, label)} {expr.op} {render(expr.right, label)}"
     if isinstance(expr, Add):
-        return f"{render(expr.left, label)} + {render(expr.right, label)}"
+        return f"{render(expr.left, label)} {expr.op} {render(expr.right, label)}"
     if isinstance(expr, IsSome):
         return f"{render(expr.arg, label)} set"
     if isinstance(expr, Some):

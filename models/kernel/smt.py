@@ -48,7 +48,7 @@ from .expr import (
     walk,
 )
 from .spec import Row, Spec
-from .trace import Step, Trace
+from .trace import Step, Trace, plural
 
 Term = Any  # a z3 expression; z3 has no type stubs
 Enc = tuple[Term, ...]  # one z3 term per slot (an option has a presence bit first)
@@ -407,7 +407,7 @@ class _Ctx:
             assert dom is not None
             a, b = self.tr(e.left, dom)[0], self.tr(e.right, dom)[0]
             if isinstance(e, Add):
-                return (a + b,)
+                return (a - b,) if e.op == "-" else (a + b,)
             return ({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[e.op],)
         if isinstance(e, IsSome):
             return (self.ref_or_tr(e.arg)[0],)
@@ -780,8 +780,9 @@ def check_reachable_set(
             return SetCheck(
                 False, f"the explorer's step {pre} --{row}--> {post} is not a z3 transition"
             )
+    edges = f"{plural(count, 'tree edge')} {'is a' if count == 1 else 'are'} z3 transition"
     return SetCheck(
         True,
-        f"{len(distinct)} states: init ⊆ R, R closed under T, "
-        f"{count} tree edges are z3 transitions",
+        f"{plural(len(distinct), 'state')}: init ⊆ R, R closed under T, "
+        f"{edges}{'' if count == 1 else 's'}",
     )

@@ -138,6 +138,13 @@ def row(
     )
 
 
+def others(*excluded: enum.Enum) -> tuple[enum.Enum, ...]:
+    """Every member of the excluded values' enum but these: `ignore(..., others(OVERLAP))`."""
+    if not excluded or len({type(e) for e in excluded}) != 1:
+        raise SpecError("others() needs one or more members of one enum")
+    return tuple(m for m in type(excluded[0]) if m not in excluded)
+
+
 def ignore(
     name: str,
     trigger: str,
@@ -250,7 +257,7 @@ class Spec:
                 ),
             )
             object.__setattr__(
-                self, "terminal", self.expand(self.terminal) if self.terminal else None
+                self, "terminal", self.expand(self.terminal) if self.terminal is not None else None
             )
 
     # ------------------------------------------------------------ lookups
@@ -328,7 +335,7 @@ def _validate(spec: Spec) -> None:
     _unique(spec, "row", [r.name for r in spec.rows])
     _unique(spec, "property", [p.name for p in spec.properties])
     _unique(spec, "output", [o.name for o in spec.outputs])
-    if not spec.source:
+    if not spec.source.strip():
         raise SpecError(f"spec {spec.name!r}: no source file named")
     for kind, items in (("variable", spec.vars), ("output", spec.outputs)):
         for item in items:
@@ -371,7 +378,7 @@ def _validate(spec: Spec) -> None:
     for view, pred in spec.views.items():
         _typed(spec, f"view {view!r}", pred, allowed={"pre"}, params={})
     for variant in spec.variants:
-        if not variant.cite:
+        if not variant.cite.strip():
             raise SpecError(f"variant {variant.name!r}: no source citation")
         for prop in variant.violates:
             if prop not in {p.name for p in spec.properties}:
@@ -391,7 +398,7 @@ def _unique(spec: Spec, what: str, names: Iterable[str]) -> None:
 
 def _validate_row(spec: Spec, r: Row, triggers: set[str]) -> None:
     where = f"row {r.name!r}"
-    if not r.cite:
+    if not r.cite.strip():
         raise SpecError(f"{where}: no source citation (cite the ADR row or seed line it ports)")
     if r.trigger not in triggers:
         raise SpecError(f"{where}: unknown trigger {r.trigger!r}")
@@ -445,7 +452,7 @@ def _validate_row(spec: Spec, r: Row, triggers: set[str]) -> None:
 
 def _validate_property(spec: Spec, p: Property) -> None:
     where = f"property {p.name!r}"
-    if not p.cite:
+    if not p.cite.strip():
         raise SpecError(f"{where}: no source citation")
     _typed(spec, where, p.as_written, allowed={"pre", "post", "out"}, params={})
     for n in walk(p.as_written):

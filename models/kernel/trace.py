@@ -7,11 +7,11 @@ Printing shows step 0 in full and, after that, only what changed (`old→new`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .domains import Value
+from .domains import Domain, Option, Real, Value
 from .spec import Spec
 
 
@@ -114,3 +114,35 @@ def _jsonable(label: str, value: Value) -> Any:
     if isinstance(value, int | float) and not hasattr(value, "name"):
         return value if value == value and abs(value) != float("inf") else label
     return label
+
+
+# ---------------------------------------------------------------- wording
+
+
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """`1 step`, `2 steps`; `many` for irregular plurals (`property`, `properties`)."""
+    return f"{n} {noun if n == 1 else many or noun + 's'}"
+
+
+def state_count(spec: Spec, states: Sequence[Sequence[Value]]) -> str:
+    """The reachable-state count with its meaning.
+
+    A real variable is explored on its `samples`, which multiplies states that
+    differ only in a sampled number: the first figure counts the states apart
+    from those samples, the bracket the explored (sampled) states.
+    """
+    sampled = [i for i, v in enumerate(spec.vars) if _is_sampled(v.domain)]
+    total = plural(len(states), "reachable state")
+    if not sampled:
+        return total
+    # Forget the sampled number, keep whether an optional one is set.
+    distinct = len(
+        {tuple((v is None) if i in sampled else v for i, v in enumerate(s)) for s in states}
+    )
+    names = ", ".join(spec.vars[i].name for i in sampled)
+    return f"{plural(distinct, 'reachable state')} ({len(states)} with the samples of {names})"
+
+
+def _is_sampled(domain: Domain) -> bool:
+    inner = domain.inner if isinstance(domain, Option) else domain
+    return isinstance(inner, Real)

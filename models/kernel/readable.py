@@ -1,0 +1,550 @@
+"""Printing for reviewers: a property as written, why it fails, and a certificate.
+
+- `show` prints an expression in the spec's own vocabulary: `x` before the
+  step, `x'` after it, `out(o)` for an output, `?p` for a trigger parameter,
+  values by their labels (`state ≠ OVERLAP ∧ pending is none`).
+- `why` says, for the last step of a counterexample, which part of the
+  predicate fails and with which values (`fails: …`), so that two checks
+  sharing a counterexample each name their own failure.
+- `certificate_lines` reads Spacer's invariant (z3's printout) back into the
+  same vocabulary: option fields by name (`pending is none`, not `pending.0`),
+  conjuncts that only restate a variable's domain dropped, one clause per line
+  when it is long. Anything it cannot parse is shown as it came.
+
+Nothing here imports z3: the certificate arrives as the text `smt.py` made.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .domains import Bool, Domain, Finite, IntRange, Option, Value
+from .expr import (
+    Add,
+    And,
+    Cmp,
+    Const,
+    Enabled,
+    Env,
+    Eq,
+    Expr,
+    Implies,
+    In,
+    IsSome,
+    Ite,
+    Not,
+    Or,
+    Ref,
+    Some,
+    StepIs,
+    Unwrap,
+    evaluate,
+)
+from .spec import Kind, Property, Spec
+from .trace import Trace
+
+WIDTH = 70
+
+# ---------------------------------------------------------------- expressions
+
+_NEGATED = {"<": "≥", "<=": ">", ">": "≤", ">=": "<"}
+_SHOWN = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
+
+
+def _plain(value: Value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, enum.Enum):
+        return value.name
+    return str(value)
+
+
+def _domain(spec: Spec, expr: Expr) -> Domain | None:
+    """The domain an expression's values come from, when it names one (for labels)."""
+    if isinstance(expr, Ref):
+        try:
+            if expr.scope in ("pre", "post"):
+                return spec.var(expr.name).domain
+            if expr.scope == "out":
+                return spec.output(expr.name).domain
+        except KeyError:
+            return None
+        for t in spec.triggers:
+            for p in t.params:
+                if p.name == expr.name:
+                    return p.domain
+        return None
+    if isinstance(expr, Unwrap):
+        dom = _domain(spec, expr.arg)
+        return dom.inner if isinstance(dom, Option) else None
+    if isinstance(expr, Some | Add):
+        return _domain(spec, expr.children()[0])
+    return None
+
+
+def _label(domain: Domain | None, value: Value) -> str:
+    if domain is not None:
+        try:
+            return domain.label(value)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            pass
+    return _plain(value)
+
+
+def show(spec: Spec, expr: Expr, context: Domain | None = None) -> str:
+    """`expr` in the spec's vocabulary; `context` labels a bare constant."""
+    if isinstance(expr, Const):
+        return _label(context, expr.value)
+    if isinstance(expr, Ref):
+        return {
+            "pre": expr.name,
+            "post": f"{expr.name}'",
+            "out": f"out({expr.name})",
+            "param": f"?{expr.name}",
+        }[expr.scope]
+    if isinstance(expr, Eq) and (_is_bool(expr.left) or _is_bool(expr.right)):
+        return f"{_side(spec, expr.left)} ⇔ {_side(spec, expr.right)}"
+    if isinstance(expr, Eq | Cmp):
+        dom = _domain(spec, expr.left) or _domain(spec, expr.right)
+        left, right = show(spec, expr.left, dom), show(spec, expr.right, dom)
+        op = "=" if isinstance(expr, Eq) else _SHOWN[expr.op]
+        return f"{left} {op} {right}"
+    if isinstance(expr, In):
+        dom = _domain(spec, expr.item)
+        options = ", ".join(_label(dom, o) for o in expr.options)
+        return f"{show(spec, expr.item)} ∈ {{{options}}}"
+    if isinstance(expr, Not):
+        arg = expr.arg
+        if isinstance(arg, Eq):
+            return show(spec, arg).replace(" = ", " ≠ ", 1)
+        if isinstance(arg, IsSome):
+            return f"{show(spec, arg.arg)} is none"
+        if isinstance(arg, Cmp):
+            dom = _domain(spec, arg.left) or _domain(spec, arg.right)
+            left, right = show(spec, arg.left, dom), show(spec, arg.right, dom)
+            return f"{left} {_NEGATED[arg.op]} {right}"
+        if isinstance(arg, StepIs | Ref):
+            return f"not {show(spec, arg)}"
+        return f"¬({show(spec, arg)})"
+    if isinstance(expr, And | Or):
+        joint = " ∧ " if isinstance(expr, And) else " ∨ "
+        return joint.join(_inner(spec, a, expr) for a in expr.args)
+    if isinstance(expr, Implies):
+        return f"{_inner(spec, expr.premise, expr)} → {_inner(spec, expr.conclusion, expr)}"
+    if isinstance(expr, Ite):
+        return (
+            f"(if {show(spec, expr.cond)} then {show(spec, expr.then, context)} "
+            f"else {show(spec, expr.other, context)})"
+        )
+    if isinstance(expr, Add):
+        return f"{show(spec, expr.left, context)} {expr.op} {show(spec, expr.right, context)}"
+    if isinstance(expr, IsSome):
+        return f"{show(spec, expr.arg)} is set"
+    if isinstance(expr, Some | Unwrap):
+        return show(spec, expr.arg, context.inner if isinstance(context, Option) else context)
+    if isinstance(expr, StepIs):
+        if len(expr.names) == 1:
+            return f"{expr.kind} is {expr.names[0]}"
+        return f"{expr.kind} ∈ {{{', '.join(expr.names)}}}"
+    if isinstance(expr, Enabled):
+        return f"enabled({', '.join(expr.triggers)})"
+    return type(expr).__name__
+
+
+_BOOL = (Eq, Not, And, Or, Implies, Cmp, In, IsSome, StepIs, Enabled)
+
+
+def _is_bool(expr: Expr) -> bool:
+    return isinstance(expr, _BOOL)
+
+
+def _side(spec: Spec, expr: Expr) -> str:
+    text = show(spec, expr)
+    return f"({text})" if isinstance(expr, _BOOL) and " " in text else text
+
+
+def _inner(spec: Spec, child: Expr, parent: Expr) -> str:
+    text = show(spec, child)
+    # Mixed connectives are bracketed, whatever the precedence: `(a ∧ b) ∨ c` reads at once.
+    mixed = isinstance(child, And | Or | Implies) and type(child) is not type(parent)
+    chained = isinstance(child, Implies) and isinstance(parent, Implies)
+    return f"({text})" if mixed or chained else text
+
+
+# ---------------------------------------------------------------- why a step fails
+
+
+def step_env(spec: Spec, trace: Trace, over_steps: bool) -> Env:
+    """What the predicate sees at the trace's end: the last state, or the last step."""
+    if not over_steps or not trace.steps:
+        return Env(pre=trace.states()[-1])
+    last = trace.steps[-1]
+    before = trace.states()[-2]
+    return Env(
+        pre=before,
+        post=last.state,
+        params=last.params,
+        outputs=last.outputs,
+        trigger=last.trigger,
+        row=last.row,
+        group=spec.trigger(last.trigger).group,
+    )
+
+
+def why(spec: Spec, prop: Property, trace: Trace) -> str | None:
+    """`fails: …` for a counterexample's last step; None when the trace shows no failure."""
+    env = step_env(spec, trace, prop.over_steps)
+    pred = prop.as_written  # explained as written: `enabled(…)` stays one atom
+    try:
+        if prop.kind is Kind.ALWAYS and not _holds(spec, pred, env):
+            return "fails: " + _false(spec, pred, env)
+        if prop.kind is Kind.NEVER and _holds(spec, pred, env):
+            return "fails: it happens: " + _true(spec, pred, env)
+    except (KeyError, TypeError):  # a value the last step does not carry
+        return None
+    return None
+
+
+def _holds(spec: Spec, e: Expr, env: Env) -> bool:
+    return bool(evaluate(spec.expand(e), env))
+
+
+def _false(spec: Spec, e: Expr, env: Env) -> str:
+    if isinstance(e, And):
+        return "; ".join(_false(spec, a, env) for a in e.args if not _holds(spec, a, env))
+    if isinstance(e, Or):
+        return "none of its cases holds: " + "; ".join(_false(spec, a, env) for a in e.args)
+    if isinstance(e, Implies):
+        return f"{show(spec, e.premise)} holds, but {_false(spec, e.conclusion, env)}"
+    if isinstance(e, Not) and isinstance(e.arg, And | Or | Implies | Not):
+        return _true(spec, e.arg, env)
+    if isinstance(e, Enabled):
+        return f"{show(spec, e)} is false: no row of these triggers can fire here"
+    if isinstance(e, Eq) and _is_bool(e.left) and _is_bool(e.right):
+        if _holds(spec, e.left, env):
+            return f"{_side(spec, e.left)} holds, but {_false(spec, e.right, env)}"
+        return f"{_false(spec, e.left, env)}, but {_true(spec, e.right, env)}"
+    return f"{show(spec, e)} is false{_values(spec, e, env)}"
+
+
+def _true(spec: Spec, e: Expr, env: Env) -> str:
+    if isinstance(e, Or):
+        return "; ".join(_true(spec, a, env) for a in e.args if _holds(spec, a, env))
+    if isinstance(e, And):
+        return " and ".join(_true(spec, a, env) for a in e.args)
+    if isinstance(e, Implies):
+        if not _holds(spec, e.premise, env):
+            return _false(spec, e.premise, env)
+        return _true(spec, e.conclusion, env)
+    if isinstance(e, Not) and isinstance(e.arg, And | Or | Implies | Not):
+        return _false(spec, e.arg, env)
+    return f"{show(spec, e)}{_values(spec, e, env)}"
+
+
+def _values(spec: Spec, e: Expr, env: Env) -> str:
+    """The values the atom read, `(state = OVERLAP, payload = TEXT)`; what the step was."""
+    if isinstance(e, Ref):
+        return ""  # `aborted is false` says it all
+    seen: dict[str, str] = {}
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        stack.extend(reversed(node.children()))
+        if isinstance(node, Ref):
+            name = show(spec, node)
+            if name not in seen:
+                seen[name] = _label(_domain(spec, node), evaluate(node, env))
+        elif isinstance(node, StepIs):
+            fired = {"trigger": env.trigger, "row": env.row, "group": env.group}[node.kind]
+            seen[node.kind] = str(fired)
+    text = show(spec, e)
+
+    def said(word: str) -> bool:
+        return re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", text) is not None
+
+    # A value the atom already spells (`held is none`, `presses = 2` holding) is not repeated.
+    shown = [f"{k} = {v}" for k, v in seen.items() if not (said(k) and said(v))]
+    return f" ({', '.join(shown)})" if shown else ""
+
+
+# ---------------------------------------------------------------- certificates
+
+
+@dataclass(frozen=True)
+class _Node:
+    kind: str  # "call", "cmp", "arith", "neg", "name", "num"
+    text: str
+    args: tuple[_Node, ...] = ()
+
+
+_TOKEN = re.compile(r"\s*(?:(-?\d+(?:\.\d+)?)|([A-Za-z_][\w.]*)|(==|!=|≠|<=|>=|[<>()+\-*/,]))")
+
+
+def _tokens(text: str) -> list[str]:
+    out: list[str] = []
+    pos = 0
+    text = text.rstrip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            raise ValueError(f"cannot read {text[pos:]!r}")
+        out.append(m.group(m.lastindex or 0))
+        pos = m.end()
+    return out
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.toks = _tokens(text)
+        self.i = 0
+
+    def peek(self) -> str | None:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def take(self, want: str | None = None) -> str:
+        tok = self.peek()
+        if tok is None or (want is not None and tok != want):
+            raise ValueError(f"expected {want or 'more'}, got {tok!r}")
+        self.i += 1
+        return tok
+
+    def parse(self) -> _Node:
+        node = self.cmp()
+        if self.peek() is not None:
+            raise ValueError(f"unexpected {self.peek()!r}")
+        return node
+
+    def cmp(self) -> _Node:
+        left = self.sum()
+        if self.peek() in ("==", "!=", "≠", "<=", ">=", "<", ">"):
+            op = self.take()
+            return _Node("cmp", "≠" if op == "!=" else op, (left, self.sum()))
+        return left
+
+    def sum(self) -> _Node:
+        node = self.prod()
+        while self.peek() in ("+", "-"):
+            op = self.take()
+            node = _Node("arith", op, (node, self.prod()))
+        return node
+
+    def prod(self) -> _Node:
+        node = self.unary()
+        while self.peek() in ("*", "/"):
+            op = self.take()
+            node = _Node("arith", op, (node, self.unary()))
+        return node
+
+    def unary(self) -> _Node:
+        if self.peek() == "-":
+            self.take()
+            return _Node("neg", "-", (self.unary(),))
+        tok = self.take()
+        if tok == "(":
+            node = self.cmp()
+            self.take(")")
+            return node
+        if re.fullmatch(r"-?\d+(?:\.\d+)?", tok):
+            return _Node("num", tok)
+        if self.peek() == "(":
+            self.take("(")
+            args = [self.cmp()]
+            while self.peek() == ",":
+                self.take(",")
+                args.append(self.cmp())
+            self.take(")")
+            return _Node("call", tok, tuple(args))
+        return _Node("name", tok)
+
+
+def _conjuncts(node: _Node) -> list[_Node]:
+    if node.kind == "call" and node.text == "And":
+        return [c for a in node.args for c in _conjuncts(a)]
+    return [node]
+
+
+def _var_of(spec: Spec, name: str) -> str | None:
+    base = name.split(".", 1)[0]
+    return base if base in {v.name for v in spec.vars} else None
+
+
+def _names(node: _Node) -> set[str]:
+    if node.kind == "name":
+        return {node.text}
+    return set().union(*(_names(a) for a in node.args)) if node.args else set()
+
+
+def _component_values(domain: Domain) -> dict[str, tuple[Any, ...]] | None:
+    """The values each z3 component of a variable ranges over (None: infinitely many)."""
+
+    def plain(dom: Domain) -> tuple[Any, ...] | None:
+        if isinstance(dom, Finite):
+            return tuple(dom.label(v) for v in dom.members)
+        if isinstance(dom, Bool):
+            return (False, True)
+        if isinstance(dom, IntRange):
+            return tuple(range(dom.lo, dom.hi + 1))
+        return None
+
+    if isinstance(domain, Option):
+        inner = plain(domain.inner)
+        return None if inner is None else {".0": (False, True), ".1": inner}
+    values = plain(domain)
+    return None if values is None else {"": values}
+
+
+def _eval(node: _Node, env: Mapping[str, Any]) -> Any:
+    k, t, a = node.kind, node.text, node.args
+    if k == "num":
+        return float(t) if "." in t else int(t)
+    if k == "name":
+        return env.get(t, {"True": True, "False": False}.get(t, t))
+    if k == "neg":
+        return -_eval(a[0], env)
+    ops: dict[str, Callable[[Any, Any], Any]] = {
+        "==": lambda x, y: x == y,
+        "≠": lambda x, y: x != y,
+        "<=": lambda x, y: x <= y,
+        ">=": lambda x, y: x >= y,
+        "<": lambda x, y: x < y,
+        ">": lambda x, y: x > y,
+        "+": lambda x, y: x + y,
+        "-": lambda x, y: x - y,
+        "*": lambda x, y: x * y,
+        "/": lambda x, y: x / y,
+    }
+    if k in ("cmp", "arith"):
+        return ops[t](_eval(a[0], env), _eval(a[1], env))
+    vals = [_eval(x, env) for x in a]
+    if t == "And":
+        return all(vals)
+    if t == "Or":
+        return any(vals)
+    if t == "Not":
+        return not vals[0]
+    if t == "Implies":
+        return (not vals[0]) or vals[1]
+    if t == "If":
+        return vals[1] if vals[0] else vals[2]
+    raise ValueError(f"unknown function {t}")
+
+
+def _restates_domain(spec: Spec, clause: _Node) -> bool:
+    """Does the clause hold for every value of the one variable it reads?"""
+    names = [n for n in _names(clause) if _var_of(spec, n)]
+    owners = {_var_of(spec, n) for n in names}
+    if len(owners) != 1:
+        return False
+    (owner,) = owners
+    assert owner is not None
+    components = _component_values(spec.var(owner).domain)
+    if components is None:
+        return False
+    keys = [owner + suffix for suffix in components]
+    try:
+        return all(
+            bool(_eval(clause, dict(zip(keys, combo, strict=True))))
+            for combo in itertools.product(*components.values())
+        )
+    except (TypeError, ValueError):
+        return False
+
+
+def _readable(spec: Spec, node: _Node, top: bool = True) -> str:
+    k, t, a = node.kind, node.text, node.args
+    options = {v.name for v in spec.vars if isinstance(v.domain, Option)}
+    if k == "name":
+        base, _, field = t.partition(".")
+        if base in options and field == "0":
+            return f"{base} is set"
+        if base in options and field == "1":
+            return f"{base}.value"
+        return {"True": "true", "False": "false"}.get(t, t)
+    if k == "num":
+        return t
+    if k == "neg":
+        return f"-{_readable(spec, a[0], False)}"
+    if k == "cmp":
+        op = {"==": "=", "<=": "≤", ">=": "≥"}.get(t, t)
+        return f"{_readable(spec, a[0], False)} {op} {_readable(spec, a[1], False)}"
+    if k == "arith":
+        return f"{_readable(spec, a[0], False)} {t} {_readable(spec, a[1], False)}"
+    if t == "Not" and len(a) == 1:
+        arg = a[0]
+        if arg.kind == "name" and arg.text.partition(".")[0] in options:
+            return f"{arg.text.partition('.')[0]} is none"
+        if arg.kind == "cmp" and arg.text in ("<=", ">=", "<", ">", "=="):
+            op = {"<=": ">", ">=": "<", "<": "≥", ">": "≤", "==": "≠"}[arg.text]
+            return (
+                f"{_readable(spec, arg.args[0], False)} {op} {_readable(spec, arg.args[1], False)}"
+            )
+        if arg.kind == "name":
+            return f"not {_readable(spec, arg)}"
+        return f"¬({_readable(spec, arg)})"
+    if t in ("And", "Or"):
+        joint = " ∧ " if t == "And" else " ∨ "
+        text = joint.join(_readable(spec, x, False) for x in a)
+        return text if top else f"({text})"
+    if t == "Implies":
+        text = f"{_readable(spec, a[0], False)} → {_readable(spec, a[1], False)}"
+        return text if top else f"({text})"
+    if t == "If":
+        parts = [_readable(spec, x, False) for x in a]
+        return f"(if {parts[0]} then {parts[1]} else {parts[2]})"
+    return f"{t}({', '.join(_readable(spec, x) for x in a)})"
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """A Spacer invariant as a reviewer reads it."""
+
+    clauses: tuple[str, ...]  # the conjuncts kept, in the spec's vocabulary
+    dropped: int  # conjuncts that only restated a variable's domain
+    raw: str
+
+    def one_line(self) -> str:
+        if len(self.clauses) < 2:
+            return "inv: " + (self.clauses[0] if self.clauses else "true")
+        return "inv: " + " ∧ ".join(_wrap(c) for c in self.clauses)
+
+    def lines(self) -> list[str]:
+        """`certificate: …` on one line, or a numbered clause per line when long."""
+        note = (
+            f" ({self.dropped} clause{'s' if self.dropped != 1 else ''} restating a domain "
+            "left out; --full prints it raw)"
+            if self.dropped
+            else ""
+        )
+        line = self.one_line()
+        if len(line) <= WIDTH or len(self.clauses) < 2:
+            return [f"certificate: {line}{note}"]
+        head = f"certificate: an inductive invariant, all of these {len(self.clauses)} clauses"
+        return [head + note + ":", *(f"  {i}. {c}" for i, c in enumerate(self.clauses, 1))]
+
+
+def _wrap(clause: str) -> str:
+    return f"({clause})" if " ∨ " in clause or " → " in clause else clause
+
+
+def read_certificate(spec: Spec, text: str) -> Certificate | None:
+    """Spacer's `inv: …` as a `Certificate`; None for any other evidence or text it cannot read."""
+    if not text.startswith("inv: "):
+        return None
+    try:
+        tree = _Parser(text[len("inv: ") :]).parse()
+    except ValueError:
+        return None
+    kept, dropped = [], 0
+    for clause in _conjuncts(tree):
+        if _restates_domain(spec, clause):
+            dropped += 1
+        else:
+            kept.append(_readable(spec, clause))
+    return Certificate(tuple(kept), dropped, text)
