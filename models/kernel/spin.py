@@ -1,0 +1,224 @@
+"""Run SPIN on a spec's Promela export, end to end, and read its answers back.
+
+`run_spin(spec)` exports the spec (`promela.py`), runs `spin -a`, compiles
+`pan` with gcc (`-DSAFETY -DNOREDUCE -DBFS`: safety only, no partial-order
+reduction, breadth-first so every trail is a shortest one) and runs it:
+once with no property selected, for the state count, then once per property
+(`SC_PROP=k`, stopping at the first failed assertion) for its verdict, and
+replays each failed property's trail (`pan -S -r`) into the project's
+`Trace`. A compiled `pan` is cached under `build/spin/` by the hash of the
+Promela text and the compiler flags, so an unchanged spec is not recompiled.
+
+Verdicts: for `always`/`never` a failed assertion is a counterexample
+(`violated`), none is `proved` (on the finite projection); for `sometimes`
+the export asserts the negation, so a failure is the witness (`witnessed`)
+and none means unreachable (`violated`). `states` is pan's stored-state
+count less `promela.SETUP_STATES`, comparable with the explorer's count.
+`read_trail` translates a trail from any pan run of the exported model
+(say a multi-core one) with `spin -t`, for `python -m models spin-trail`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .promela import PROPERTY_ENV, SETUP_STATES, Export, export
+from .spec import Kind, Spec
+from .trace import Trace
+
+CACHE = Path(__file__).resolve().parents[2] / "build" / "spin"
+CFLAGS = ("-O0", "-DSAFETY", "-DNOREDUCE", "-DBFS")  # -O0: gcc is most of SPIN's cost here
+MAX_DEPTH = 10_000_000  # pan's default (-m10000) silently truncates deep searches
+
+
+class SpinError(RuntimeError):
+    """SPIN, gcc or pan failed, or pan's search was incomplete (the message says which)."""
+
+
+class SpinMissing(SpinError):
+    """`spin` or `gcc` is not installed."""
+
+
+@dataclass(frozen=True)
+class SpinVerdict:
+    name: str
+    kind: str
+    verdict: str  # proved | witnessed | violated
+    trace: Trace | None = None  # the shortest trail, read back, when the assertion failed
+
+
+@dataclass(frozen=True)
+class Seconds:
+    spin: float = 0.0  # spin -a (0 when the cached pan was used)
+    gcc: float = 0.0  # compiling pan (0 when cached)
+    pan: float = 0.0  # every pan search
+    trails: float = 0.0  # replaying trails
+
+    @property
+    def total(self) -> float:
+        return self.spin + self.gcc + self.pan + self.trails
+
+
+@dataclass(frozen=True)
+class SpinResult:
+    spec: str
+    states: int  # reachable states, comparable with the explorer's (stored - SETUP_STATES)
+    stored: int  # pan's `states, stored` (nominal: atomic intermediates excluded)
+    transitions: int
+    verdicts: dict[str, SpinVerdict] = field(default_factory=dict)
+    seconds: Seconds = Seconds()
+    cached: bool = False
+
+
+def tools_missing() -> list[str]:
+    return [tool for tool in ("spin", "gcc") if shutil.which(tool) is None]
+
+
+def _env(selector: int) -> dict[str, str]:
+    return {**os.environ, PROPERTY_ENV: str(selector)}
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=600
+    )
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
+        raise SpinError(f"`{' '.join(cmd)}` failed: " + " / ".join(tail))
+    return done.stdout
+
+
+def compile_pan(model: Export, *, cache: Path | None = CACHE) -> tuple[Path, Seconds, bool]:
+    """A `pan` binary for the model: from the cache when its text was compiled before."""
+    missing = tools_missing()
+    if missing:
+        raise SpinMissing(
+            f"{' and '.join(missing)} not found: install SPIN with `make spin` "
+            "(Debian: apt-get install spin gcc)"
+        )
+    key = hashlib.sha256((model.digest + " ".join(CFLAGS)).encode()).hexdigest()[:20]
+    if cache is not None and (cache / key / "pan").exists():
+        return cache / key / "pan", Seconds(), True
+    build = Path(tempfile.mkdtemp(prefix="statecheck-spin-"))
+    name = f"{model.spec.name.replace(':', '-')}.pml"
+    (build / name).write_text(model.text)
+    started = time.perf_counter()
+    # -o2: no dead-variable elimination, or a variable only properties read would not count.
+    _run(["spin", "-o2", "-a", name], build)
+    compiled = time.perf_counter()
+    _run(["gcc", *CFLAGS, "-w", "-o", "pan", "pan.c"], build)
+    seconds = Seconds(spin=compiled - started, gcc=time.perf_counter() - compiled)
+    if cache is None:
+        return build / "pan", seconds, False
+    target = cache / key
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staged = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=target.parent))
+    shutil.copy2(build / "pan", staged / "pan")
+    (staged / name).write_text(model.text)
+    try:
+        staged.rename(target)  # atomic: a parallel run sees all of it or none
+    except OSError:
+        shutil.rmtree(staged, ignore_errors=True)  # another run cached it first
+    shutil.rmtree(build, ignore_errors=True)
+    return target / "pan", seconds, False
+
+
+def _hash_bits(states_hint: int) -> int:
+    return max(16, min(28, math.ceil(math.log2(max(states_hint, 1) * 4))))
+
+
+def _search(pan: Path, cwd: Path, selector: int, bits: int) -> str:
+    text = _run([str(pan), f"-m{MAX_DEPTH}", "-E", "-n", f"-w{bits}"], cwd, _env(selector))
+    if "max search depth too small" in text or "out of memory" in text:
+        raise SpinError(f"pan's search was truncated: {text.strip().splitlines()[0]}")
+    return text
+
+
+def _count(text: str, what: str) -> int:
+    found = re.search(r"(\d+) " + what, text)
+    if found is None:
+        raise SpinError(f"pan's report has no {what!r} figure")
+    return int(found.group(1))
+
+
+def run_spin(
+    spec: Spec, *, trails: bool = True, cache: Path | None = CACHE, states_hint: int = 1 << 14
+) -> SpinResult:
+    """SPIN's exhaustive search of `spec`: state count, one verdict per property, trails."""
+    model = export(spec)
+    pan, seconds, cached = compile_pan(model, cache=cache)
+    bits = _hash_bits(states_hint)
+    verdicts: dict[str, SpinVerdict] = {}
+    pan_seconds = trail_seconds = 0.0
+    with tempfile.TemporaryDirectory(prefix="statecheck-pan-") as work:
+        cwd = Path(work)
+        started = time.perf_counter()
+        report = _search(pan, cwd, len(model.properties) + 1, bits)
+        if "errors: 0" not in report:
+            raise SpinError("pan found an error with no property selected: " + report[:200])
+        nominal = re.search(r"(\d+) nominal states", report)
+        stored = int(nominal.group(1)) if nominal else _count(report, "states, stored")
+        transitions = _count(report, "transitions")
+        for k, prop in enumerate(model.properties, start=1):
+            text = _search(pan, cwd, k, bits)
+            pan_seconds += time.perf_counter() - started
+            hit = "assertion violated" in text
+            if prop.kind is Kind.SOMETIMES:
+                verdict = "witnessed" if hit else "violated"
+            else:
+                verdict = "violated" if hit else "proved"
+            trace = None
+            trail = next(cwd.glob("*.trail"), None)
+            if trail is not None:
+                if hit and trails:
+                    replay = time.perf_counter()
+                    # The replay re-runs the model's C code: it needs the same selector.
+                    out = _run([str(pan), "-S", "-r", trail.name, "-w10"], cwd, _env(k))
+                    trace = model.read_steps(out.splitlines())
+                    trail_seconds += time.perf_counter() - replay
+                trail.unlink()
+            verdicts[prop.name] = SpinVerdict(prop.name, str(prop.kind), verdict, trace)
+            started = time.perf_counter()
+        pan_seconds += time.perf_counter() - started
+    return SpinResult(
+        spec.name,
+        stored - SETUP_STATES,
+        stored,
+        transitions,
+        verdicts,
+        Seconds(seconds.spin, seconds.gcc, pan_seconds, trail_seconds),
+        cached,
+    )
+
+
+def read_trail(spec: Spec, model_file: Path, trail_file: Path) -> tuple[Trace, str | None]:
+    """A trail from any pan run of `spec`'s export, as a trace, and the property it broke.
+
+    The model file must be the current export of the spec, or the codes would be misread.
+    """
+    model = export(spec)
+    if model_file.read_text() != model.text:
+        raise SpinError(
+            f"{model_file} is not the current export of {spec.name!r}: re-export it with "
+            f"`python -m models promela {spec.name} -o {model_file}` and rerun pan"
+        )
+    if tools_missing():
+        raise SpinMissing("spin not found: install it with `make spin`")
+    out = _run(
+        ["spin", "-t", "-k", str(trail_file.resolve()), model_file.name],
+        model_file.resolve().parent,
+    )
+    broken = re.search(r"sel==(\d+)\)\)\)", out.split("text of failed assertion", 1)[-1])
+    name = None
+    if "text of failed assertion" in out and broken:
+        name = model.properties[int(broken.group(1)) - 1].name
+    return model.read_steps(out.splitlines()), name
