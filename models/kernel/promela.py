@@ -9,33 +9,38 @@ The shape of the model:
 - Every variable is a global holding a small integer *code* of its value:
   enum members, tuples and options by position in their domain, booleans as
   0/1, integers as themselves, `none` as 0 with the inner codes shifted by one.
-- One process picks an initial state (one `d_step` per combination of initial
-  values) and then runs one `do` loop with a `d_step` per row and parameter
-  assignment: the parameters are enumerated from their finite domains, every
-  expression that reads only parameters is evaluated at export time, and a
-  firing whose guard is then false is left out. Inside the `d_step` the
-  guard comes first; the pre-state values the row overwrites are copied to
-  `p_` variables, the outputs are written to `o_` variables, then the
-  updates, then one `printf` that names the firing and prints the whole state
-  and the outputs (what the trail reader translates back), then the property
-  assertions, and last every `p_`/`o_` variable is reset to 0.
+- One process runs one `do` loop whose body is one `atomic` step: pick an
+  initial state (a `d_step` per combination of initial values, enabled only
+  while `go` is 0), or pick a trigger, pick each of its parameters from its
+  finite domain (`a_` variables), and fire the one row whose guard holds (a
+  `d_step` per row). Inside a row's `d_step` the guard comes first; the
+  pre-state values the row overwrites are copied to `p_` variables, the
+  outputs are written to `o_` variables, then the updates, then one `printf`
+  that names the row and prints the arguments, the whole state and the
+  outputs (what the trail reader translates back), then the row's step
+  assertions. A last `d_step` asserts the state properties and resets every
+  `p_`, `o_` and `a_` variable to 0.
 - Properties become assertions, guarded by a selector: `sel` is 0 (check
-  every property) or k (only the k-th), read from the environment variable
-  `SC_PROP` by embedded C code in the first step. A state property asserts
-  `!bad` in every initial state and after every step; a step property (it
-  reads the next state, the outputs or which row fired) asserts `!bad` inside
-  every step, with `p_` as the pre-state, the variables as the post-state and
-  `o_` as the outputs; `trigger_is`/`row_is`/`group_is` are constants per
-  `d_step` and are folded away. For `always`/`never`, a failed assertion is a
-  counterexample; for `sometimes` the export asserts the negation, so a failed
-  assertion is the witness and no failure proves it unreachable.
+  every property), k (only the k-th) or one past the last (none), read from
+  the environment variable `SC_PROP` by embedded C code in the first step.
+  A state property asserts `!bad` after the initial state is picked and after
+  every step; a step property (it reads the next state, the outputs or which
+  row fired) asserts `!bad` inside each row's `d_step`, with `p_` as the
+  pre-state, the variables as the post-state and `o_` as the outputs, and its
+  `trigger_is`/`row_is`/`group_is` folded to constants for that row. For
+  `always`/`never` a failed assertion is a counterexample; for `sometimes` the
+  export asserts the negation, so a failed assertion is the witness, and no
+  failure proves it unreachable.
 
-State counts. A `d_step` is one indivisible transition: SPIN stores no state
-inside it, and because every `p_`/`o_` variable is back at 0 when it ends and
-`sel` is constant during a search, a stored state at the loop head is exactly
-an explorer state. The only other stored state is the one before the initial
-state is picked, so SPIN's `states, stored` is the explorer's reachable-state
-count plus `SETUP_STATES` (1). The agreement test holds both to that formula.
+State counts. SPIN stores the states inside an `atomic` step too, and reports
+them apart: `nominal states` is the stored count without them (a `d_step`
+stores nothing inside at all). At the loop head every `p_`/`o_`/`a_` variable
+is 0 and `sel` is the same in every state of a search, so a nominal state is
+exactly an explorer state, plus one more: the state before an initial state
+is picked (`go` = 0). So SPIN's nominal count is the explorer's reachable-state
+count plus `SETUP_STATES` (1), and the agreement test holds both to that. The
+model is compiled with `spin -o2` (no dead-variable elimination), or a
+variable that only properties read would not split states as in the explorer.
 
 The real abstraction. A real variable or parameter ranges over the explorer's
 samples (every `Real` domain's `samples`, plus the real constants and initial

@@ -31,8 +31,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .explore import Exploration, initial_states
+from .expr import Env, evaluate
+from .oracle import Oracle, OracleError
 from .promela import PROPERTY_ENV, SETUP_STATES, Export, export
-from .spec import Kind, Spec
+from .spec import Kind, Property, Spec
 from .trace import Trace
 
 CACHE = Path(__file__).resolve().parents[2] / "build" / "spin"
@@ -222,3 +225,102 @@ def read_trail(spec: Spec, model_file: Path, trail_file: Path) -> tuple[Trace, s
     if "text of failed assertion" in out and broken:
         name = model.properties[int(broken.group(1)) - 1].name
     return model.read_steps(out.splitlines()), name
+
+
+# ---------------------------------------------------------------- agreement with the explorer
+
+
+def expected_verdict(spec: Spec, prop: Property) -> str:
+    """What `verify` must report for a property when the spec is right."""
+    if prop.name in spec.expect_violated:
+        return "violated"
+    return "witnessed" if prop.kind is Kind.SOMETIMES else "proved"
+
+
+def explorer_verdict(graph: Exploration, prop: Property) -> tuple[str, Trace | None]:
+    """The explorer's verdict on its complete graph, with its shortest trace to `bad`."""
+    if prop.over_steps:
+        edge = graph.first_edge(prop.bad)
+        hit = None if edge is None else graph.path_through(edge)
+    else:
+        i = graph.first_state(prop.bad)
+        hit = None if i is None else graph.path_to(i)
+    if prop.kind is Kind.SOMETIMES:
+        return ("witnessed" if hit is not None else "violated"), hit
+    return ("violated" if hit is not None else "proved"), hit
+
+
+def replay_on_oracle(spec: Spec, trace: Trace) -> str | None:
+    """Why SPIN's trace is not a run of the spec's oracle, or None when it is one."""
+    if dict(trace.init) not in initial_states(spec):
+        return f"its initial state {dict(trace.init)} is not an initial state of the spec"
+    oracle = Oracle(spec)
+    before = trace.init
+    for i, step in enumerate(trace.steps, start=1):
+        oracle.load(before)
+        try:
+            fired = oracle.fire(step.trigger, **step.params)
+        except OracleError as err:
+            return f"step {i} ({step.row}) cannot fire: {err}"
+        if fired.row != step.row or dict(fired.state) != dict(step.state):
+            return f"step {i}: the oracle fires {fired.row} to {dict(fired.state)}"
+        if dict(fired.outputs) != dict(step.outputs):
+            return f"step {i}: the oracle emits {dict(fired.outputs)}, SPIN {dict(step.outputs)}"
+        before = step.state
+    return None
+
+
+def disagreements(spec: Spec, result: SpinResult, graph: Exploration) -> list[str]:
+    """Every way SPIN's answer differs from the explorer's (empty when they agree).
+
+    States are compared as the module docstring of `promela` says; verdicts per
+    property; a trail must be as short as the explorer's shortest trace, be a run
+    of the oracle and end in the property's bad state or step.
+    """
+    found: list[str] = []
+    if result.states != len(graph.states):
+        found.append(
+            f"{spec.name}: SPIN reaches {result.states} states "
+            f"(pan stored {result.stored} - {SETUP_STATES}), the explorer {len(graph.states)}"
+        )
+    for prop in spec.properties:
+        spin = result.verdicts[prop.name]
+        ours, hit = explorer_verdict(graph, prop)
+        where = f"{spec.name} {prop.name}"
+        if spin.verdict != ours:
+            found.append(f"{where}: SPIN says {spin.verdict}, the explorer {ours}")
+            continue
+        if hit is None:
+            continue
+        if spin.trace is None:
+            found.append(f"{where}: SPIN's trail was not read back")
+            continue
+        if len(spin.trace) != len(hit):
+            found.append(
+                f"{where}: SPIN's trail has {len(spin.trace)} steps, the explorer's {len(hit)}"
+            )
+        wrong = replay_on_oracle(spec, spin.trace)
+        if wrong:
+            found.append(f"{where}: SPIN's trail is not a run of the spec: {wrong}")
+        elif not _ends_bad(spec, prop, spin.trace):
+            found.append(f"{where}: SPIN's trail does not end where the property fails")
+    return found
+
+
+def _ends_bad(spec: Spec, prop: Property, trace: Trace) -> bool:
+    states = trace.states()
+    if not prop.over_steps:
+        return bool(evaluate(prop.bad, Env(pre=states[-1])))
+    if not trace.steps:
+        return False
+    last = trace.steps[-1]
+    env = Env(
+        pre=states[-2],
+        post=last.state,
+        params=last.params,
+        outputs=last.outputs,
+        trigger=last.trigger,
+        row=last.row,
+        group=spec.group_of(last.trigger),
+    )
+    return bool(evaluate(prop.bad, env))
