@@ -25,6 +25,7 @@ from models.kernel.diagram import DotMissing, render_svg, write_dot
 from models.kernel.spec import Spec
 from models.kernel.trace import render_trace, trace_json
 from models.registry import UnknownSpec, all_specs, expand, lookup
+from models.spin_cli import add_parsers as add_spin_parsers
 
 CERT_WIDTH = 70
 
@@ -81,6 +82,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("list", help="list the specs, their variants and their checks")
     p.set_defaults(run=_list)
+    add_spin_parsers(sub)
     return parser
 
 

@@ -16,6 +16,7 @@ and none means unreachable (`violated`). `states` is pan's stored-state
 count less `promela.SETUP_STATES`, comparable with the explorer's count.
 `read_trail` translates a trail from any pan run of the exported model
 (say a multi-core one) with `spin -t`, for `python -m models spin-trail`.
+`disagreements` compares a result with the explorer, for the agreement test.
 """
 
 from __future__ import annotations
@@ -203,10 +204,12 @@ def run_spin(
     )
 
 
-def read_trail(spec: Spec, model_file: Path, trail_file: Path) -> tuple[Trace, str | None]:
-    """A trail from any pan run of `spec`'s export, as a trace, and the property it broke.
+def read_trail(spec: Spec, model_file: Path, trail_file: Path) -> tuple[Trace, list[str]]:
+    """A trail from any pan run of `spec`'s export, as a trace, and the properties it breaks.
 
-    The model file must be the current export of the spec, or the codes would be misread.
+    `spin -t` replays it (pan's own `-r` would need the binary and its selector); the
+    model file must be the current export of the spec, or the codes would be misread.
+    The properties named are those whose bad state or step the trail ends in.
     """
     model = export(spec)
     if model_file.read_text() != model.text:
@@ -220,11 +223,8 @@ def read_trail(spec: Spec, model_file: Path, trail_file: Path) -> tuple[Trace, s
         ["spin", "-t", "-k", str(trail_file.resolve()), model_file.name],
         model_file.resolve().parent,
     )
-    broken = re.search(r"sel==(\d+)\)\)\)", out.split("text of failed assertion", 1)[-1])
-    name = None
-    if "text of failed assertion" in out and broken:
-        name = model.properties[int(broken.group(1)) - 1].name
-    return model.read_steps(out.splitlines()), name
+    trace = model.read_steps(out.splitlines())
+    return trace, [p.name for p in spec.properties if _ends_bad(spec, p, trace)]
 
 
 # ---------------------------------------------------------------- agreement with the explorer
