@@ -50,7 +50,10 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("spec", metavar="SPEC")
     p.add_argument("trail", type=Path, metavar="TRAIL", help="the .trail file pan wrote")
     p.add_argument(
-        "--model", type=Path, metavar="FILE", help="the exported model (default: TRAIL less .trail)"
+        "--model",
+        type=Path,
+        metavar="FILE",
+        help="the exported model (default: TRAIL's name up to .pml)",
     )
     p.add_argument("--sources", action="store_true", help="cite each step's row source")
     p.set_defaults(run=_spin_trail)
@@ -146,7 +149,9 @@ def _print_result(spec: Spec, result: SpinResult, wrong: list[str]) -> None:
 def _spin_trail(args: argparse.Namespace) -> int:
     spec = lookup(args.spec)
     trail: Path = args.trail
-    model: Path = args.model or trail.with_suffix("")
+    # pan names a trail after the model: m.pml.trail, or m.pml.cpu1_trail from a multi-core run.
+    stem, dot, _ = trail.name.partition(".pml")
+    model: Path = args.model or trail.with_name(stem + dot if dot else trail.stem)
     for path in (trail, model):
         if not path.is_file():
             return _fail(f"{path} does not exist")
