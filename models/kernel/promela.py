@@ -9,17 +9,17 @@ The shape of the model:
 - Every variable is a global holding a small integer *code* of its value:
   enum members, tuples and options by position in their domain, booleans as
   0/1, integers as themselves, `none` as 0 with the inner codes shifted by one.
-- One process runs one `do` loop whose body is one `atomic` step: pick an
-  initial state (a `d_step` per combination of initial values, enabled only
-  while `go` is 0), or pick a trigger, pick each of its parameters from its
-  finite domain (`a_` variables), and fire the one row whose guard holds (a
-  `d_step` per row). Inside a row's `d_step` the guard comes first; the
-  pre-state values the row overwrites are copied to `p_` variables, the
-  outputs are written to `o_` variables, then the updates, then one `printf`
-  that names the row and prints the arguments, the whole state and the
-  outputs (what the trail reader translates back), then the row's step
-  assertions. A last `d_step` asserts the state properties and resets every
-  `p_`, `o_` and `a_` variable to 0.
+- One process runs one `do` loop with one option per initial state (a
+  `d_step` enabled only while `go` is 0) and one per trigger. A trigger's
+  option picks each parameter from its finite domain (`a_` variables, inside
+  an `atomic`), then runs one `d_step`: enabled when some row's guard holds,
+  it fires the first such row (the oracle's order; the determinism check
+  proves there is only one). The row copies the pre-state values it
+  overwrites to `p_` variables, writes the outputs to `o_` variables, then
+  the updates, then one `printf` that names the row and prints the
+  arguments, the whole state and the outputs (what the trail reader
+  translates back), then the row's step assertions. The `d_step` ends with
+  the state assertions and resets every `p_`, `o_` and `a_` variable to 0.
 - Properties become assertions, guarded by a selector: `sel` is 0 (check
   every property), k (only the k-th) or one past the last (none), read from
   the environment variable `SC_PROP` by embedded C code in the first step.
@@ -32,15 +32,17 @@ The shape of the model:
   export asserts the negation, so a failed assertion is the witness, and no
   failure proves it unreachable.
 
-State counts. SPIN stores the states inside an `atomic` step too, and reports
-them apart: `nominal states` is the stored count without them (a `d_step`
-stores nothing inside at all). At the loop head every `p_`/`o_`/`a_` variable
-is 0 and `sel` is the same in every state of a search, so a nominal state is
-exactly an explorer state, plus one more: the state before an initial state
-is picked (`go` = 0). So SPIN's nominal count is the explorer's reachable-state
-count plus `SETUP_STATES` (1), and the agreement test holds both to that. The
-model is compiled with `spin -o2` (no dead-variable elimination), or a
-variable that only properties read would not split states as in the explorer.
+State counts. A `d_step` is one transition: SPIN stores no state inside it.
+Only a trigger with parameters leaves states inside its `atomic` step (after
+each pick); SPIN's breadth-first search stores them and reports them apart:
+`nominal states` is the stored count without them (a depth-first pan stores
+none). At the loop head every `p_`/`o_`/`a_` variable is 0 and `sel` is the
+same in every state of a search, so a nominal state is exactly an explorer
+state, plus one: the state before an initial state is picked (`go` = 0).
+So SPIN's nominal count is the explorer's reachable-state count plus
+`SETUP_STATES` (1), and the agreement test holds both to that. The model is
+compiled with `spin -o2` (no dead-variable elimination), or a variable that
+only properties read would not split states as it does in the explorer.
 
 The real abstraction. A real variable or parameter ranges over the explorer's
 samples (every `Real` domain's `samples`, plus the real constants and initial
@@ -424,6 +426,10 @@ def _updates(spec: Spec, r: Row) -> dict[str, Expr]:
     return assigned
 
 
+def _step(spec: Spec, r: Row) -> _Step:
+    return _Step(r.name, r.trigger, spec.group_of(r.trigger))
+
+
 def _arg(trigger: str, param: str) -> str:
     return f"a_{_ident(trigger)}_{_ident(param)}"
 
@@ -485,7 +491,10 @@ def export(spec: Spec) -> Export:
     out_args = "".join(f", o_{o.name}" for o in spec.outputs)
     select = f'c_code {{ char *s = getenv("{PROPERTY_ENV}"); now.sel = s ? atoi(s) : 0; }}'
 
-    out += ["", f"active proctype {_ident(spec.name)}() {{", "do", ":: atomic {", "  if"]
+    at_state = translator(None, ())
+    state_checks = [line for k, p in state_props for line in check(k, _fold(p.bad, None), at_state)]
+
+    out += ["", f"active proctype {_ident(spec.name)}() {{", "do"]
     for combo in itertools.product(*(v.inits for v in spec.vars)):
         body = ["!go", select, "go = 1"]
         body += [
@@ -493,47 +502,59 @@ def export(spec: Spec) -> Export:
             for v, x in zip(spec.vars, combo, strict=True)
         ]
         body.append(f'printf("@init{state_fmt}\\n"{state_args})')
-        out.append("  :: d_step { " + "; ".join(body) + " }")
+        out.append(":: d_step { " + ";\n     ".join(body + state_checks) + " }")
 
     rows: list[Row] = []
     for t in spec.triggers:
-        out.append(f"  :: go;  /* {t.name} */")
-        for param in t.params:
-            codes = " ".join(
-                f":: {_arg(t.name, param.name)} = {codec.encode(param.domain, x)}"
-                for x in param.domain.sample()
-            )
-            out.append(f"     if {codes} fi;")
-        out.append("     if")
+        own = spec.rows_of(t.name)
+        if not own:
+            continue
         args = [_arg(t.name, param.name) for param in t.params]
-        for r in spec.rows_of(t.name):
-            step = _Step(r.name, r.trigger, t.group)
+        # The guards run before any copy is taken: they read the variables themselves.
+        guards = [
+            translator(t.name, ())(_fold(spec.step_guard(r), _step(spec, r)), Bool()) for r in own
+        ]
+        out.append(f"/* trigger {t.name} */")
+        if t.params:
+            out.append(":: atomic { go;")
+            for param in t.params:
+                codes = " ".join(
+                    f":: {_arg(t.name, param.name)} = {codec.encode(param.domain, x)}"
+                    for x in param.domain.sample()
+                )
+                out.append(f"     if {codes} fi;")
+            out.append("     d_step { (" + " || ".join(guards) + ") ->")
+        else:
+            out.append(":: d_step { go && (" + " || ".join(guards) + ") ->")
+        out.append("     if")
+        scratch: set[str] = set()
+        for r, guard in zip(own, guards, strict=True):
             updates = _updates(spec, r)
+            scratch.update(updates)
             tr = translator(t.name, list(updates))
-            # The guard runs before the copies are taken: it reads the variables themselves.
-            body = [translator(t.name, ())(_fold(spec.step_guard(r), step), Bool())]
-            body += [f"p_{n} = v_{n}" for n in updates]
+            body = [f"p_{n} = v_{n}" for n in updates]
             for o in spec.outputs:
-                value = _fold(r.outputs[o.name], step) if o.name in r.outputs else Const(o.default)
+                value = (
+                    _fold(r.outputs[o.name], _step(spec, r))
+                    if o.name in r.outputs
+                    else Const(o.default)
+                )
                 body.append(f"o_{o.name} = {tr(value, o.domain)}")
             body += [
-                f"v_{n} = {tr(_fold(e, step), spec.var(n).domain)}" for n, e in updates.items()
+                f"v_{n} = {tr(_fold(e, _step(spec, r)), spec.var(n).domain)}"
+                for n, e in updates.items()
             ]
             fmt = f"@step {len(rows)}{' %d' * len(args)} |{state_fmt} |{out_fmt}\\n"
             body.append(f'printf("{fmt}"{"".join(", " + a for a in args)}{state_args}{out_args})')
             for k, p in step_props:
-                body += check(k, _fold(p.bad, step), tr)
+                body += check(k, _fold(p.bad, _step(spec, r)), tr)
             out.append(f"     /* row {len(rows)}: {r.name} ({r.cite}) */")
-            out.append("     :: d_step { " + ";\n          ".join(body) + " }")
+            out.append(f"     :: {guard} ->\n          " + ";\n          ".join(body))
             rows.append(r)
-        out.append("     fi")
-    out.append("  fi;")
-    tail = [
-        line for k, p in state_props for line in check(k, _fold(p.bad, None), translator(None, ()))
-    ]
-    tail += [f"p_{v.name} = 0" for v in updated]
-    tail += [f"o_{o.name} = 0" for o in spec.outputs]
-    tail += [f"{_arg(t.name, p.name)} = 0" for t in spec.triggers for p in t.params]
-    out.append("  d_step { " + ";\n           ".join(tail or ["skip"]) + " }")
-    out += ["}", "od", "}", ""]
+        out.append("     fi;")
+        tail = state_checks + [f"p_{n} = 0" for n in sorted(scratch)]
+        tail += [f"o_{o.name} = 0" for o in spec.outputs] + [f"{a} = 0" for a in args]
+        out.append("     " + ";\n     ".join(tail or ["skip"]))
+        out.append("  } }" if t.params else "  }")
+    out += ["od", "}", ""]
     return Export(spec, "\n".join(out), props, tuple(rows), codec)
