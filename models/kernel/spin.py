@@ -3,8 +3,10 @@
 `run_spin(spec)` exports the spec (`promela.py`), runs `spin -a`, compiles
 `pan` with gcc (`-DSAFETY -DNOREDUCE -DBFS`: safety only, no partial-order
 reduction, breadth-first so every trail is a shortest one) and runs it:
-once with no property selected, for the state count, then once per property
-(`SC_PROP=k`, stopping at the first failed assertion) for its verdict, and
+once with every `always`/`never` selected (when none fails, that one search
+proves them all and counts the states; otherwise a search with nothing
+selected counts them and each is searched alone), then once per other
+property (`SC_PROP=k`, stopping at the first failed assertion), and
 replays each failed property's trail (`pan -S -r`) into the project's
 `Trace`. A compiled `pan` is cached under `build/spin/` by the hash of the
 Promela text and the compiler flags, so an unchanged spec is not recompiled.
@@ -29,9 +31,11 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .domains import product_size
 from .explore import Exploration, initial_states
 from .expr import Env, evaluate
 from .oracle import Oracle, OracleError
@@ -101,7 +105,9 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
     return done.stdout
 
 
-def compile_pan(model: Export, *, cache: Path | None = CACHE) -> tuple[Path, Seconds, bool]:
+def compile_pan(
+    model: Export, *, cache: Path | None = CACHE, cflags: Sequence[str] = CFLAGS
+) -> tuple[Path, Seconds, bool]:
     """A `pan` binary for the model: from the cache when its text was compiled before."""
     missing = tools_missing()
     if missing:
@@ -109,7 +115,7 @@ def compile_pan(model: Export, *, cache: Path | None = CACHE) -> tuple[Path, Sec
             f"{' and '.join(missing)} not found: install SPIN with `make spin` "
             "(Debian: apt-get install spin gcc)"
         )
-    key = hashlib.sha256((model.digest + " ".join(CFLAGS)).encode()).hexdigest()[:20]
+    key = hashlib.sha256((model.digest + " ".join(cflags)).encode()).hexdigest()[:20]
     if cache is not None and (cache / key / "pan").exists():
         return cache / key / "pan", Seconds(), True
     build = Path(tempfile.mkdtemp(prefix="statecheck-spin-"))
@@ -119,7 +125,7 @@ def compile_pan(model: Export, *, cache: Path | None = CACHE) -> tuple[Path, Sec
     # -o2: no dead-variable elimination, or a variable only properties read would not count.
     _run(["spin", "-o2", "-a", name], build)
     compiled = time.perf_counter()
-    _run(["gcc", *CFLAGS, "-w", "-o", "pan", "pan.c"], build)
+    _run(["gcc", *cflags, "-w", "-o", "pan", "pan.c"], build)
     seconds = Seconds(spin=compiled - started, gcc=time.perf_counter() - compiled)
     if cache is None:
         return build / "pan", seconds, False
@@ -154,25 +160,60 @@ def _count(text: str, what: str) -> int:
     return int(found.group(1))
 
 
+def _nominal(report: str) -> int:
+    """pan's stored states less those inside `atomic` steps (see `promela`'s docstring)."""
+    stored = _count(report, "states, stored")
+    if "nominal states" not in report:
+        return stored  # a depth-first pan stores no state inside an atomic step
+    nominal = re.search(r"(\S+) nominal states", report)
+    if nominal and nominal.group(1).isdigit():
+        return int(nominal.group(1))
+    # pan prints the nominal figure with %g past 10^6: take the exact stored - atomic.
+    atomic = re.search(r"(\S+) atomic steps", report)
+    if atomic is None or not atomic.group(1).isdigit():
+        raise SpinError("pan's report rounds its state count: it cannot be compared exactly")
+    return stored - int(atomic.group(1))
+
+
 def run_spin(
-    spec: Spec, *, trails: bool = True, cache: Path | None = CACHE, states_hint: int = 1 << 14
+    spec: Spec,
+    *,
+    trails: bool = True,
+    cache: Path | None = CACHE,
+    cflags: Sequence[str] = CFLAGS,
+    states_hint: int | None = None,
 ) -> SpinResult:
-    """SPIN's exhaustive search of `spec`: state count, one verdict per property, trails."""
+    """SPIN's exhaustive search of `spec`: state count, one verdict per property, trails.
+
+    `cache=None` compiles afresh (an end-to-end timing); `cflags` must keep `-DBFS` for
+    shortest trails; `states_hint` sizes pan's hash table (default: the product of the
+    variables' domains, capped at 2^18).
+    """
     model = export(spec)
-    pan, seconds, cached = compile_pan(model, cache=cache)
-    bits = _hash_bits(states_hint)
+    pan, seconds, cached = compile_pan(model, cache=cache, cflags=cflags)
+    hint = states_hint or min(product_size(v.domain for v in spec.vars), 1 << 18)
+    bits = _hash_bits(hint)
     verdicts: dict[str, SpinVerdict] = {}
     pan_seconds = trail_seconds = 0.0
     with tempfile.TemporaryDirectory(prefix="statecheck-pan-") as work:
         cwd = Path(work)
         started = time.perf_counter()
-        report = _search(pan, cwd, len(model.properties) + 1, bits)
-        if "errors: 0" not in report:
-            raise SpinError("pan found an error with no property selected: " + report[:200])
-        nominal = re.search(r"(\d+) nominal states", report)
-        stored = int(nominal.group(1)) if nominal else _count(report, "states, stored")
+        # One search proves every always/never when none fails, and counts the states;
+        # otherwise a search with nothing selected counts them, and each is run alone.
+        report = _search(pan, cwd, model.every_safety_property, bits)
+        all_safe = "assertion violated" not in report
+        if not all_safe:
+            for stale in cwd.glob("*.trail"):
+                stale.unlink()
+            report = _search(pan, cwd, model.no_property, bits)
+            if "errors: 0" not in report:
+                raise SpinError("pan found an error with no property selected: " + report[:200])
+        stored = _nominal(report)
         transitions = _count(report, "transitions")
         for k, prop in enumerate(model.properties, start=1):
+            if all_safe and prop.kind is not Kind.SOMETIMES:
+                verdicts[prop.name] = SpinVerdict(prop.name, str(prop.kind), "proved")
+                continue
             text = _search(pan, cwd, k, bits)
             pan_seconds += time.perf_counter() - started
             hit = "assertion violated" in text
