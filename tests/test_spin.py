@@ -19,7 +19,34 @@ from pathlib import Path
 import pytest
 
 from models.cli import main
-from models.kernel import Param, Real, Spec, Trigger, Var, add, param, row, var
+from models.kernel import (
+    AnyOf,
+    Bool,
+    IntRange,
+    Option,
+    Param,
+    Real,
+    Spec,
+    Trigger,
+    Var,
+    add,
+    always,
+    and_,
+    eq,
+    gt,
+    ignore,
+    implies,
+    is_some,
+    lt,
+    never,
+    not_,
+    param,
+    row,
+    some,
+    sometimes,
+    unwrap,
+    var,
+)
 from models.kernel.explore import Exploration, explore
 from models.kernel.promela import PROPERTY_ENV, SETUP_STATES, PromelaError, export
 from models.kernel.spin import (
@@ -141,3 +168,71 @@ def test_promela_command_errors(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["promela", "duplex", "-o", str(tmp_path / "missing" / "d.pml")]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert not (tmp_path / "missing").exists()
+
+
+def _odd_domains() -> Spec:
+    """Options of a range that does not start at 0, reals, sums: the codes' corner cases."""
+    level = IntRange(2, 5)
+    erl = Real(samples=(0.5, 0.25))
+    return Spec(
+        name="odd",
+        source="tests/test_spin.py",
+        vars=(
+            Var("held", Option(level), None),
+            Var("last", Option(erl), None),
+            Var("flag", Option(Bool()), AnyOf(None, True)),
+        ),
+        triggers=(
+            Trigger("hold", (Param("at", level),)),
+            Trigger("raise_"),
+            Trigger("hear", (Param("value", erl),)),
+        ),
+        rows=(
+            row("hold", "hold", None, sets={"held": some(param("at"))}, cite="t"),
+            row(
+                "raise_it",
+                "raise_",
+                None,
+                guard=and_(is_some(var("held")), lt(unwrap(var("held")), 4)),
+                sets={"held": some(add(unwrap(var("held")), 2)), "flag": some(False)},
+                cite="t",
+            ),
+            ignore(
+                "raise_ignored",
+                "raise_",
+                None,
+                guard=not_(and_(is_some(var("held")), lt(unwrap(var("held")), 4))),
+                cite="t",
+            ),
+            row("hear", "hear", None, sets={"last": some(param("value"))}, cite="t"),
+        ),
+        properties=(
+            sometimes("reaches-four", eq(var("held"), some(4)), cite="t"),
+            never(
+                "loud-and-high",
+                and_(eq(var("last"), some(0.5)), eq(var("held"), some(4))),
+                cite="t",
+            ),
+            always(
+                "low-first", implies(is_some(var("last")), gt(unwrap(var("last")), 0.3)), cite="t"
+            ),
+        ),
+    )
+
+
+def test_codes_cover_every_domain_shape() -> None:
+    spec = _odd_domains()
+    codec = export(spec).codec
+    for v in spec.vars:
+        for value in v.domain.sample():
+            assert codec.decode(v.domain, codec.encode(v.domain, value)) == value
+    result, graph = run_spin(spec), explore(spec)
+    # held × last × flag, less flag=false with held=none (a raise needs a held level).
+    assert result.states == len(graph.states) == 5 * 3 * 3 - 3
+    assert disagreements(spec, result, graph) == []
+    verdicts = {name: v.verdict for name, v in result.verdicts.items()}
+    assert verdicts == {
+        "reaches-four": "witnessed",
+        "loud-and-high": "violated",
+        "low-first": "violated",
+    }
