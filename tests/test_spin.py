@@ -37,6 +37,7 @@ from models.kernel import (
     ignore,
     implies,
     is_some,
+    le,
     lt,
     never,
     not_,
@@ -50,6 +51,7 @@ from models.kernel import (
 from models.kernel.explore import Exploration, explore
 from models.kernel.promela import PROPERTY_ENV, SETUP_STATES, PromelaError, export
 from models.kernel.spin import (
+    SpinError,
     SpinResult,
     SpinVerdict,
     compile_pan,
@@ -236,3 +238,16 @@ def test_codes_cover_every_domain_shape() -> None:
         "loud-and-high": "violated",
         "low-first": "violated",
     }
+
+
+def test_an_update_out_of_range_is_an_error_not_a_wrap() -> None:
+    spec = Spec(
+        name="overflow",
+        source="tests/test_spin.py",
+        vars=(Var("n", IntRange(0, 2), 0),),
+        triggers=(Trigger("inc"),),
+        rows=(row("inc", "inc", None, sets={"n": add(var("n"), 1)}, cite="t"),),
+        properties=(always("small", le(var("n"), 2), cite="t"),),
+    )
+    with pytest.raises(SpinError, match="leaves its variable's range"):
+        run_spin(spec)

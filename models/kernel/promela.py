@@ -18,8 +18,10 @@ The shape of the model:
   overwrites to `p_` variables, writes the outputs to `o_` variables, then
   the updates, then one `printf` that names the row and prints the
   arguments, the whole state and the outputs (what the trail reader
-  translates back), then the row's step assertions. The `d_step` ends with
-  the state assertions and resets every `p_`, `o_` and `a_` variable to 0.
+  translates back), then the row's step assertions. An update that adds is
+  first asserted to stay in its variable's range, whatever `sel` is. The
+  `d_step` ends with the state assertions and resets every `p_`, `o_` and
+  `a_` variable to 0.
 - Properties become assertions, guarded by a selector: `sel` is 0 (check
   every property), k (only the k-th), n+1 (none) or n+2 (every `always`
   and `never`, for one search that proves them all), read from
@@ -554,10 +556,15 @@ def export(spec: Spec) -> Export:
                     else Const(o.default)
                 )
                 body.append(f"o_{o.name} = {tr(value, o.domain)}")
-            body += [
-                f"v_{n} = {tr(_fold(e, _step(spec, r)), spec.var(n).domain)}"
-                for n, e in updates.items()
-            ]
+            for n, e in updates.items():
+                domain = spec.var(n).domain
+                code = tr(_fold(e, _step(spec, r)), domain)
+                if any(isinstance(x, Add) for x in walk(e)):
+                    # A sum can leave the range, which the oracle refuses and a byte would
+                    # wrap: assert it (always, whatever `sel` is) before the assignment.
+                    lo, hi = codec.code_range(domain)
+                    body.append(f"assert({lo} <= {code} && {code} <= {hi})")
+                body.append(f"v_{n} = {code}")
             fmt = f"@step {len(rows)}{' %d' * len(args)} |{state_fmt} |{out_fmt}\\n"
             body.append(f'printf("{fmt}"{"".join(", " + a for a in args)}{state_args}{out_args})')
             for k, p in step_props:

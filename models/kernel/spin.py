@@ -207,7 +207,9 @@ def run_spin(
                 stale.unlink()
             report = _search(pan, cwd, model.no_property, bits)
             if "errors: 0" not in report:
-                raise SpinError("pan found an error with no property selected: " + report[:200])
+                # Only the range assertions are unconditional (see `promela`).
+                first = next((ln for ln in report.splitlines() if "violated" in ln), report[:200])
+                raise SpinError(f"{spec.name}: an update leaves its variable's range: {first}")
         stored = _nominal(report)
         transitions = _count(report, "transitions")
         for k, prop in enumerate(model.properties, start=1):
