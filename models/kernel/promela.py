@@ -70,7 +70,6 @@ from .expr import (
     And,
     Cmp,
     Const,
-    Enabled,
     Env,
     Eq,
     Expr,
@@ -143,8 +142,6 @@ class Export:
             if not words or words[0] not in ("@init", "@step"):
                 continue
             if words[0] == "@init":
-                if init is not None:
-                    break  # a replay that runs on past the trail starts no second trace
                 init = codec.decode_state(words[1:])
                 continue
             if init is None:
@@ -297,8 +294,7 @@ def _ground(expr: Expr) -> bool:
 def _fold(expr: Expr, step: _Step | None) -> Expr:
     """`expr` with constants and the row's `trigger_is`/`row_is`/`group_is` evaluated away."""
     if isinstance(expr, StepIs):
-        if step is None:
-            raise PromelaError("a state property cannot ask which row fired")
+        assert step is not None, "a property that asks which row fired is a step property"
         name = {"trigger": step.trigger, "row": step.row, "group": step.group}[expr.kind]
         return Const(name in expr.names)
     if isinstance(expr, Const):
@@ -334,8 +330,6 @@ def _fold(expr: Expr, step: _Step | None) -> Expr:
         if isinstance(cond, Const):
             return _fold(expr.then if cond.value else expr.other, step)
         return Ite(cond, _fold(expr.then, step), _fold(expr.other, step))
-    if isinstance(expr, Enabled):
-        raise PromelaError("enabled() should have been expanded by the spec")
     # Any other node: the same node over folded children (the dataclass fields that are
     # expressions, or tuples of them).
     rebuilt: dict[str, object] = {}
