@@ -145,7 +145,9 @@ def test_spin_trail_reads_back_an_outside_pan_run(
     model = tmp_path / "duplex.pml"
     assert main(["promela", "duplex", "-o", str(model)]) == 0
     assert model.read_text() == export(spec).text
-    pan, _, _ = compile_pan(export(spec))
+    build = tmp_path / "build"
+    build.mkdir()
+    pan, _, _ = compile_pan(export(spec), build)
     k = export(spec).selector("grant-user-in-overlap")
     subprocess.run(
         [str(pan), "-m100000", "-E", "-n", "-w16"],

@@ -106,9 +106,13 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
 
 
 def compile_pan(
-    model: Export, *, cache: Path | None = CACHE, cflags: Sequence[str] = CFLAGS
+    model: Export, build: Path, *, cache: Path | None = CACHE, cflags: Sequence[str] = CFLAGS
 ) -> tuple[Path, Seconds, bool]:
-    """A `pan` binary for the model: from the cache when its text was compiled before."""
+    """A `pan` binary for the model: from the cache when its text was compiled before.
+
+    It is compiled in `build` (a directory the caller removes) and, with a cache, copied
+    there under the hash of the model and the flags.
+    """
     missing = tools_missing()
     if missing:
         raise SpinMissing(
@@ -118,7 +122,6 @@ def compile_pan(
     key = hashlib.sha256((model.digest + " ".join(cflags)).encode()).hexdigest()[:20]
     if cache is not None and (cache / key / "pan").exists():
         return cache / key / "pan", Seconds(), True
-    build = Path(tempfile.mkdtemp(prefix="statecheck-spin-"))
     name = f"{model.spec.name.replace(':', '-')}.pml"
     (build / name).write_text(model.text)
     started = time.perf_counter()
@@ -138,7 +141,6 @@ def compile_pan(
         staged.rename(target)  # atomic: a parallel run sees all of it or none
     except OSError:
         shutil.rmtree(staged, ignore_errors=True)  # another run cached it first
-    shutil.rmtree(build, ignore_errors=True)
     return target / "pan", seconds, False
 
 
@@ -190,13 +192,15 @@ def run_spin(
     variables' domains, capped at 2^18).
     """
     model = export(spec)
-    pan, seconds, cached = compile_pan(model, cache=cache, cflags=cflags)
     hint = states_hint or min(product_size(v.domain for v in spec.vars), 1 << 18)
     bits = _hash_bits(hint)
     verdicts: dict[str, SpinVerdict] = {}
     pan_seconds = trail_seconds = 0.0
-    with tempfile.TemporaryDirectory(prefix="statecheck-pan-") as work:
-        cwd = Path(work)
+    with tempfile.TemporaryDirectory(prefix="statecheck-spin-") as work:
+        build, cwd = Path(work) / "build", Path(work) / "run"
+        build.mkdir()
+        cwd.mkdir()
+        pan, seconds, cached = compile_pan(model, build, cache=cache, cflags=cflags)
         started = time.perf_counter()
         # One search proves every always/never when none fails, and counts the states;
         # otherwise a search with nothing selected counts them, and each is run alone.
