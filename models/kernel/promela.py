@@ -44,8 +44,8 @@ same in every state of a search, so a nominal state is exactly an explorer
 state, plus one: the state before an initial state is picked (`go` = 0).
 So SPIN's nominal count is the explorer's reachable-state count plus
 `SETUP_STATES` (1), and the agreement test holds both to that. The model is
-compiled with `spin -o2` (no dead-variable elimination), or a variable that
-only properties read would not split states as it does in the explorer.
+compiled with `spin -o2` (keep write-only variables), or a variable that only
+properties read would not split states as it does in the explorer.
 
 The real abstraction. A real variable or parameter ranges over the explorer's
 samples (every `Real` domain's `samples`, plus the real constants and initial

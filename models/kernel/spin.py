@@ -125,7 +125,7 @@ def compile_pan(
     name = f"{model.spec.name.replace(':', '-')}.pml"
     (build / name).write_text(model.text)
     started = time.perf_counter()
-    # -o2: no dead-variable elimination, or a variable only properties read would not count.
+    # -o2: SPIN would otherwise hide write-only variables (ghosts) from the state.
     _run(["spin", "-o2", "-a", name], build)
     compiled = time.perf_counter()
     _run(["gcc", *cflags, "-w", "-o", "pan", "pan.c"], build)
