@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export HYPOTHESIS_PROFILE ?= ci
 
 .PHONY: help test verify models diagrams diagrams-check typecheck lint format bench mutation clean dot \
-	package-check
+	package-check spin
 
 help:
 	@echo "make verify     the merge gate: model checks, pytest, diagrams up to date, mypy, ruff"
@@ -18,6 +18,7 @@ help:
 	@echo "make bench      time each part of verify against its budget"
 	@echo "make mutation   mutmut over impl/ (slow)"
 	@echo "make package-check  build the wheel, install it apart, mypy a user script against it"
+	@echo "make spin       install SPIN and gcc (the SPIN agreement test needs them)"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -44,7 +45,24 @@ dot:
 	fi; \
 	command -v dot >/dev/null 2>&1 || { echo "error: graphviz installed but 'dot' is not on PATH"; exit 1; }
 
-test: $(STAMP)
+# SPIN is the second model checker (tests/test_spin.py); pan is compiled with gcc.
+spin:
+	@command -v spin >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 && exit 0; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing spin and gcc with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq spin gcc >/dev/null; \
+	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1; then \
+		echo "installing spin and gcc with sudo apt-get"; \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq spin gcc >/dev/null; \
+	else \
+		echo "error: SPIN (and gcc, to compile its verifier) is missing. Install them:"; \
+		echo "  Debian/Ubuntu: apt-get install spin gcc   macOS: brew install spin"; \
+		echo "  other: https://spinroot.com/spin/Man/README.html"; \
+		exit 1; \
+	fi; \
+	command -v spin >/dev/null 2>&1 || { echo "error: spin installed but not on PATH"; exit 1; }
+
+test: $(STAMP) spin
 	$(BIN)/pytest
 
 models: $(STAMP)
@@ -67,7 +85,7 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-verify: $(STAMP) dot
+verify: $(STAMP) dot spin
 	@echo "== 1/5 model checks (python -m models verify)"
 	@$(BIN)/python -m models verify --json reports/verify.json || \
 		{ echo "verify: the model checks failed (above); reports/verify.json has the traces"; exit 1; }
@@ -95,4 +113,4 @@ mutation: $(STAMP)
 	$(BIN)/mutmut results
 
 clean:
-	rm -rf $(VENV) mutants reports .mypy_cache .ruff_cache .pytest_cache .hypothesis diagrams/*.svg
+	rm -rf $(VENV) mutants reports .mypy_cache .ruff_cache .pytest_cache .hypothesis diagrams/*.svg build/spin

@@ -28,6 +28,7 @@ from models.kernel.readable import read_certificate, show, why
 from models.kernel.spec import Spec
 from models.kernel.trace import plural, render_trace, state_count, trace_json
 from models.registry import BrokenSpec, UnknownSpec, expand, load, lookup, one_line
+from models.spin_cli import add_parsers as add_spin_parsers
 
 CERT_WIDTH = 70
 
@@ -88,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("list", help="list the specs, their variants and their checks")
     p.set_defaults(run=_list)
+    add_spin_parsers(sub)
     return parser
 
 

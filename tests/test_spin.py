@@ -1,0 +1,255 @@
+"""SPIN as the second engine: it must agree with the explorer on every spec and variant.
+
+For each spec of `models.registry.expand([])` SPIN's exhaustive search of the
+Promela export must reach as many states as the explorer (pan's nominal
+count less the one setup state, as `models/kernel/promela.py` documents),
+give every property the verdict `verify` must report, and return trails as
+short as the explorer's that are runs of the oracle. pan binaries are cached
+under build/spin by the model's hash, so a warm run only searches.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from models.cli import main
+from models.kernel import (
+    AnyOf,
+    Bool,
+    IntRange,
+    Option,
+    Param,
+    Real,
+    Spec,
+    Trigger,
+    Var,
+    add,
+    always,
+    and_,
+    eq,
+    gt,
+    ignore,
+    implies,
+    is_some,
+    le,
+    lt,
+    never,
+    not_,
+    param,
+    row,
+    some,
+    sometimes,
+    unwrap,
+    var,
+)
+from models.kernel.explore import Exploration, explore
+from models.kernel.promela import PROPERTY_ENV, SETUP_STATES, PromelaError, export
+from models.kernel.spin import (
+    SpinError,
+    SpinResult,
+    SpinVerdict,
+    compile_pan,
+    disagreements,
+    expected_verdict,
+    run_spin,
+    tools_missing,
+)
+from models.registry import expand, lookup
+
+SPECS = expand([])
+
+if tools_missing():
+    pytest.fail(f"SPIN needs {tools_missing()}: run `make spin`", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, tuple[Spec, SpinResult, Exploration]]:
+    def one(spec: Spec) -> tuple[Spec, SpinResult, Exploration]:
+        return spec, run_spin(spec), explore(spec)
+
+    # gcc and pan are subprocesses, so two threads keep both cores busy.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return {spec.name: got for spec, got in zip(SPECS, pool.map(one, SPECS), strict=True)}
+
+
+@pytest.mark.parametrize("name", [s.name for s in SPECS])
+def test_spin_agrees_with_the_explorer(
+    name: str, runs: dict[str, tuple[Spec, SpinResult, Exploration]]
+) -> None:
+    spec, result, graph = runs[name]
+    assert disagreements(spec, result, graph) == []
+    assert result.states == len(graph.states)
+    assert result.stored == len(graph.states) + SETUP_STATES
+    for prop in spec.properties:
+        assert result.verdicts[prop.name].verdict == expected_verdict(spec, prop), prop.name
+
+
+def test_every_variant_is_caught_by_spin(
+    runs: dict[str, tuple[Spec, SpinResult, Exploration]],
+) -> None:
+    variants = [s for s in SPECS if s.expect_violated]
+    assert variants, "no variants to check"
+    for spec in variants:
+        _, result, _ = runs[spec.name]
+        for name in spec.expect_violated:
+            verdict = result.verdicts[name]
+            assert verdict.verdict == "violated" and verdict.trace is not None, name
+
+
+def test_disagreements_are_reported(
+    runs: dict[str, tuple[Spec, SpinResult, Exploration]],
+) -> None:
+    spec, result, graph = runs["wave:seed"]
+    name = spec.expect_violated[0]
+    wrong = replace(
+        result,
+        states=result.states + 1,
+        verdicts={**result.verdicts, name: SpinVerdict(name, "always", "proved")},
+    )
+    found = disagreements(spec, wrong, graph)
+    assert len(found) == 2
+    assert "SPIN reaches" in found[0] and f"{name}: SPIN says proved" in found[1]
+    trace = result.verdicts[name].trace
+    assert trace is not None
+    short = replace(trace, steps=trace.steps[:-1])
+    cut = {**result.verdicts, name: SpinVerdict(name, "always", "violated", short)}
+    assert any(
+        "steps, the explorer's" in f
+        for f in disagreements(spec, replace(result, verdicts=cut), graph)
+    )
+
+
+def test_promela_refuses_real_arithmetic() -> None:
+    real = Real(samples=(0.0, 1.0))
+    spec = Spec(
+        name="drift",
+        source="tests/test_spin.py",
+        vars=(Var("x", real, 0.0),),
+        triggers=(Trigger("move", (Param("by", real),)),),
+        rows=(row("move", "move", None, sets={"x": add(var("x"), param("by"))}, cite="t"),),
+    )
+    with pytest.raises(PromelaError, match="real arithmetic"):
+        export(spec)
+
+
+def test_spin_trail_reads_back_an_outside_pan_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = lookup("duplex")
+    model = tmp_path / "duplex.pml"
+    assert main(["promela", "duplex", "-o", str(model)]) == 0
+    assert model.read_text() == export(spec).text
+    build = tmp_path / "build"
+    build.mkdir()
+    pan, _, _ = compile_pan(export(spec), build)
+    k = export(spec).selector("grant-user-in-overlap")
+    subprocess.run(
+        [str(pan), "-m100000", "-E", "-n", "-w16"],
+        cwd=tmp_path,
+        env={**os.environ, PROPERTY_ENV: str(k)},
+        check=True,
+        capture_output=True,
+    )
+    capsys.readouterr()
+    assert main(["spin-trail", "duplex", str(tmp_path / "duplex.pml.trail")]) == 0
+    out = capsys.readouterr().out
+    assert "SPIN's trail is a witness of sometimes grant-user-in-overlap" in out
+    assert "5 steps:" in out
+    assert " 5  grant_user_takes_floor" in out and "out: commands=[MUTE,CANCEL]" in out
+    model.write_text(model.read_text() + "\n")
+    assert main(["spin-trail", "duplex", str(tmp_path / "duplex.pml.trail")]) == 2
+    assert "not the current export" in capsys.readouterr().err
+
+
+def test_promela_command_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["promela", "wave", "--variant", "nope"]) == 2
+    assert main(["promela", "duplex", "-o", str(tmp_path / "missing" / "d.pml")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "missing").exists()
+
+
+def _odd_domains() -> Spec:
+    """Options of a range that does not start at 0, reals, sums: the codes' corner cases."""
+    level = IntRange(2, 5)
+    erl = Real(samples=(0.5, 0.25))
+    return Spec(
+        name="odd",
+        source="tests/test_spin.py",
+        vars=(
+            Var("held", Option(level), None),
+            Var("last", Option(erl), None),
+            Var("flag", Option(Bool()), AnyOf(None, True)),
+        ),
+        triggers=(
+            Trigger("hold", (Param("at", level),)),
+            Trigger("raise_"),
+            Trigger("hear", (Param("value", erl),)),
+        ),
+        rows=(
+            row("hold", "hold", None, sets={"held": some(param("at"))}, cite="t"),
+            row(
+                "raise_it",
+                "raise_",
+                None,
+                guard=and_(is_some(var("held")), lt(unwrap(var("held")), 4)),
+                sets={"held": some(add(unwrap(var("held")), 2)), "flag": some(False)},
+                cite="t",
+            ),
+            ignore(
+                "raise_ignored",
+                "raise_",
+                None,
+                guard=not_(and_(is_some(var("held")), lt(unwrap(var("held")), 4))),
+                cite="t",
+            ),
+            row("hear", "hear", None, sets={"last": some(param("value"))}, cite="t"),
+        ),
+        properties=(
+            sometimes("reaches-four", eq(var("held"), some(4)), cite="t"),
+            never(
+                "loud-and-high",
+                and_(eq(var("last"), some(0.5)), eq(var("held"), some(4))),
+                cite="t",
+            ),
+            always(
+                "low-first", implies(is_some(var("last")), gt(unwrap(var("last")), 0.3)), cite="t"
+            ),
+        ),
+    )
+
+
+def test_codes_cover_every_domain_shape() -> None:
+    spec = _odd_domains()
+    codec = export(spec).codec
+    for v in spec.vars:
+        for value in v.domain.sample():
+            assert codec.decode(v.domain, codec.encode(v.domain, value)) == value
+    result, graph = run_spin(spec), explore(spec)
+    # held × last × flag, less flag=false with held=none (a raise needs a held level).
+    assert result.states == len(graph.states) == 5 * 3 * 3 - 3
+    assert disagreements(spec, result, graph) == []
+    verdicts = {name: v.verdict for name, v in result.verdicts.items()}
+    assert verdicts == {
+        "reaches-four": "witnessed",
+        "loud-and-high": "violated",
+        "low-first": "violated",
+    }
+
+
+def test_an_update_out_of_range_is_an_error_not_a_wrap() -> None:
+    spec = Spec(
+        name="overflow",
+        source="tests/test_spin.py",
+        vars=(Var("n", IntRange(0, 2), 0),),
+        triggers=(Trigger("inc"),),
+        rows=(row("inc", "inc", None, sets={"n": add(var("n"), 1)}, cite="t"),),
+        properties=(always("small", le(var("n"), 2), cite="t"),),
+    )
+    with pytest.raises(SpinError, match="leaves its variable's range"):
+        run_spin(spec)
