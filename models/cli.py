@@ -1,4 +1,4 @@
-"""The command line: `verify`, `explain`, `diagram` and `list`.
+"""The command line: `verify`, `explain`, `diagram`, `list` and `check-trace` (cli_trace.py).
 
 Exit codes: 0 every verdict matched its expectation; 1 some check was
 violated or unknown (or a diagram is stale); 2 the command was wrong (an
@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from models.cli_trace import add_parser as add_check_trace
+from models.cli_trace import itf_name, write_check_itf
 from models.kernel.checks import Checker, CheckResult, SpecReport, verify
 from models.kernel.diagram import DotMissing, render_svg, write_dot
 from models.kernel.spec import Spec
@@ -61,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
         default=os.cpu_count() or 1,
         help="specs checked in parallel (default: one per CPU)",
     )
+    p.add_argument("--itf-dir", type=Path, metavar="DIR", help="write every trace as ITF here")
     p.set_defaults(run=_verify)
 
     p = sub.add_parser("explain", help="print one check's witness, counterexample or certificate")
@@ -68,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("check", metavar="CHECK")
     p.add_argument("--sources", action="store_true", help="cite each step's row source")
     p.add_argument("--method", choices=("spacer", "k-induction"), default="spacer")
+    p.add_argument("--itf", type=Path, metavar="FILE", help="also write the trace as ITF")
     p.set_defaults(run=_explain)
 
     p = sub.add_parser("diagram", help="write each spec view's DOT (and SVG with --render)")
@@ -78,6 +82,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="fail if a committed .dot is stale")
     p.add_argument("--render", action="store_true", help="also render .svg with graphviz's dot")
     p.set_defaults(run=_diagram)
+
+    add_check_trace(sub)
 
     p = sub.add_parser("list", help="list the specs, their variants and their checks")
     p.set_defaults(run=_list)
@@ -105,7 +111,7 @@ def _verify(args: argparse.Namespace) -> int:
     jobs = max(1, min(args.jobs, len(names)))
     outcomes: list[Outcome] = []
     if jobs == 1:
-        outcomes = [_run_spec(name, args.method, stream=True) for name in names]
+        outcomes = [_run_spec(name, args.method, True, args.itf_dir) for name in names]
     else:
         # Specs are independent: check them in parallel, print each block in order.
         print(f"checking {len(names)} specs in {jobs} processes", flush=True)
@@ -114,7 +120,7 @@ def _verify(args: argparse.Namespace) -> int:
         cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             futures = {
-                name: pool.submit(_run_spec, name, args.method)
+                name: pool.submit(_run_spec, name, args.method, False, args.itf_dir)
                 for name in sorted(names, key=lambda n: -cost[n])
             }
             for name in names:
@@ -144,10 +150,13 @@ def _verify(args: argparse.Namespace) -> int:
     return 0 if not failures else 1
 
 
-def _run_spec(name: str, method: str, stream: bool = False) -> Outcome:
+def _run_spec(name: str, method: str, stream: bool = False, itf_dir: Path | None = None) -> Outcome:
     spec = lookup(name)
     out: TextIO = sys.stdout if stream else io.StringIO()
     report = _verify_one(spec, method, out)
+    for c in report.checks if itf_dir else ():
+        if c.trace is not None and itf_dir is not None:
+            write_check_itf(spec, c.id, c.verdict, c.trace, itf_dir / itf_name(spec, c.id))
     failures = [
         f"  {spec.name} {c.id}: {c.verdict}, expected to {c.expected}. {c.detail}\n"
         f"    source: {c.cite}\n"
@@ -247,6 +256,8 @@ def _explain(args: argparse.Namespace) -> int:
         print(f"{what}, {len(check.trace)} steps:")
         for text in render_trace(spec, check.trace, sources=args.sources):
             print(text)
+        if args.itf:
+            print(f"wrote {write_check_itf(spec, check.id, check.verdict, check.trace, args.itf)}")
     if check.certificate:
         print(f"certificate: {check.certificate}")
     if check.detail:
