@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -154,16 +154,25 @@ class TraceVerdict:
 
 def parse_jsonl(spec: Spec, lines: Iterable[str]) -> Log:
     """Read a JSON Lines log; a malformed line raises `TraceInputError` naming line and field."""
+
+    def objects() -> Iterator[tuple[int, Any]]:
+        for number, text in enumerate(lines, start=1):
+            if not text.strip():
+                continue
+            try:
+                yield number, json.loads(text)
+            except json.JSONDecodeError as err:
+                raise TraceInputError(f"line {number}: not JSON ({err.msg})") from None
+
+    return parse_objects(spec, objects())
+
+
+def parse_objects(spec: Spec, objects: Iterable[tuple[int, Any]]) -> Log:
+    """A log from already-decoded JSON objects, each with its line number."""
     init: dict[str, Value] = {}
     init_line = 0
     steps: list[LogStep] = []
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise TraceInputError(f"line {number}: not JSON ({err.msg})") from None
+    for number, obj in objects:
         if not isinstance(obj, dict):
             raise TraceInputError(f"line {number}: a step must be a JSON object")
         if "init" in obj and not steps and not init_line:
