@@ -31,8 +31,8 @@ from models.kernel.tracecheck import TraceInputError, check_trace, parse_objects
 from models.registry import lookup
 
 NOT_PLUGINS = {"walks"}
-RANDOM_WALKS = 1500
-LENGTH = 30
+RANDOM_WALKS = 1000  # per seed plugin: a few thousand in all
+LENGTH = 24
 
 
 def plugins(names: list[str]) -> list[ModuleType]:

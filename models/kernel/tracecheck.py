@@ -345,6 +345,17 @@ class Stepper:
             yield c.row, tuple(after), outputs
 
 
+_STEPPERS: dict[int, tuple[Spec, Stepper]] = {}
+
+
+def stepper_for(spec: Spec) -> Stepper:
+    """One `Stepper` per spec object: the seed differential checks thousands of logs."""
+    hit = _STEPPERS.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        hit = _STEPPERS[id(spec)] = (spec, Stepper(spec))
+    return hit[1]
+
+
 def initial_states(spec: Spec, fixed: Mapping[str, Value]) -> list[State]:
     choices = [
         (fixed[v.name],) if v.name in fixed else v.inits for v in spec.vars
@@ -367,7 +378,7 @@ def check_trace(
 ) -> TraceVerdict:
     """Is this log a behaviour of `spec`? A `Log`, or bare steps from the initial states."""
     log = steps if isinstance(steps, Log) else Log({}, tuple(steps))
-    stepper = Stepper(spec)
+    stepper = stepper_for(spec)
     names = stepper.names
     current = set(initial_states(spec, log.init))
     if not current:

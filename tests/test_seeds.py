@@ -1,0 +1,149 @@
+"""The seed differential's framework: skip or fail on a missing seed, catch an unlisted
+difference, a rejected log and a broken build; and the allow-list has teeth.
+
+A fake plugin stands in for a compiled seed here, so these run without rustc; `make
+seeds` (part of `make verify`) runs the real ones.
+"""
+
+from __future__ import annotations
+
+import copy
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import conformance.seeds.__main__ as runner
+from conformance.seeds import (
+    Allowed,
+    BuildError,
+    Log,
+    SeedMissing,
+    Walk,
+    rustc_build,
+    seed_path,
+)
+from conformance.seeds import duplex as duplex_plugin
+
+
+class FakeHarness:
+    def __init__(self, change: Any = None) -> None:
+        self.change = change
+
+    def run(self, walks: list[Walk]) -> list[Log]:
+        logs = duplex_plugin.impl_logs(walks)
+        return [self.change(copy.deepcopy(log)) if self.change else log for log in logs]
+
+
+def fake_plugin(
+    *, change: Any = None, build_error: Exception | None = None, allowed: tuple[Allowed, ...] = ()
+) -> types.ModuleType:
+    module = types.ModuleType("conformance.seeds.fake")
+    module.SPEC = "duplex"  # type: ignore[attr-defined]
+    module.SEED_FILE = "duplex.rs"  # type: ignore[attr-defined]
+    module.SEED_VARIANT = None  # type: ignore[attr-defined]
+    module.ALLOWED = allowed  # type: ignore[attr-defined]
+
+    def build(seeds_dir: Path, build_dir: Path) -> FakeHarness:
+        if build_error is not None:
+            raise build_error
+        return FakeHarness(change)
+
+    module.build = build  # type: ignore[attr-defined]
+    module.impl_logs = duplex_plugin.impl_logs  # type: ignore[attr-defined]
+    return module
+
+
+@pytest.fixture(autouse=True)
+def few_walks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "RANDOM_WALKS", 30)
+
+
+def test_identical_logs_pass_and_counts_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert runner.run_plugin(fake_plugin(), require=False)
+    out = capsys.readouterr().out
+    assert "seeds fake: duplex.rs → duplex:" in out and "0 problems" in out
+    assert "traces" in out and "steps" in out
+
+
+def test_an_unlisted_difference_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    def drop_a_command(log: Log) -> Log:
+        for line in log:
+            if line.get("outputs", {}).get("commands") == ["MUTE", "CANCEL"]:
+                line["outputs"]["commands"] = ["MUTE"]
+        return log
+
+    assert not runner.run_plugin(fake_plugin(change=drop_a_command), require=False)
+    out = capsys.readouterr().out
+    assert "no ALLOWED entry covers it" in out
+    assert "REJECTED" in out  # and check-trace rejects the changed seed log on its own
+
+
+def test_an_allowed_difference_is_counted_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    def narrow(log: Log) -> Log:
+        for line in log:
+            for part in ("args", "state", "outputs"):
+                for key in ("value", "last_erl", "impulse_erl"):
+                    v = line.get(part, {}).get(key)
+                    if isinstance(v, float):
+                        line[part][key] = duplex_plugin.f32(v)
+        return log
+
+    plugin = fake_plugin(change=narrow, allowed=duplex_plugin.ALLOWED)
+    assert runner.run_plugin(plugin, require=False)
+    assert "erl-f32-narrowing ×" in capsys.readouterr().out
+
+
+def test_the_erl_allowance_covers_f32_narrowing_and_nothing_else() -> None:
+    walk: Walk = {"init": {"payload": "AUDIO"}, "steps": []}
+    impl = [{"trigger": "erl", "args": {"value": 0.49999999}, "state": {"last_erl": 0.49999999}}]
+    seed = [{"trigger": "erl", "args": {"value": 0.5}, "state": {"last_erl": 0.5}}]
+    assert duplex_plugin.only_erl_narrowed(walk, seed, impl)
+    off = [{"trigger": "erl", "args": {"value": 0.4}, "state": {"last_erl": 0.4}}]
+    assert not duplex_plugin.only_erl_narrowed(walk, off, impl)
+    other = [{"trigger": "erl", "args": {"value": 0.5}, "state": {"last_erl": 0.5, "x": 1}}]
+    assert not duplex_plugin.only_erl_narrowed(walk, other, impl)
+    assert duplex_plugin.only_erl_narrowed(
+        walk, [{"state": {"last_erl": "inf"}}], [{"state": {"last_erl": 1e39}}]
+    )
+
+
+def test_a_missing_seed_is_loud_and_skipped_unless_required(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    missing = fake_plugin(build_error=SeedMissing("duplex.rs is not in SEEDS_DIR=/nowhere"))
+    assert runner.run_plugin(missing, require=False)
+    out = capsys.readouterr().out
+    assert "!! seeds fake: SKIPPED" in out and "SEEDS_DIR" in out
+    assert not runner.run_plugin(missing, require=True)
+    assert "FAILED" in capsys.readouterr().out
+
+
+def test_a_build_error_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    assert not runner.run_plugin(fake_plugin(build_error=BuildError("rustc refused")), False)
+    assert "FAILED to build — rustc refused" in capsys.readouterr().out
+
+
+def test_seed_path_names_the_variable(tmp_path: Path) -> None:
+    with pytest.raises(SeedMissing, match="SEEDS_DIR="):
+        seed_path(tmp_path, "duplex.rs")
+
+
+def test_rustc_refusal_is_a_build_error_naming_the_error(tmp_path: Path) -> None:
+    main = tmp_path / "main.rs"
+    main.write_text('#[path = "@SEED@"]\nmod seed;\nfn main() {}\n')
+    seed = tmp_path / "broken.rs"
+    seed.write_text("fn broken( {\n")
+    with pytest.raises(BuildError, match="rustc could not build broken from .*: error"):
+        rustc_build("broken", main, {"SEED": seed}, tmp_path / "build")
+    built = [p for p in (tmp_path / "build").glob("broken-*") if p.suffix != ".rs"]
+    assert not built  # nothing half-built is cached
+
+
+def test_every_plugin_module_has_the_interface() -> None:
+    for plugin in runner.plugins([]):
+        assert isinstance(plugin.SPEC, str) and isinstance(plugin.SEED_FILE, str)
+        assert plugin.SEED_VARIANT is None or isinstance(plugin.SEED_VARIANT, str)
+        assert all(isinstance(a, Allowed) and a.decision for a in plugin.ALLOWED)
+        assert callable(plugin.build) and callable(plugin.impl_logs)
