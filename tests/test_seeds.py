@@ -61,7 +61,7 @@ def few_walks(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_identical_logs_pass_and_counts_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
-    assert runner.run_plugin(fake_plugin(), require=False)
+    assert runner.run_plugin(fake_plugin(), require=False) == "ok"
     out = capsys.readouterr().out
     assert "seeds fake: duplex.rs → duplex:" in out and "0 problems" in out
     assert "traces" in out and "steps" in out
@@ -74,7 +74,7 @@ def test_an_unlisted_difference_fails(capsys: pytest.CaptureFixture[str]) -> Non
                 line["outputs"]["commands"] = ["MUTE"]
         return log
 
-    assert not runner.run_plugin(fake_plugin(change=drop_a_command), require=False)
+    assert runner.run_plugin(fake_plugin(change=drop_a_command), require=False) == "failed"
     out = capsys.readouterr().out
     assert "no ALLOWED entry covers it" in out
     assert "REJECTED" in out  # and check-trace rejects the changed seed log on its own
@@ -91,7 +91,7 @@ def test_an_allowed_difference_is_counted_by_name(capsys: pytest.CaptureFixture[
         return log
 
     plugin = fake_plugin(change=narrow, allowed=duplex_plugin.ALLOWED)
-    assert runner.run_plugin(plugin, require=False)
+    assert runner.run_plugin(plugin, require=False) == "ok"
     assert "erl-f32-narrowing ×" in capsys.readouterr().out
 
 
@@ -113,15 +113,16 @@ def test_a_missing_seed_is_loud_and_skipped_unless_required(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     missing = fake_plugin(build_error=SeedMissing("duplex.rs is not in SEEDS_DIR=/nowhere"))
-    assert runner.run_plugin(missing, require=False)
+    assert runner.run_plugin(missing, require=False) == "skipped"
     out = capsys.readouterr().out
     assert "!! seeds fake: SKIPPED" in out and "SEEDS_DIR" in out
-    assert not runner.run_plugin(missing, require=True)
+    assert runner.run_plugin(missing, require=True) == "failed"
     assert "FAILED" in capsys.readouterr().out
 
 
 def test_a_build_error_fails(capsys: pytest.CaptureFixture[str]) -> None:
-    assert not runner.run_plugin(fake_plugin(build_error=BuildError("rustc refused")), False)
+    plugin = fake_plugin(build_error=BuildError("rustc refused"))
+    assert runner.run_plugin(plugin, False) == "failed"
     assert "FAILED to build — rustc refused" in capsys.readouterr().out
 
 

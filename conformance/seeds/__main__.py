@@ -22,6 +22,7 @@ import sys
 import time
 from collections import Counter
 from types import ModuleType
+from typing import Literal
 
 import conformance.seeds as framework
 from conformance.seeds import BuildError, HarnessError, Log, SeedMissing, Walk
@@ -31,6 +32,7 @@ from models.kernel.tracecheck import TraceInputError, check_trace, parse_objects
 from models.registry import lookup
 
 NOT_PLUGINS = {"walks"}
+Status = Literal["ok", "skipped", "failed"]
 RANDOM_WALKS = 1000  # per seed plugin: a few thousand in all
 LENGTH = 24
 
@@ -65,7 +67,7 @@ def check_logs(spec: Spec, logs: list[Log], who: str) -> tuple[int, list[str]]:
     return steps, problems
 
 
-def run_plugin(plugin: ModuleType, require: bool) -> bool:
+def run_plugin(plugin: ModuleType, require: bool) -> Status:
     name = plugin.__name__.rsplit(".", 1)[1]
     started = time.perf_counter()
     spec = lookup(plugin.SPEC)
@@ -73,15 +75,12 @@ def run_plugin(plugin: ModuleType, require: bool) -> bool:
     try:
         harness = plugin.build(framework.seeds_dir(), framework.build_dir())
     except SeedMissing as err:
-        banner = "FAILED" if require else "SKIPPED"
+        banner = "FAILED (REQUIRE_SEEDS=1)" if require else "SKIPPED"
         print(f"!! seeds {name}: {banner} — {err}")
-        if not require:
-            print("!! set SEEDS_DIR to the directory holding the seed sources to run it;")
-            print("!! with REQUIRE_SEEDS=1 (as .ci/run sets) a missing seed fails")
-        return not require
+        return "failed" if require else "skipped"
     except BuildError as err:
         print(f"seeds {name}: FAILED to build — {err}")
-        return False
+        return "failed"
     built = time.perf_counter() - started
     generated = model_walks(spec, random_walks=RANDOM_WALKS, length=LENGTH)
     walks = generated.walks
@@ -89,7 +88,7 @@ def run_plugin(plugin: ModuleType, require: bool) -> bool:
         seed_logs = harness.run(walks)
     except HarnessError as err:
         print(f"seeds {name}: FAILED — the seed harness: {err}")
-        return False
+        return "failed"
     impl_logs = plugin.impl_logs(walks)
     to_model = getattr(plugin, "to_model", lambda log: log)
     seed_steps, problems = check_logs(seed_spec, [to_model(log) for log in seed_logs], "seed")
@@ -121,7 +120,7 @@ def run_plugin(plugin: ModuleType, require: bool) -> bool:
         print("  " + text)
     if len(problems) > 5:
         print(f"  … and {len(problems) - 5} more")
-    return not problems
+    return "failed" if problems else "ok"
 
 
 def _first_difference(walk: Walk, seed: Log, impl: Log) -> str:
@@ -141,11 +140,22 @@ def main(argv: list[str] | None = None) -> int:
     require = os.environ.get("REQUIRE_SEEDS", "") not in ("", "0")
     print(f"seeds: SEEDS_DIR={framework.seeds_dir()}" + (" (REQUIRE_SEEDS=1)" if require else ""))
     results = [run_plugin(p, require) for p in plugins(args.names)]
-    if all(results):
-        print(f"seeds: ok — {len(results)} seed plugins")
-        return 0
-    print(f"seeds: FAILED — {results.count(False)} of {len(results)} seed plugins")
-    return 1
+    skipped = results.count("skipped")
+    if skipped:
+        print("!!" + "!" * 78)
+        print(
+            f"!! seeds: {skipped} of {len(results)} seed plugins SKIPPED: SEEDS_DIR="
+            f"{framework.seeds_dir()} does not hold their seed sources."
+        )
+        print("!! Set SEEDS_DIR to the directory holding duplex.rs, mode.rs and transport.ts;")
+        print("!! .ci/run sets REQUIRE_SEEDS=1, under which a missing seed fails.")
+        print("!!" + "!" * 78)
+    failed = results.count("failed")
+    if failed:
+        print(f"seeds: FAILED — {failed} of {len(results)} seed plugins")
+        return 1
+    print(f"seeds: ok — {results.count('ok')} of {len(results)} seed plugins ran and passed")
+    return 0
 
 
 if __name__ == "__main__":
