@@ -258,6 +258,8 @@ def _explain(args: argparse.Namespace) -> int:
             print(text)
         if args.itf:
             print(f"wrote {write_check_itf(spec, check.id, check.verdict, check.trace, args.itf)}")
+    elif args.itf:
+        print(f"no ITF written: {check.id} has no trace ({check.verdict})", file=sys.stderr)
     if check.certificate:
         print(f"certificate: {check.certificate}")
     if check.detail:

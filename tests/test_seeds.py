@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import conformance.seeds.__main__ as runner
+import conformance.seeds.walks as walks
 from conformance.seeds import (
     Allowed,
     BuildError,
@@ -58,6 +59,7 @@ def fake_plugin(
 @pytest.fixture(autouse=True)
 def few_walks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner, "RANDOM_WALKS", 30)
+    monkeypatch.setattr(walks, "EDGE_LIMIT", 0)  # witnesses and random walks only: fast
 
 
 def test_identical_logs_pass_and_counts_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
