@@ -149,6 +149,7 @@ def rustc_build(name: str, main: Path, substitutions: dict[str, Path], build: Pa
     if binary.exists():
         return binary
     build.mkdir(parents=True, exist_ok=True)
+    print(f"seeds: building the {name} harness with rustc (a few seconds; cached in {build})")
     source = binary.with_suffix(".rs")
     source.write_text(text)
     tmp = binary.with_name(binary.name + ".tmp")

@@ -137,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.seeds", description=__doc__)
     parser.add_argument("names", nargs="*", metavar="NAME", help="seed plugins (default: all)")
     args = parser.parse_args(argv)
+    started = time.perf_counter()
     require = os.environ.get("REQUIRE_SEEDS", "") not in ("", "0")
     print(f"seeds: SEEDS_DIR={framework.seeds_dir()}" + (" (REQUIRE_SEEDS=1)" if require else ""))
     results = [run_plugin(p, require) for p in plugins(args.names)]
@@ -154,7 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     if failed:
         print(f"seeds: FAILED — {failed} of {len(results)} seed plugins")
         return 1
-    print(f"seeds: ok — {results.count('ok')} of {len(results)} seed plugins ran and passed")
+    seconds = time.perf_counter() - started
+    ran = results.count("ok")
+    print(f"seeds: ok — {ran} of {len(results)} seed plugins ran and passed in {seconds:.1f}s")
     return 0
 
 

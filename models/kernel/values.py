@@ -89,11 +89,18 @@ def _labels(domain: Finite) -> dict[Any, Value]:
     return hit[1]
 
 
+_SEQUENCES: dict[int, tuple[Finite, bool]] = {}
+
+
 def _is_sequence_domain(domain: Finite) -> bool:
-    """A `Finite.of_sequences` domain: every member a tuple of enum members."""
-    return all(
-        isinstance(m, tuple) and all(hasattr(x, "name") for x in m) for m in domain.values
-    ) and not any(hasattr(m, "_fields") for m in domain.values)
+    """A `Finite.of_sequences` domain: every member a tuple of enum members (asked once)."""
+    hit = _SEQUENCES.get(id(domain))
+    if hit is None or hit[0] is not domain:
+        answer = all(
+            isinstance(m, tuple) and all(hasattr(x, "name") for x in m) for m in domain.values
+        ) and not any(hasattr(m, "_fields") for m in domain.values)
+        hit = _SEQUENCES[id(domain)] = (domain, answer)
+    return hit[1]
 
 
 def _element_label(x: Value) -> str:
