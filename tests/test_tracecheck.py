@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 
 from conformance.seeds import driver_logs
+from conformance.seeds import duplex as duplex_plugin
 from conformance.seeds import policy as policy_plugin
 from conformance.seeds.walks import model_walks
 from conformance.test_duplex import DRIVER
@@ -101,11 +103,28 @@ def _flips(spec: Spec, log: list[dict[str, Any]]) -> list[tuple[int, str, list[d
     return found
 
 
-@pytest.mark.parametrize("which", ["duplex", "policy"])
+def _seed_duplex_log() -> list[dict[str, Any]]:
+    """The longest of a few duplex.rs logs (the harness is cached by `make seeds`)."""
+    from conformance.seeds import SeedMissing, build_dir, seeds_dir
+
+    try:
+        harness = duplex_plugin.build(seeds_dir(), build_dir())
+    except SeedMissing as err:
+        if os.environ.get("REQUIRE_SEEDS", "") not in ("", "0"):
+            pytest.fail(f"REQUIRE_SEEDS=1: {err}")
+        pytest.skip(f"no seed log to change: {err}")
+    walks = model_walks(duplex.SPEC, random_walks=40, length=12).walks[-40:]
+    return max(harness.run(walks), key=len)
+
+
+@pytest.mark.parametrize("which", ["duplex", "duplex-seed", "policy"])
 def test_changing_any_one_observed_field_is_rejected_at_that_step(which: str) -> None:
     if which == "duplex":
         spec: Spec = duplex.SPEC
         log = max(_duplex_logs(), key=len)
+    elif which == "duplex-seed":
+        spec = duplex.SPEC
+        log = _seed_duplex_log()
     else:
         spec = policy.POLICY_SPEC
         walks = model_walks(spec, random_walks=20, length=12).walks[-20:]
