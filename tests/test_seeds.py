@@ -150,3 +150,20 @@ def test_every_plugin_module_has_the_interface() -> None:
         assert plugin.SEED_VARIANT is None or isinstance(plugin.SEED_VARIANT, str)
         assert all(isinstance(a, Allowed) and a.decision for a in plugin.ALLOWED)
         assert callable(plugin.build) and callable(plugin.impl_logs)
+
+
+def test_random_walks_take_only_the_triggers_a_plugin_enables() -> None:
+    from models import duplex
+
+    def no_grants(trigger: str, state: Any) -> bool:
+        return not (trigger == "grant_user" and state["state"] is duplex.OVERLAP)
+
+    generated = walks.model_walks(duplex.SPEC, random_walks=200, length=20, enabled=no_grants)
+    random_part = generated.walks[-200:]
+    steps = [s["trigger"] for w in random_part for s in w["steps"]]
+    assert "grant_user" in steps and len(steps) > 1000
+    logs = duplex_plugin.impl_logs(random_part)
+    for log in logs:
+        for before, line in zip(log, log[1:], strict=False):
+            before_state = before["state"] if "state" in before else before["init"]
+            assert not (line["trigger"] == "grant_user" and before_state["state"] == "OVERLAP")

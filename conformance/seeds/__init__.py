@@ -14,7 +14,9 @@ Each plugin module `conformance/seeds/<name>.py` defines:
 - `impl_logs(walks) -> list[Log]` — the same walks through `impl`, same log shape;
 - optionally `to_model(log) -> Log` — maps a log from the seed's concrete vocabulary
   onto the spec's (the policy spec's watched/other abstraction); identity when absent.
-  Seed and impl logs are diffed before this mapping, so the diff sees concrete values.
+  Seed and impl logs are diffed before this mapping, so the diff sees concrete values;
+- optionally `enabled(trigger, state) -> bool` — which triggers a random walk may take
+  in a model state (a conformance driver's `enabled`); every trigger when absent.
 
 A walk is `{"init": {...}, "steps": [{"trigger": str, "args": {...}}, ...]}` in the
 spelling of check-trace; a log is a list of check-trace lines, the first `{"init": ...}`.

@@ -82,7 +82,8 @@ def run_plugin(plugin: ModuleType, require: bool) -> Status:
         print(f"seeds {name}: FAILED to build — {err}")
         return "failed"
     built = time.perf_counter() - started
-    generated = model_walks(spec, random_walks=RANDOM_WALKS, length=LENGTH)
+    enabled = getattr(plugin, "enabled", None)
+    generated = model_walks(spec, random_walks=RANDOM_WALKS, length=LENGTH, enabled=enabled)
     walks = generated.walks
     try:
         seed_logs = harness.run(walks)

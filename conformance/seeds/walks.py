@@ -11,6 +11,7 @@ underflows), NaN, and uniform draws.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ from models.kernel.domains import Domain, Option, Real, Value
 from models.kernel.explore import explore, initial_states
 from models.kernel.spec import Spec
 from models.kernel.trace import Trace
+from models.kernel.tracecheck import stepper_for
 from models.kernel.values import encode
 
 EDGE_LIMIT = 3000  # "the graph is small": every edge gets its own walk below this
@@ -57,7 +59,15 @@ def _draw(domain: Domain, rnd: random.Random) -> Value:
     return rnd.choice(values)
 
 
-def model_walks(spec: Spec, *, random_walks: int, length: int, seed: int = 8) -> Walks:
+Enabled = Callable[[str, Mapping[str, Value]], bool]
+
+
+def model_walks(
+    spec: Spec, *, random_walks: int, length: int, seed: int = 8, enabled: Enabled | None = None
+) -> Walks:
+    """The walks for one spec. A random walk follows the model, choosing at each step among
+    the triggers `enabled(trigger, state)` allows (a conformance driver's `enabled`: what the
+    implementation can be asked in that model state); all of them when it is None."""
     graph = explore(spec)
     walks: list[dict[str, Any]] = []
     kinds: dict[str, int] = {}
@@ -70,12 +80,23 @@ def model_walks(spec: Spec, *, random_walks: int, length: int, seed: int = 8) ->
         kinds["explorer edges"] = len(graph.edges)
     rnd = random.Random(seed)
     starts = initial_states(spec)
+    stepper = stepper_for(spec)
+    names = [v.name for v in spec.vars]
     for _ in range(random_walks):
         init = rnd.choice(starts)
+        state = tuple(init[n] for n in names)
         steps = []
         for _ in range(rnd.randint(1, length)):
-            trigger = rnd.choice(spec.triggers)
+            here = stepper.as_dict(state)
+            choices = [t for t in spec.triggers if enabled is None or enabled(t.name, here)]
+            if not choices:
+                break
+            trigger = rnd.choice(choices)
             args = {p.name: _draw(p.domain, rnd) for p in trigger.params}
+            after = [s for _, s, _ in stepper.successors(state, trigger.name, args)]
+            if not after:  # not total here: the totality check reports it; walk on elsewhere
+                continue
+            state = rnd.choice(after)
             steps.append(_step(spec, trigger.name, args))
         walks.append(
             {"init": {k: encode(spec.var(k).domain, v) for k, v in init.items()}, "steps": steps}
