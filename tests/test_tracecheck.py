@@ -303,3 +303,11 @@ def test_a_foreign_itf_naming_triggers_and_quint_options_is_read() -> None:
     assert check_trace(duplex.SPEC, read_itf(duplex.SPEC, text)).ok
     states[1]["last_erl"] = none
     assert not check_trace(duplex.SPEC, read_itf(duplex.SPEC, json.dumps({"states": states}))).ok
+
+
+def test_an_initial_state_the_model_cannot_start_in_is_rejected_at_step_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path / "i.jsonl", [{"init": {"state": "LISTENING"}}])
+    assert main(["check-trace", "duplex", str(path)]) == 1
+    assert "REJECTED at step 0 (line 1): no initial state" in capsys.readouterr().out

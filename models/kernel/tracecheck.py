@@ -31,7 +31,7 @@ from typing import Any
 from .domains import Value
 from .expr import Env, compiled
 from .spec import Row, Spec
-from .trace import Step, Trace
+from .trace import Step, Trace, render_trace, trace_json
 from .values import BadValue, decode, encode, same
 
 State = tuple[Value, ...]
@@ -111,8 +111,6 @@ class TraceVerdict:
         elif self.step:
             lines.append("  the model allows no step of this trigger here")
         if self.prefix is not None:
-            from .trace import render_trace
-
             lines.append(
                 f"  shortest model trace to the last consistent state ({len(self.prefix)} steps):"
             )
@@ -143,8 +141,6 @@ class TraceVerdict:
                 ],
             )
             if self.prefix is not None:
-                from .trace import trace_json
-
                 result["prefix"] = trace_json(spec, self.prefix)
         return result
 
