@@ -167,3 +167,10 @@ def test_random_walks_take_only_the_triggers_a_plugin_enables() -> None:
         for before, line in zip(log, log[1:], strict=False):
             before_state = before["state"] if "state" in before else before["init"]
             assert not (line["trigger"] == "grant_user" and before_state["state"] == "OVERLAP")
+
+
+def test_an_unknown_plugin_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        runner.main(["nope"])
+    assert exit_.value.code == 2
+    assert "no seed plugin 'nope'; known: admission, duplex, policy" in capsys.readouterr().err

@@ -6,7 +6,8 @@ every log with check-trace (the seed's against SEED_VARIANT, impl's against SPEC
 diff seed against impl and apply the plugin's ALLOWED list. Prints, per seed, the
 counts of traces and steps checked and of each allowed difference.
 
-Exit 0 when every log is accepted and every difference is allowed; 1 otherwise. A
+Exit 0 when every log is accepted and every difference is allowed; 1 otherwise; 2 for
+an unknown plugin name. A
 seed missing from SEEDS_DIR is reported loudly and skipped, unless REQUIRE_SEEDS=1
 (set by .ci/run), under which it fails. A harness that will not build fails.
 """
@@ -45,7 +46,8 @@ def plugins(names: list[str]) -> list[ModuleType]:
     ]
     unknown = [n for n in names if n not in found]
     if unknown:
-        raise SystemExit(f"error: no seed plugin {unknown[0]!r}; known: {', '.join(found)}")
+        print(f"error: no seed plugin {unknown[0]!r}; known: {', '.join(found)}", file=sys.stderr)
+        raise SystemExit(2)
     return [importlib.import_module(f"conformance.seeds.{n}") for n in names or found]
 
 
@@ -140,8 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.perf_counter()
     require = os.environ.get("REQUIRE_SEEDS", "") not in ("", "0")
+    chosen = plugins(args.names)
     print(f"seeds: SEEDS_DIR={framework.seeds_dir()}" + (" (REQUIRE_SEEDS=1)" if require else ""))
-    results = [run_plugin(p, require) for p in plugins(args.names)]
+    results = [run_plugin(p, require) for p in chosen]
     skipped = results.count("skipped")
     if skipped:
         print("!!" + "!" * 78)
