@@ -173,4 +173,5 @@ def test_an_unknown_plugin_is_a_usage_error(capsys: pytest.CaptureFixture[str]) 
     with pytest.raises(SystemExit) as exit_:
         runner.main(["nope"])
     assert exit_.value.code == 2
-    assert "no seed plugin 'nope'; known: admission, duplex, policy" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no seed plugin 'nope'; known: " in err and "duplex" in err  # the wave plugin joins
