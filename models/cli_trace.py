@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         if looks_like_itf(path, text[:64]):
-            log = read_itf(spec, text, name=str(path))
+            log = read_itf(spec, text)
         else:
             log = parse_jsonl(spec, text.splitlines())
     except TraceInputError as err:

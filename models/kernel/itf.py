@@ -99,21 +99,21 @@ def _in(domain: Domain, raw: Any) -> Any:
     return raw
 
 
-def read_itf(spec: Spec, text: str, *, name: str = "ITF trace") -> Log:
+def read_itf(spec: Spec, text: str) -> Log:
     """An ITF trace as a fully observed log (exit-2 errors name the state index and field)."""
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as err:
-        raise TraceInputError(f"{name}: not JSON (line {err.lineno}: {err.msg})") from None
+        raise TraceInputError(f"not JSON (line {err.lineno}: {err.msg})") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("states"), list):
-        raise TraceInputError(f"{name}: not an ITF trace (no 'states' list)")
+        raise TraceInputError("not an ITF trace (no 'states' list)")
     states = obj["states"]
     if not states:
-        raise TraceInputError(f"{name}: 'states' is empty")
-    init = _vars(spec, states[0], f"{name}: states[0]")
+        raise TraceInputError("ITF 'states' is empty")
+    init = _vars(spec, states[0], "states[0]")
     steps: list[LogStep] = []
     for i, entry in enumerate(states[1:], start=1):
-        where = f"{name}: states[{i}]"
+        where = f"states[{i}]"
         if not isinstance(entry, dict):
             raise TraceInputError(f"{where}: not an object")
         action = entry.get("mbt::actionTaken")
@@ -155,13 +155,13 @@ def read_itf(spec: Spec, text: str, *, name: str = "ITF trace") -> Log:
 
 
 def _raw_vars(spec: Spec, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A state's variables in plain JSON; an unknown one is passed on for `decode_vars` to name."""
     names = {v.name for v in spec.vars}
-    unknown = [
-        k for k in entry if k not in names and not k.startswith(("#", "mbt::", "statecheck::"))
-    ]
-    if unknown:
-        return {**{k: entry[k] for k in unknown}}  # decode_vars names the unknown variable
-    return {k: _in(spec.var(k).domain, entry[k]) for k in entry if k in names}
+    return {
+        k: _in(spec.var(k).domain, v) if k in names else v
+        for k, v in entry.items()
+        if not k.startswith(("#", "mbt::", "statecheck::"))
+    }
 
 
 def _vars(spec: Spec, entry: Any, where: str) -> dict[str, Value]:
