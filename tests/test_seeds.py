@@ -175,3 +175,25 @@ def test_an_unknown_plugin_is_a_usage_error(capsys: pytest.CaptureFixture[str]) 
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "no seed plugin 'nope'; known: " in err and "duplex" in err  # the wave plugin joins
+
+
+def test_the_seed_narrows_a_just_below_floor_erl_to_the_floor() -> None:
+    """The documented decision, observed: duplex.rs holds 0.49999999 as 0.5, impl does not."""
+    import os
+
+    from conformance.seeds import build_dir, seeds_dir
+
+    try:
+        harness = duplex_plugin.build(seeds_dir(), build_dir())
+    except SeedMissing as err:
+        if os.environ.get("REQUIRE_SEEDS", "") not in ("", "0"):
+            pytest.fail(f"REQUIRE_SEEDS=1: {err}")
+        pytest.skip(str(err))
+    walk: Walk = {
+        "init": {"payload": "AUDIO"},
+        "steps": [{"trigger": "erl", "args": {"value": 0.49999999}}],
+    }
+    (seed,) = harness.run([walk])
+    (impl,) = duplex_plugin.impl_logs([walk])
+    assert seed[1]["state"]["last_erl"] == 0.5 and impl[1]["state"]["last_erl"] == 0.49999999
+    assert duplex_plugin.only_erl_narrowed(walk, seed, impl)
