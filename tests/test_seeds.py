@@ -26,6 +26,7 @@ from conformance.seeds import (
     seed_path,
 )
 from conformance.seeds import duplex as duplex_plugin
+from conformance.seeds._testing import seed_harness
 
 
 class FakeHarness:
@@ -179,16 +180,7 @@ def test_an_unknown_plugin_is_a_usage_error(capsys: pytest.CaptureFixture[str]) 
 
 def test_the_seed_narrows_a_just_below_floor_erl_to_the_floor() -> None:
     """The documented decision, observed: duplex.rs holds 0.49999999 as 0.5, impl does not."""
-    import os
-
-    from conformance.seeds import build_dir, seeds_dir
-
-    try:
-        harness = duplex_plugin.build(seeds_dir(), build_dir())
-    except SeedMissing as err:
-        if os.environ.get("REQUIRE_SEEDS", "") not in ("", "0"):
-            pytest.fail(f"REQUIRE_SEEDS=1: {err}")
-        pytest.skip(str(err))
+    harness = seed_harness(duplex_plugin)
     walk: Walk = {
         "init": {"payload": "AUDIO"},
         "steps": [{"trigger": "erl", "args": {"value": 0.49999999}}],

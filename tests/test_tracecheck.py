@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ import pytest
 from conformance.seeds import driver_logs
 from conformance.seeds import duplex as duplex_plugin
 from conformance.seeds import policy as policy_plugin
+from conformance.seeds._testing import seed_harness
 from conformance.seeds.walks import model_walks
 from conformance.test_duplex import DRIVER
 from models import duplex, policy
@@ -105,14 +105,7 @@ def _flips(spec: Spec, log: list[dict[str, Any]]) -> list[tuple[int, str, list[d
 
 def _seed_duplex_log() -> list[dict[str, Any]]:
     """The longest of a few duplex.rs logs (the harness is cached by `make seeds`)."""
-    from conformance.seeds import SeedMissing, build_dir, seeds_dir
-
-    try:
-        harness = duplex_plugin.build(seeds_dir(), build_dir())
-    except SeedMissing as err:
-        if os.environ.get("REQUIRE_SEEDS", "") not in ("", "0"):
-            pytest.fail(f"REQUIRE_SEEDS=1: {err}")
-        pytest.skip(f"no seed log to change: {err}")
+    harness = seed_harness(duplex_plugin)
     walks = model_walks(duplex.SPEC, random_walks=40, length=12).walks[-40:]
     return max(harness.run(walks), key=len)
 

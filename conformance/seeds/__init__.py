@@ -77,6 +77,11 @@ def seeds_dir() -> Path:
     return Path(os.environ.get("SEEDS_DIR") or ROOT.parent / "shared" / "seeds")
 
 
+def required() -> bool:
+    """REQUIRE_SEEDS=1 (as .ci/run sets): a seed missing from SEEDS_DIR is a failure."""
+    return os.environ.get("REQUIRE_SEEDS", "") not in ("", "0")
+
+
 def build_dir() -> Path:
     return ROOT / "build" / "seeds"
 

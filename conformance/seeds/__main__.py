@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
 import pkgutil
 import sys
 import time
@@ -141,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", metavar="NAME", help="seed plugins (default: all)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    require = os.environ.get("REQUIRE_SEEDS", "") not in ("", "0")
+    require = framework.required()
     chosen = plugins(args.names)
     print(f"seeds: SEEDS_DIR={framework.seeds_dir()}" + (" (REQUIRE_SEEDS=1)" if require else ""))
     results = [run_plugin(p, require) for p in chosen]
