@@ -445,10 +445,14 @@ def _shortest_to(
     """BFS from the log's initial states to any goal state, with the arguments the explorer
     samples plus those the log used (so a real the log set can be reached)."""
     firings: list[tuple[str, dict[str, Value]]] = []
+    # Of the values the log used, only those a goal state holds can matter to reaching it
+    # (a long log may use thousands of distinct reals).
+    held = [v for state in goal for v in state]
     for t in spec.triggers:
         pools = []
         for p in t.params:
-            seen = [s.args[p.name] for s in log.steps if s.trigger == t.name]
+            used = (s.args[p.name] for s in log.steps if s.trigger == t.name)
+            seen = list(itertools.islice((v for v in used if any(same(v, h) for h in held)), 16))
             pool: list[Value] = []
             for v in (*p.domain.sample(), *seen):
                 if not any(same(v, x) for x in pool):
