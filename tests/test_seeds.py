@@ -189,3 +189,17 @@ def test_the_seed_narrows_a_just_below_floor_erl_to_the_floor() -> None:
     (impl,) = duplex_plugin.impl_logs([walk])
     assert seed[1]["state"]["last_erl"] == 0.5 and impl[1]["state"]["last_erl"] == 0.49999999
     assert duplex_plugin.only_erl_narrowed(walk, seed, impl)
+
+
+def test_without_seed_sources_the_run_is_loud_and_green_unless_required(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SEEDS_DIR", str(tmp_path))
+    monkeypatch.delenv("REQUIRE_SEEDS", raising=False)
+    assert runner.main([]) == 0
+    out = capsys.readouterr().out
+    assert f"plugins SKIPPED: SEEDS_DIR={tmp_path} does not hold their seed sources" in out
+    assert "!! seeds duplex: SKIPPED" in out and "!! seeds policy: SKIPPED" in out
+    monkeypatch.setenv("REQUIRE_SEEDS", "1")
+    assert runner.main(["duplex"]) == 1
+    assert "seeds duplex: FAILED (REQUIRE_SEEDS=1)" in capsys.readouterr().out

@@ -15,12 +15,17 @@ seed missing from SEEDS_DIR is reported loudly and skipped, unless REQUIRE_SEEDS
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import io
 import json
+import multiprocessing
+import os
 import pkgutil
 import sys
 import time
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from types import ModuleType
 from typing import Literal
 
@@ -125,6 +130,14 @@ def run_plugin(plugin: ModuleType, require: bool) -> Status:
     return "failed" if problems else "ok"
 
 
+def _run_named(name: str, require: bool) -> tuple[Status, str]:
+    """One plugin, by name, with its report captured (for a worker process)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = run_plugin(importlib.import_module(f"conformance.seeds.{name}"), require)
+    return status, out.getvalue()
+
+
 def _first_difference(walk: Walk, seed: Log, impl: Log) -> str:
     for k, (a, b) in enumerate(zip(seed, impl, strict=False)):
         if a != b:
@@ -138,12 +151,23 @@ def _first_difference(walk: Walk, seed: Log, impl: Log) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.seeds", description=__doc__)
     parser.add_argument("names", nargs="*", metavar="NAME", help="seed plugins (default: all)")
+    parser.add_argument(
+        "--jobs", type=int, default=min(2, os.cpu_count() or 1), help="plugins run in parallel"
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     require = framework.required()
-    chosen = plugins(args.names)
+    chosen = [p.__name__.rsplit(".", 1)[1] for p in plugins(args.names)]
     print(f"seeds: SEEDS_DIR={framework.seeds_dir()}" + (" (REQUIRE_SEEDS=1)" if require else ""))
-    results = [run_plugin(p, require) for p in chosen]
+    results: list[Status] = []
+    # The plugins are independent: run them side by side, print each one's lines in order.
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
+        futures = [pool.submit(_run_named, name, require) for name in chosen]
+        for future in futures:
+            status, text = future.result()
+            print(text, end="", flush=True)
+            results.append(status)
     skipped = results.count("skipped")
     if skipped:
         print("!!" + "!" * 78)
