@@ -139,6 +139,8 @@ def _verify(args: argparse.Namespace) -> int:
         )
         for text in failures:
             print(text)
+    if args.itf_dir:
+        print(f"every witness and counterexample written as ITF to {args.itf_dir}/")
     if args.json:
         report = {
             "ok": not failures,
@@ -154,9 +156,10 @@ def _run_spec(name: str, method: str, stream: bool = False, itf_dir: Path | None
     spec = lookup(name)
     out: TextIO = sys.stdout if stream else io.StringIO()
     report = _verify_one(spec, method, out)
-    for c in report.checks if itf_dir else ():
-        if c.trace is not None and itf_dir is not None:
-            write_check_itf(spec, c.id, c.verdict, c.trace, itf_dir / itf_name(spec, c.id))
+    if itf_dir is not None:
+        for c in report.checks:
+            if c.trace is not None:
+                write_check_itf(spec, c.id, c.verdict, c.trace, itf_dir / itf_name(spec, c.id))
     failures = [
         f"  {spec.name} {c.id}: {c.verdict}, expected to {c.expected}. {c.detail}\n"
         f"    source: {c.cite}\n"
