@@ -149,7 +149,10 @@ def test_a_rejection_reports_step_line_observed_allowed_and_the_shortest_trace(
         == 1
     )
     text = capsys.readouterr().out
-    assert "REJECTED at step 5 (line 6)" in text
+    assert (
+        "REJECTED at step 5 (line 6): no step the model allows here has the observed "
+        "outputs.commands" in text
+    )
     assert "row grant_user_takes_floor" in text and "commands=[MUTE,CANCEL]" in text
     assert "shortest model trace to the last consistent state (4 steps)" in text
     report = json.loads(out.read_text())

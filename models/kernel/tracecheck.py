@@ -63,7 +63,7 @@ class Log:
 
 
 @dataclass(frozen=True)
-class Allowed:
+class AllowedStep:
     """One thing the model could do at the rejected step, from one consistent state."""
 
     row: str
@@ -82,7 +82,7 @@ class TraceVerdict:
     step: int | None = None
     line: int | None = None
     observed: LogStep | None = None
-    allowed: tuple[Allowed, ...] = ()
+    allowed: tuple[AllowedStep, ...] = ()
     reason: str = ""
     prefix: Trace | None = None  # the shortest model trace to the last consistent state
 
@@ -413,17 +413,28 @@ def _rejected(
     spec: Spec, stepper: Stepper, log: Log, number: int, current: set[State], explain: bool
 ) -> TraceVerdict:
     step = log.steps[number - 1]
-    allowed: list[Allowed] = []
+    allowed: list[AllowedStep] = []
     for state in sorted(current, key=repr)[:8]:
         for r, after, outputs in stepper.successors(state, step.trigger, step.args):
-            allowed.append(Allowed(r.name, stepper.as_dict(after), outputs))
+            allowed.append(AllowedStep(r.name, stepper.as_dict(after), outputs))
     fired = [a for a in allowed if step.row is None or a.row == step.row]
     if not allowed:
         reason = f"no row of {step.trigger!r} is enabled in any consistent state"
     elif not fired:
         reason = f"row {step.row!r} is not enabled here"
     else:
-        reason = "the observed outputs or state differ from every step the model allows"
+        fields = [("outputs", k, v) for k, v in step.outputs.items()]
+        fields += [("state", k, v) for k, v in step.state.items()]
+        unmatched = [
+            f"{part}.{k}"
+            for part, k, v in fields
+            if not any(same(v, (a.outputs if part == "outputs" else a.state)[k]) for a in fired)
+        ]
+        reason = (
+            f"no step the model allows here has the observed {', '.join(unmatched)}"
+            if unmatched
+            else "no step the model allows here has all the observed values together"
+        )
     prefix = _shortest_to(spec, stepper, log, current) if explain else None
     return TraceVerdict(
         spec,
