@@ -157,11 +157,12 @@ def rustc_build(name: str, main: Path, substitutions: dict[str, Path], build: Pa
         return binary
     build.mkdir(parents=True, exist_ok=True)
     print(f"seeds: building the {name} harness with rustc (a few seconds; cached in {build})")
-    source = binary.with_suffix(".rs")
+    # Per-process names: two plugins of one seed may build it at once (they run in parallel).
+    source = binary.with_name(f"{binary.name}.{os.getpid()}.rs")
     source.write_text(text)
-    tmp = binary.with_name(binary.name + ".tmp")
+    tmp = binary.with_name(f"{binary.name}.{os.getpid()}.tmp")
     done = subprocess.run(
-        [rustc, "--edition", "2021", "-O", "-o", str(tmp), str(source)],
+        [rustc, "--edition", "2021", "-O", "--crate-name", "harness", "-o", str(tmp), str(source)],
         capture_output=True,
         text=True,
     )
@@ -170,6 +171,7 @@ def rustc_build(name: str, main: Path, substitutions: dict[str, Path], build: Pa
         first = errors[0] if errors else done.stderr.strip()[-300:]
         raise BuildError(f"rustc could not build {name} from {source}: {first}")
     tmp.replace(binary)  # nothing half-built is ever cached
+    source.unlink()  # kept only when rustc refused it, for the error message
     return binary
 
 
