@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export HYPOTHESIS_PROFILE ?= ci
 
 .PHONY: help test verify models diagrams diagrams-check typecheck lint format bench mutation clean dot \
-	package-check spin
+	package-check spin seeds rustc
 
 help:
 	@echo "make verify     the merge gate: model checks, pytest, diagrams up to date, mypy, ruff"
@@ -16,6 +16,7 @@ help:
 	@echo "make models     only the model checks (python -m models verify)"
 	@echo "make diagrams   render diagrams/*.dot and *.svg from the models"
 	@echo "make bench      time each part of verify against its budget"
+	@echo "make seeds      the seed differential: seeds (SEEDS_DIR) vs model vs impl"
 	@echo "make mutation   mutmut over impl/ (slow)"
 	@echo "make package-check  build the wheel, install it apart, mypy a user script against it"
 	@echo "make spin       install SPIN and gcc (the SPIN agreement test needs them)"
@@ -62,6 +63,24 @@ spin:
 	fi; \
 	command -v spin >/dev/null 2>&1 || { echo "error: spin installed but not on PATH"; exit 1; }
 
+# rustc builds the seed harnesses (conformance/seeds/rust). Installed like dot, never silently.
+rustc:
+	@command -v rustc >/dev/null 2>&1 && exit 0; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing rustc (for the seed harnesses) with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rustc >/dev/null; \
+	else \
+		echo "error: rustc is missing; the seed harnesses build with it. Install the rustc package:"; \
+		echo "  Debian/Ubuntu: apt-get install rustc   other: https://rustup.rs"; \
+		exit 1; \
+	fi; \
+	command -v rustc >/dev/null 2>&1 || { echo "error: rustc installed but not on PATH"; exit 1; }
+
+# SEEDS_DIR (default ../shared/seeds) holds the seed sources; REQUIRE_SEEDS=1 fails without them.
+seeds: $(STAMP) rustc
+	@$(BIN)/python -m conformance.seeds || \
+		{ echo "seeds: the seed differential failed (above)"; exit 1; }
+
 test: $(STAMP) spin
 	$(BIN)/pytest
 
@@ -89,6 +108,8 @@ verify: $(STAMP) dot spin
 	@echo "== 1/5 model checks (python -m models verify)"
 	@$(BIN)/python -m models verify --json reports/verify.json || \
 		{ echo "verify: the model checks failed (above); reports/verify.json has the traces"; exit 1; }
+	@echo "== 1b/5 seed differential (make seeds)"
+	@$(MAKE) --no-print-directory seeds
 	@echo "== 2/5 pytest (HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE))"
 	@$(BIN)/pytest -q || { echo "verify: pytest failed (above)"; exit 1; }
 	@echo "== 3/5 diagrams are up to date"

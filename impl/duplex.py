@@ -12,6 +12,13 @@ mutators are split by what they take, which is what keeps the boundary honest:
 Everything else is a silent no-op, as in the seed (docs/duplex-d1.md §4 and §5):
 an onset in Speaking enters the provisional Overlap with no ERL gate (ECC judges
 the ERL carried on the TurnClaim), and Text reaches neither Overlap nor Backchannel.
+
+The ERL is a Python float. The seed's `Erl(f32)` narrows every reading to f32;
+this port keeps the float it is given, so an impulse carries exactly what the
+edge measured: 0.49999999 stays below floor.rs's 0.50 barge floor here and
+becomes 0.5 in the seed (1e39 becomes inf there, 1e-46 becomes 0). The seed
+differential allows exactly this difference (conformance/seeds/duplex.py,
+`erl-f32-narrowing`; README "Seed differential").
 """
 
 import enum

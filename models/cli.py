@@ -1,4 +1,4 @@
-"""The command line: `verify`, `explain`, `diagram` and `list`.
+"""The command line: `verify`, `explain`, `diagram`, `list` and `check-trace` (cli_trace.py).
 
 Exit codes: 0 every verdict matched its expectation; 1 some check was
 violated or unknown, a spec module is broken, or a diagram is stale; 2 the
@@ -19,8 +19,11 @@ import traceback
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO
 
+from models.cli_trace import add_parser as add_check_trace
+from models.cli_trace import itf_name, write_check_itf
 from models.clikit import TRACEBACK_FLAG, output_dir, output_file, positive_int, run
 from models.kernel.checks import Checker, CheckResult, SpecReport, verify
 from models.kernel.diagram import DotMissing, render_svg, write_dot
@@ -68,6 +71,9 @@ def _parser() -> argparse.ArgumentParser:
         default=os.cpu_count() or 1,
         help="specs checked in parallel (default: one per CPU)",
     )
+    p.add_argument(
+        "--itf-dir", type=output_dir, metavar="DIR", help="write every trace as ITF here"
+    )
     p.set_defaults(run=_verify)
 
     p = sub.add_parser("explain", help="print one check's witness, counterexample or certificate")
@@ -76,6 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--sources", action="store_true", help="cite each step's row source")
     p.add_argument("--full", action="store_true", help="print a certificate as z3 gave it")
     p.add_argument("--method", choices=("spacer", "k-induction"), default="spacer")
+    p.add_argument("--itf", type=output_file, metavar="FILE", help="also write the trace as ITF")
     p.set_defaults(run=_explain)
 
     p = sub.add_parser("diagram", help="write each spec view's DOT (and SVG with --render)")
@@ -86,6 +93,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="fail if a committed .dot is stale")
     p.add_argument("--render", action="store_true", help="also render .svg with graphviz's dot")
     p.set_defaults(run=_diagram)
+
+    add_check_trace(sub)
 
     p = sub.add_parser("list", help="list the specs, their variants and their checks")
     p.set_defaults(run=_list)
@@ -129,7 +138,9 @@ def _verify(args: argparse.Namespace) -> int:
     jobs = max(1, min(args.jobs, len(names)))
     outcomes: list[Outcome] = []
     if jobs == 1:
-        outcomes = [_run_spec(name, args.method, text, args.traceback) for name in names]
+        outcomes = [
+            _run_spec(name, args.method, text, args.traceback, args.itf_dir) for name in names
+        ]
     else:
         # Specs are independent: check them in parallel, print each block in order.
         text.write(f"checking {plural(len(names), 'spec')} in {jobs} processes\n")
@@ -139,7 +150,7 @@ def _verify(args: argparse.Namespace) -> int:
         cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             futures = {
-                name: pool.submit(_run_spec, name, args.method, None, args.traceback)
+                name: pool.submit(_run_spec, name, args.method, None, args.traceback, args.itf_dir)
                 for name in sorted(names, key=lambda n: -cost[n])
             }
             for name in names:
@@ -174,6 +185,8 @@ def _verify(args: argparse.Namespace) -> int:
         text.write(f"verify: FAILED — {'; '.join(parts)}\n")
         for failure in failures:
             text.write(failure + "\n")
+    if args.itf_dir:
+        text.write(f"every witness and counterexample written as ITF to {args.itf_dir}/\n")
     text.flush()
     if args.json is not None:
         report = {
@@ -193,7 +206,11 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _run_spec(
-    name: str, method: str, stream: TextIO | None = None, show_traceback: bool = False
+    name: str,
+    method: str,
+    stream: TextIO | None = None,
+    show_traceback: bool = False,
+    itf_dir: Path | None = None,
 ) -> Outcome:
     spec = lookup(name)
     out: TextIO = stream or io.StringIO()
@@ -210,6 +227,10 @@ def _run_spec(
         text = out.getvalue() if isinstance(out, io.StringIO) else ""
         report_json = {"name": spec.name, "source": spec.source, "error": one_line(err)}
         return Outcome(spec.name, text, report_json, [failure], 0, stopped=True)
+    if itf_dir is not None:
+        for c in report.checks:
+            if c.trace is not None:
+                write_check_itf(spec, c.id, c.verdict, c.trace, itf_dir / itf_name(spec, c.id))
     failures = [
         f"  {spec.name} {c.id}: {c.verdict}, expected to {c.expected}. {c.detail}\n"
         f"    source: {c.cite}\n"
@@ -315,6 +336,10 @@ def _explain(args: argparse.Namespace) -> int:
         reason = why(spec, prop, check.trace) if prop and check.verdict == "violated" else None
         if reason:
             print(reason)
+        if args.itf:
+            print(f"wrote {write_check_itf(spec, check.id, check.verdict, check.trace, args.itf)}")
+    elif args.itf:
+        print(f"no ITF written: {check.id} has no trace ({check.verdict})", file=sys.stderr)
     if check.certificate:
         cert = None if args.full else read_certificate(spec, check.certificate)
         for line in cert.lines() if cert else [f"certificate: {check.certificate}"]:

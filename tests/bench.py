@@ -27,6 +27,7 @@ PARTS: list[tuple[str, list[str], float | None]] = [
         [str(BIN / "python"), "-m", "models", "diagram", "--check", "--render"],
         None,
     ),
+    ("seed differential", [str(BIN / "python"), "-m", "conformance.seeds"], 8.0),
     ("mypy --strict", [str(BIN / "mypy")], None),
     ("ruff", [str(BIN / "ruff"), "check", "."], None),
 ]
@@ -59,7 +60,35 @@ def main() -> int:
         f"{'whole gate (sum)':<22} {total:7.2f}s {'':>8} {'':>8}   "
         f"{total:.2f}s / {GATE_BUDGET:.0f}s = {total / GATE_BUDGET:.2f}×"
     )
+    bench_check_trace(args.repeat)
     return 0
+
+
+def bench_check_trace(repeat: int, steps: int = 100_000, budget: float = 5.0) -> None:
+    """Issue 8: a 100,000-step duplex log is checked in under 5 s (not part of the gate)."""
+    import json
+    import random
+
+    sys.path.insert(0, str(ROOT))
+    from models.duplex import SPEC
+    from models.kernel.tracecheck import LogStep, step_json, stepper_for
+
+    rnd, stepper = random.Random(100), stepper_for(SPEC)
+    state = (SPEC.var("state").inits[0], rnd.choice(SPEC.var("payload").inits), None)
+    lines = [json.dumps({"init": {"payload": state[1].name}})]
+    for _ in range(steps):
+        trigger = rnd.choice(SPEC.triggers)
+        args = {p.name: rnd.choice((0.25, 0.75, 0.3)) for p in trigger.params}
+        _, state, outputs = next(iter(stepper.successors(state, trigger.name, args)))
+        seen = LogStep(trigger.name, args, outputs, stepper.as_dict(state))
+        lines.append(json.dumps(step_json(SPEC, seen)))
+    log = ROOT / "build" / "bench" / "duplex-100k.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("\n".join(lines) + "\n")
+    command = [str(BIN / "python"), "-m", "models", "check-trace", "duplex", str(log)]
+    median = statistics.median(timed(command) for _ in range(repeat))
+    name = f"check-trace {steps // 1000}k"
+    print(f"{name:<22} {median:7.2f}s {'':>8} {'':>8}   {median / budget:.2f}× of {budget:.0f}s")
 
 
 if __name__ == "__main__":

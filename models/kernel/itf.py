@@ -1,0 +1,174 @@
+"""ITF, the Informal Trace Format of Apalache and Quint (ADR-015), both ways.
+
+Written: `{"#meta": {...}, "vars": [...], "states": [...]}`; state i carries
+`#meta.index` = i and every spec variable. States after the first also carry
+the MBT fields Quint uses, `mbt::actionTaken` (the row that fired: a row is
+the model's action) and `mbt::nondetPicks` (the trigger's arguments), plus
+`statecheck::trigger` and `statecheck::outputs`, so a checker that knows the
+spec can replay the step exactly.
+
+Values: enum members are their label strings, lists JSON arrays, integers
+beyond 2^53 `{"#bigint": "..."}`, an option Quint's variant
+`{"tag": "Some", "value": v}` / `{"tag": "None", "value": {"#tup": []}}`.
+ITF has no reals; a real is written as a JSON number (or "nan"/"inf"),
+which Quint would not read back: the one departure, and only the duplex ERL
+is a real. Reading accepts `null` for an absent option too, and `#tup`/`#set`
+as lists.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .domains import Domain, IntRange, Option, Value
+from .spec import Spec
+from .trace import Trace
+from .tracecheck import Log, LogStep, TraceInputError, decode_step, decode_vars
+from .values import encode
+
+ADR = "https://apalache-mc.org/docs/adr/015adr-trace.html"
+BIG = 2**53
+NONE_VARIANT = {"tag": "None", "value": {"#tup": []}}
+
+
+def to_itf(spec: Spec, trace: Trace, *, description: str = "") -> dict[str, Any]:
+    """A model trace (a witness or a counterexample) as an ITF object."""
+    states: list[dict[str, Any]] = []
+    init: dict[str, Any] = {"#meta": {"index": 0}}
+    init.update({k: _out(spec.var(k).domain, v) for k, v in trace.init.items()})
+    states.append(init)
+    for i, step in enumerate(trace.steps, start=1):
+        params = {p.name: p.domain for p in spec.trigger(step.trigger).params}
+        entry: dict[str, Any] = {"#meta": {"index": i}}
+        entry.update({k: _out(spec.var(k).domain, v) for k, v in step.state.items()})
+        entry["mbt::actionTaken"] = step.row
+        entry["mbt::nondetPicks"] = {k: _out(params[k], v) for k, v in step.params.items()}
+        entry["statecheck::trigger"] = step.trigger
+        entry["statecheck::outputs"] = {
+            k: _out(spec.output(k).domain, v) for k, v in step.outputs.items()
+        }
+        states.append(entry)
+    return {
+        "#meta": {
+            "format": "ITF",
+            "format-description": ADR,
+            "source": spec.source,
+            "spec": spec.name,
+            "description": description,
+            "generator": "statecheck",
+        },
+        "vars": [v.name for v in spec.vars],
+        "states": states,
+    }
+
+
+def write_itf(spec: Spec, trace: Trace, path: Path, *, description: str = "") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(to_itf(spec, trace, description=description), indent=1) + "\n")
+    tmp.replace(path)  # nothing half-written
+    return path
+
+
+def _out(domain: Domain, value: Value) -> Any:
+    if isinstance(domain, Option):
+        if value is None:
+            return NONE_VARIANT
+        return {"tag": "Some", "value": _out(domain.inner, value)}
+    if isinstance(domain, IntRange) and abs(int(value)) >= BIG:
+        return {"#bigint": str(int(value))}
+    return encode(domain, value)
+
+
+def _in(domain: Domain, raw: Any) -> Any:
+    """ITF JSON to the plain JSON `values.decode` reads."""
+    if isinstance(raw, dict):
+        if "#bigint" in raw:
+            return int(raw["#bigint"])
+        if "#tup" in raw:
+            return [_in(domain, x) for x in raw["#tup"]]
+        if "#set" in raw:
+            return [_in(domain, x) for x in raw["#set"]]
+        if raw.get("tag") == "None":
+            return None
+        if raw.get("tag") == "Some" and isinstance(domain, Option):
+            return _in(domain.inner, raw.get("value"))
+    return raw
+
+
+def read_itf(spec: Spec, text: str) -> Log:
+    """An ITF trace as a fully observed log (exit-2 errors name the state index and field)."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise TraceInputError(f"not JSON (line {err.lineno}: {err.msg})") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("states"), list):
+        raise TraceInputError("not an ITF trace (no 'states' list)")
+    states = obj["states"]
+    if not states:
+        raise TraceInputError("ITF 'states' is empty")
+    init = _vars(spec, states[0], "states[0]")
+    steps: list[LogStep] = []
+    for i, entry in enumerate(states[1:], start=1):
+        where = f"states[{i}]"
+        if not isinstance(entry, dict):
+            raise TraceInputError(f"{where}: not an object")
+        action = entry.get("mbt::actionTaken")
+        trigger = entry.get("statecheck::trigger")
+        row: str | None = None
+        if isinstance(action, str) and any(r.name == action for r in spec.rows):
+            row = action
+            trigger = trigger or spec.row(action).trigger
+        elif trigger is None:
+            trigger = action  # a foreign trace may name the trigger itself
+        if not isinstance(trigger, str):
+            raise TraceInputError(f"{where}: field 'mbt::actionTaken' is missing")
+        try:
+            params = {p.name: p.domain for p in spec.trigger(trigger).params}
+        except KeyError:
+            params = {}
+        picks = entry.get("mbt::nondetPicks", {})
+        if not isinstance(picks, dict):
+            raise TraceInputError(f"{where}: field 'mbt::nondetPicks' must be an object")
+        raw_outputs = entry.get("statecheck::outputs", {})
+        if not isinstance(raw_outputs, dict):
+            raise TraceInputError(f"{where}: field 'statecheck::outputs' must be an object")
+        outputs: dict[str, Any] = {}
+        for k, v in raw_outputs.items():
+            try:
+                outputs[k] = _in(spec.output(k).domain, v)
+            except KeyError:
+                outputs[k] = v  # decode_step names the unknown output
+        step_obj: dict[str, Any] = {
+            "trigger": trigger,
+            "args": {k: _in(params[k], v) if k in params else v for k, v in picks.items()},
+            "outputs": outputs,
+            "state": _raw_vars(spec, entry),
+        }
+        if row is not None:
+            step_obj["row"] = row
+        steps.append(decode_step(spec, step_obj, where, 0))
+    return Log(init, tuple(steps))
+
+
+def _raw_vars(spec: Spec, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A state's variables in plain JSON; an unknown one is passed on for `decode_vars` to name."""
+    names = {v.name for v in spec.vars}
+    return {
+        k: _in(spec.var(k).domain, v) if k in names else v
+        for k, v in entry.items()
+        if not k.startswith(("#", "mbt::", "statecheck::"))
+    }
+
+
+def _vars(spec: Spec, entry: Any, where: str) -> dict[str, Value]:
+    if not isinstance(entry, dict):
+        raise TraceInputError(f"{where}: not an object")
+    return decode_vars(spec, _raw_vars(spec, entry), where)
+
+
+def looks_like_itf(path: Path, head: str) -> bool:
+    return path.name.endswith(".itf.json") or head.lstrip().startswith('{"#meta"')

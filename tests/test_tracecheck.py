@@ -1,0 +1,309 @@
+"""check-trace: acceptance, rejection at the changed step, malformed input, ITF both ways.
+
+The logs here are real: impl.duplex and impl.mode driven through model walks by the
+seed framework's `driver_logs` / plugin `impl_logs`, and the model's own witnesses.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.seeds import driver_logs
+from conformance.seeds import duplex as duplex_plugin
+from conformance.seeds import policy as policy_plugin
+from conformance.seeds._testing import seed_harness
+from conformance.seeds.walks import model_walks
+from conformance.test_duplex import DRIVER
+from models import duplex, policy
+from models.cli import main
+from models.cli_trace import itf_name
+from models.kernel.domains import Domain, Finite, Option, Real
+from models.kernel.explore import explore
+from models.kernel.itf import read_itf, to_itf
+from models.kernel.spec import Spec
+from models.kernel.tracecheck import (
+    LogStep,
+    TraceInputError,
+    check_trace,
+    parse_jsonl,
+    parse_objects,
+    trace_to_log,
+)
+from models.kernel.values import decode
+from models.registry import expand
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _duplex_logs(n: int = 40) -> list[list[dict[str, Any]]]:
+    walks = model_walks(duplex.SPEC, random_walks=n, length=12).walks
+    return driver_logs(DRIVER, walks[-n:])
+
+
+def _write(path: Path, log: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(line) + "\n" for line in log))
+    return path
+
+
+def test_every_row_witness_of_every_spec_is_accepted() -> None:
+    for spec in expand([]):
+        graph = explore(spec)
+        for edge in graph.row_witnesses().values():
+            verdict = check_trace(spec, trace_to_log(spec, graph.path_through(edge)))
+            assert verdict.ok, (spec.name, edge.row, verdict.report())
+
+
+def test_impl_logs_are_accepted_and_the_cli_says_so(tmp_path: Path) -> None:
+    logs = _duplex_logs()
+    for log in logs:
+        assert check_trace(duplex.SPEC, parse_objects(duplex.SPEC, enumerate(log, 1))).ok
+    assert main(["check-trace", "duplex", str(_write(tmp_path / "a.jsonl", logs[0]))]) == 0
+
+
+def _other_value(domain: Domain, raw: Any) -> Any:
+    """A different JSON value of the same domain."""
+    value = decode(domain, raw)
+    if isinstance(domain, Option):
+        if value is None:
+            inner = domain.inner
+            return 0.25 if isinstance(inner, Real) else _label(inner, inner.values[0])  # type: ignore[index]
+        return None
+    if isinstance(domain, Real):
+        return (value if value == value else 0.0) + 1.0
+    assert isinstance(domain, Finite)
+    other = next(v for v in domain.values if v != value)
+    return _label(domain, other)
+
+
+def _label(domain: Domain, value: Any) -> Any:
+    from models.kernel.values import encode
+
+    return encode(domain, value)
+
+
+def _flips(spec: Spec, log: list[dict[str, Any]]) -> list[tuple[int, str, list[dict[str, Any]]]]:
+    """Every (step, field, log with that one observed field changed)."""
+    found = []
+    for k, line in enumerate(log):
+        if "init" in line:
+            continue
+        for part in ("outputs", "state"):
+            for name, raw in line.get(part, {}).items():
+                domain = spec.output(name).domain if part == "outputs" else spec.var(name).domain
+                changed = copy.deepcopy(log)
+                changed[k][part][name] = _other_value(domain, raw)
+                found.append((k, f"{part}.{name}", changed))
+    return found
+
+
+def _seed_duplex_log() -> list[dict[str, Any]]:
+    """The longest of a few duplex.rs logs (the harness is cached by `make seeds`)."""
+    harness = seed_harness(duplex_plugin)
+    walks = model_walks(duplex.SPEC, random_walks=40, length=12).walks[-40:]
+    return max(harness.run(walks), key=len)
+
+
+@pytest.mark.parametrize("which", ["duplex", "duplex-seed", "policy"])
+def test_changing_any_one_observed_field_is_rejected_at_that_step(which: str) -> None:
+    if which == "duplex":
+        spec: Spec = duplex.SPEC
+        log = max(_duplex_logs(), key=len)
+    elif which == "duplex-seed":
+        spec = duplex.SPEC
+        log = _seed_duplex_log()
+    else:
+        spec = policy.POLICY_SPEC
+        walks = model_walks(spec, random_walks=20, length=12).walks[-20:]
+        log = policy_plugin.to_model(max(policy_plugin.impl_logs(walks), key=len))
+    flips = _flips(spec, log)
+    assert len(flips) >= 2 * (len(log) - 1)
+    for k, field, changed in flips:
+        verdict = check_trace(spec, parse_objects(spec, enumerate(changed, 1)))
+        assert not verdict.ok, f"step {k} {field} changed and still accepted"
+        assert verdict.step == k and verdict.line == k + 1, (field, verdict.report())
+
+
+def test_a_rejection_reports_step_line_observed_allowed_and_the_shortest_trace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines: list[dict[str, Any]] = [
+        {"init": {"payload": "AUDIO"}},
+        {"trigger": "vad_onset", "args": {}, "state": {"state": "LISTENING"}},
+        {"trigger": "smart_turn_eou", "args": {}},
+        {"trigger": "grant_agent", "args": {}},
+        {"trigger": "vad_onset", "args": {}},
+        {"trigger": "grant_user", "args": {}, "outputs": {"commands": ["CANCEL", "MUTE"]}},
+    ]
+    out = tmp_path / "v.json"
+    assert (
+        main(
+            ["check-trace", "duplex", str(_write(tmp_path / "r.jsonl", lines)), "--json", str(out)]
+        )
+        == 1
+    )
+    text = capsys.readouterr().out
+    assert (
+        "REJECTED at step 5 (line 6): no step the model allows here has the observed "
+        "outputs.commands" in text
+    )
+    assert "row grant_user_takes_floor" in text and "commands=[MUTE,CANCEL]" in text
+    assert "shortest model trace to the last consistent state (4 steps)" in text
+    report = json.loads(out.read_text())
+    assert report["ok"] is False and report["step"] == 5 and len(report["prefix"]) == 5
+
+
+def test_partial_observation_keeps_every_consistent_state() -> None:
+    # Without the payload, both stay possible until a Backchannel (audio only) is observed.
+    steps = [
+        LogStep("vad_onset", {}),
+        LogStep("smart_turn_eou", {}),
+        LogStep("grant_agent", {}),
+    ]
+    assert check_trace(duplex.SPEC, steps).consistent == 2
+    seen = [*steps, LogStep("backchannel", {}, state={"state": duplex.BACKCHANNEL})]
+    verdict = check_trace(duplex.SPEC, seen)
+    assert verdict.ok and verdict.consistent == 1
+
+
+MALFORMED = [
+    ("{not json", "line 1: not JSON"),
+    ('{"trigger": "jump", "args": {}}', "line 1: unknown trigger 'jump'"),
+    ('{"trigger": "erl", "args": {}}', "line 1: args: missing argument 'value'"),
+    ('{"trigger": "erl", "args": {"value": "high"}}', "line 1: args.value: 'high' is not a number"),
+    ('{"trigger": "vad_onset", "args": {}, "state": {"mood": 1}}', "unknown variable 'mood'"),
+    ('{"trigger": "vad_onset", "args": {}, "outputs": {"beep": 1}}', "unknown output 'beep'"),
+    ('{"trigger": "vad_onset", "args": {}, "state": {"state": "ASLEEP"}}', "state.state: 'ASLEEP'"),
+    ('{"trigger": "vad_onset", "args": {}}\n{"init": {}}', "line 2: unknown field 'init'"),
+    ("[1, 2]", "line 1: a step must be a JSON object"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), MALFORMED)
+def test_malformed_input_is_exit_2_naming_line_and_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(text + "\n")
+    assert main(["check-trace", "duplex", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+
+
+def test_malformed_input_prints_no_traceback_from_the_command_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"trigger": "erl", "args": {"value": true}}\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "models", "check-trace", "duplex", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("error: ") and "line 1: args.value" in done.stderr
+
+
+def test_a_missing_file_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check-trace", "duplex", "/nonexistent/log.jsonl"]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_the_seed_variant_is_chosen_with_variant(tmp_path: Path) -> None:
+    # The eager-reading variant's counterexample is a behaviour of the variant, not the spec.
+    spec = policy.POLICY_SPEC.with_variant("eager-reading")
+    graph = explore(spec)
+    edge = graph.first_edge(spec.properties[0].bad)
+    assert edge is not None
+    log = trace_to_log(spec, graph.path_through(edge))
+    path = tmp_path / "eager.itf.json"
+    path.write_text(json.dumps(to_itf(spec, graph.path_through(edge))))
+    assert main(["check-trace", "policy", str(path), "--variant", "eager-reading"]) == 0
+    assert main(["check-trace", "policy", str(path)]) == 1
+    assert check_trace(spec, log).ok
+
+
+def test_itf_round_trip_of_every_trace_verify_writes(tmp_path: Path) -> None:
+    """Witnesses and counterexamples, written by `verify --itf-dir`, read back and accepted."""
+    names = ["duplex", "policy"]  # (all specs: measured by hand, see the closing note)
+    report = tmp_path / "report.json"
+    itf = tmp_path / "itf"
+    assert (
+        main(["verify", *names, "--jobs", "1", "--itf-dir", str(itf), "--json", str(report)]) == 0
+    )
+    specs = {s.name: s for s in expand(names)}
+    expected = {
+        itf_name(specs[s["name"]], c["id"])
+        for s in json.loads(report.read_text())["specs"]
+        for c in s["checks"]
+        if c["trace"] is not None
+    }
+    written = sorted(itf.glob("*.itf.json"))
+    assert {p.name for p in written} == expected and len(written) > 15
+    assert any(".eager-reading." in p.name for p in written)  # counterexamples too
+    for path in written:
+        obj = json.loads(path.read_text())
+        spec = specs[obj["#meta"]["spec"]]
+        assert obj["vars"] == [v.name for v in spec.vars]
+        assert [s["#meta"]["index"] for s in obj["states"]] == list(range(len(obj["states"])))
+        verdict = check_trace(spec, read_itf(spec, path.read_text()))
+        assert verdict.ok, (path.name, verdict.report())
+        assert main(["check-trace", spec.name, str(path)]) == 0
+
+
+def test_explain_writes_itf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "w.itf.json"
+    assert main(["explain", "duplex", "reach-overlap-audio", "--itf", str(path)]) == 0
+    assert f"wrote {path}" in capsys.readouterr().out
+    obj = json.loads(path.read_text())
+    assert obj["states"][-1]["state"] == "OVERLAP"
+    assert obj["states"][1]["mbt::actionTaken"] in {r.name for r in duplex.SPEC.rows}
+    assert check_trace(duplex.SPEC, read_itf(duplex.SPEC, path.read_text())).ok
+
+
+def test_a_malformed_itf_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "x.itf.json"
+    path.write_text(json.dumps({"#meta": {}, "vars": [], "states": [{"state": "IDLE"}, {}]}))
+    assert main(["check-trace", "duplex", str(path)]) == 2
+    assert "states[1]: field 'mbt::actionTaken' is missing" in capsys.readouterr().err
+    with pytest.raises(TraceInputError, match="not an ITF trace"):
+        read_itf(duplex.SPEC, "[]")
+
+
+def test_jsonl_reads_command_lists_and_label_strings_alike() -> None:
+    a = '{"trigger": "vad_onset", "args": {}, "outputs": {"commands": []}}'
+    b = '{"trigger": "vad_onset", "args": {}, "outputs": {"commands": "[]"}}'
+    assert parse_jsonl(duplex.SPEC, [a]) == parse_jsonl(duplex.SPEC, [b])
+
+
+def test_a_foreign_itf_naming_triggers_and_quint_options_is_read() -> None:
+    """As Quint writes it: no statecheck fields, the action is the trigger, options as variants."""
+    none = {"tag": "None", "value": {"#tup": []}}
+    states = [
+        {"#meta": {"index": 0}, "state": "IDLE", "payload": "AUDIO", "last_erl": none},
+        {
+            "#meta": {"index": 1},
+            "state": "IDLE",
+            "payload": "AUDIO",
+            "last_erl": {"tag": "Some", "value": 0.5},
+            "mbt::actionTaken": "erl",
+            "mbt::nondetPicks": {"value": 0.5},
+        },
+    ]
+    text = json.dumps({"#meta": {"format": "ITF"}, "vars": ["state"], "states": states})
+    assert check_trace(duplex.SPEC, read_itf(duplex.SPEC, text)).ok
+    states[1]["last_erl"] = none
+    assert not check_trace(duplex.SPEC, read_itf(duplex.SPEC, json.dumps({"states": states}))).ok
+
+
+def test_an_initial_state_the_model_cannot_start_in_is_rejected_at_step_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path / "i.jsonl", [{"init": {"state": "LISTENING"}}])
+    assert main(["check-trace", "duplex", str(path)]) == 1
+    assert "REJECTED at step 0 (line 1): no initial state" in capsys.readouterr().out
