@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import gc
+import math
 import random
 import re
 from collections.abc import Mapping
@@ -62,9 +63,20 @@ from models.kernel.expr import Enabled, Env, evaluate
 
 FLOW = "pr-review"
 TIMEOUT_MS = 5_000
-SPEC = w.WaveScriptSpec(
-    flow=FLOW, workflow_script="run()", output_schema={"type": "object"}, timeout_ms=TIMEOUT_MS
-)
+# The launch's timeout, by the model's kind: each value the run may get, with the `<ms>` text
+# its details must carry (wave-transport.md §5; impl/waves.py docstring).
+TIMEOUTS: dict[m.Timeout, list[tuple[float | None, str]]] = {
+    m.Timeout.GIVEN: [(TIMEOUT_MS, "5000ms"), (12.5, "12.5ms")],
+    m.Timeout.BELOW_ONE: [
+        (0, "1ms (timeout_ms was 0)"),
+        (-5, "1ms (timeout_ms was -5)"),
+        (math.nan, "1ms (timeout_ms was NaN)"),
+        (math.inf, "1ms (timeout_ms was Infinity)"),
+        (0.25, "1ms (timeout_ms was 0.25)"),
+    ],
+    m.Timeout.HUGE: [(1e10, "10000000000ms"), (2**31, "2147483648ms")],
+    m.Timeout.DEFAULT: [(None, f"{w.WAVE_TIMEOUT_MS}ms")],
+}
 HANDLE = w.WaveRunHandle(async_id="wave-async-7", async_dir="/runs/wave-async-7")
 OTHER = w.WaveRunHandle(async_id="wave-async-8", async_dir="/runs/wave-async-8")
 
@@ -122,7 +134,19 @@ def completion(kind: m.Completion, n: int) -> w.WaveCompletion:
             {"async_id": HANDLE.async_id, "async_dir": OTHER.async_dir},  # asyncId alone matches
         ]
     fields: dict[str, Any] = {"children": [child(kind)], **shapes[n % len(shapes)]}
-    if kind is m.OWN:
+    if kind is m.OWN_FAILED_PARTIAL:
+        fields.update(
+            state="failed",
+            success=False,
+            terminal_outcome=w.TerminalOutcome("partial", "timeout"),
+            retained_entries=RETAINED,
+        )
+    elif kind is m.OWN_NULL_OUTCOME:  # Python has one None: a null marker is an absent one
+        fields.update(state="failed", terminal_outcome=None)
+    elif kind is m.OWN_BAD_OUTCOME:  # not a TerminalOutcome: a dict of the right keys, a str
+        bad: Any = {"state": "partial", "reason": "timeout"} if n % 2 else "partial"
+        fields.update(terminal_outcome=bad)
+    elif kind is m.OWN:
         fields.update(state="complete", success=True)
     elif kind is m.OWN_FAILED:
         fields.update(state="failed", success=False)
@@ -143,6 +167,8 @@ def completion(kind: m.Completion, n: int) -> w.WaveCompletion:
 
 class VirtualClockLoop(asyncio.SelectorEventLoop):
     """An event loop whose clock moves only when the test says so."""
+
+    launches = 0  # across examples: which value of a timeout kind the next launch gets
 
     def __init__(self) -> None:
         super().__init__()
@@ -185,6 +211,7 @@ class Scripted:
         self.handlers: dict[int, Any] = {}
         self.subscribe_answer = m.SubscribeAnswer.SUBSCRIBED
         self.spawned: list[w.WaveSpawnParams] = []
+        self.late = False  # the run has settled: a late stop returns at once
 
     async def _park(self, call: m.Call) -> Any:
         self.log.append(call)
@@ -220,6 +247,9 @@ class Scripted:
     async def stop(self, handle: w.WaveRunHandle) -> None:
         if handle != HANDLE:
             raise Mismatch(f"stop({handle}) is not the spawned run")
+        if self.late:  # the late spawn's stop: its answer is not the model's to see
+            self.log.append(m.Call.STOP)
+            return
         await self._park(m.Call.STOP)
 
     async def read_aggregate(self, handle: w.WaveRunHandle) -> w.WaveAggregate:
@@ -239,7 +269,7 @@ class Scripted:
             future.set_result(result)
         return True
 
-    def emit(self, completion: w.WaveCompletion) -> None:
+    def emit(self, completion: w.WaveCompletion | None) -> None:
         for handler in list(self.handlers.values()):
             handler(completion)
 
@@ -260,6 +290,9 @@ class Run:
     completions: int = 0
     aggregates: int = 0
     aggregate: w.WaveAggregate | None = None
+    timeout_ms: float | None = TIMEOUT_MS
+    ms: str = "5000ms"  # the `<ms>` text of this run's details
+    answers: int = 0  # varies the shape of malformed answers
 
     @property
     def in_transit(self) -> bool:
@@ -316,20 +349,37 @@ class WaveDriver(BaseDriver):
             settled = self._settled(run)
             if settled is not None:
                 run.reported = True
+                run.adapter.late = True
                 outputs.update(settled)
         return outputs
 
     def _launch(self, run: Run, params: Mapping[str, Value]) -> None:
         if run.starter is None:
-            run.starter = run.loop.create_task(w.start_wave_script(run.adapter, SPEC, run.signal))
+            choices = TIMEOUTS[params["timeout"]]
+            run.timeout_ms, run.ms = choices[VirtualClockLoop.launches % len(choices)]
+            VirtualClockLoop.launches += 1
+            spec = w.WaveScriptSpec(
+                flow=FLOW,
+                workflow_script="run()",
+                output_schema={"type": "object"},
+                timeout_ms=run.timeout_ms,
+            )
+            run.starter = run.loop.create_task(w.start_wave_script(run.adapter, spec, run.signal))
             run.settle()
 
     def _ping_replies(self, run: Run, params: Mapping[str, Value]) -> None:
         answer = params["answer"]
+        run.answers += 1
+        odd: Any = {"asyncCompleteEvent": "subagent:done"} if run.answers % 2 else "pong"
         if answer is m.PingAnswer.RAISES:
             run.adapter.answer(m.Call.PING, error=RuntimeError("rpc down"))
         elif run.adapter.answer(
-            m.Call.PING, None if answer is m.PingAnswer.NULL else w.WavePing("subagent:done")
+            m.Call.PING,
+            {
+                m.PingAnswer.NULL: None,
+                m.PingAnswer.ADVERTISED: w.WavePing("subagent:done"),
+                m.PingAnswer.MALFORMED: odd,
+            }[answer],
         ):
             # A WavePing: the runner re-checks, subscribes and spawns without yielding. The
             # model takes those as steps, so the loop runs when it reaches them.
@@ -349,20 +399,30 @@ class WaveDriver(BaseDriver):
             run.adapter.subscribe_answer = params["answer"]
             run.transit = None
             run.settle()
+            given = w.WAVE_TIMEOUT_MS if run.timeout_ms is None else run.timeout_ms
             for spawned in run.adapter.spawned:  # F5's fixed params (§2), the timer's timeout
-                if (spawned.timeout_ms, spawned.async_, spawned.mission, spawned.context) != (
-                    TIMEOUT_MS,
-                    True,
-                    False,
-                    "fresh",
-                ) or spawned.acceptance != w.WAVE_ACCEPTANCE:
+                same = spawned.timeout_ms == given or (
+                    math.isnan(given) and math.isnan(spawned.timeout_ms)
+                )
+                fixed = (spawned.async_, spawned.mission, spawned.context, spawned.acceptance)
+                if not same or fixed != (True, False, "fresh", w.WAVE_ACCEPTANCE):
                     raise Mismatch(f"spawn params {spawned}")
 
     def _spawn_replies(self, run: Run, params: Mapping[str, Value]) -> None:
-        if params["answer"] is m.SpawnAnswer.HANDLE:
-            run.adapter.answer(m.Call.SPAWN, HANDLE)
-        else:
+        answer = params["answer"]
+        run.answers += 1
+        odd: Any = {"asyncId": HANDLE.async_id} if run.answers % 2 else HANDLE.async_id
+        if answer is m.SpawnAnswer.RAISES:
             run.adapter.answer(m.Call.SPAWN, error=RuntimeError("no capacity"))
+        else:
+            run.adapter.answer(
+                m.Call.SPAWN,
+                {
+                    m.SpawnAnswer.HANDLE: HANDLE,
+                    m.SpawnAnswer.NULL: None,
+                    m.SpawnAnswer.MALFORMED: odd,
+                }[answer],
+            )
         run.settle()
 
     def _stop_replies(self, run: Run, params: Mapping[str, Value]) -> None:
@@ -402,7 +462,9 @@ class WaveDriver(BaseDriver):
     def _completion(self, run: Run, params: Mapping[str, Value]) -> None:
         if not run.in_transit:
             run.completions += 1
-            run.adapter.emit(completion(params["of"], run.completions))
+            kind = params["of"]
+            made = None if kind is m.NULL_COMPLETION else completion(kind, run.completions)
+            run.adapter.emit(made)
             run.settle()
 
     def _cancel(self, run: Run, params: Mapping[str, Value]) -> None:
@@ -501,7 +563,7 @@ class WaveDriver(BaseDriver):
     def _detail(run: Run, detail: str) -> Value:
         """The detail's line in §4's table, checked in full against what the test gave."""
         stopped = {
-            f"wave '{FLOW}' timed out after {TIMEOUT_MS}ms": "TIMED_OUT",
+            f"wave '{FLOW}' timed out after {run.ms}": "TIMED_OUT",
             f"wave '{FLOW}' was cancelled": "WAS_CANCELLED",
         }
         notes = {
@@ -516,9 +578,20 @@ class WaveDriver(BaseDriver):
             "(ping failed or incomplete)": m.Detail.NOT_ADVERTISED,
             "completion subscription failed: subscription refused": m.Detail.SUBSCRIPTION_FAILED,
             "wave spawn failed: no capacity": m.Detail.SPAWN_FAILED,
+            f"subagent RPC ping failed: ping did not answer within {run.ms}": (
+                m.Detail.PING_FAILED
+            ),
+            f"wave spawn failed: spawn did not answer within {run.ms}": m.Detail.SPAWN_FAILED,
+            **{
+                f"wave spawn failed: not a WaveRunHandle: {kind}": m.Detail.SPAWN_FAILED
+                for kind in ("NoneType", "dict", "str")
+            },
+            f"wave '{FLOW}' was cancelled (spawn did not answer)": (
+                m.Detail.WAS_CANCELLED_SPAWN_ABANDONED
+            ),
             "wave aggregate unreadable: status.json is corrupt": m.Detail.UNREADABLE,
             "wave aggregate unreadable: not a WaveAggregate: dict": m.Detail.UNREADABLE,
-            f"wave aggregate unreadable: read did not finish within {TIMEOUT_MS}ms": (
+            f"wave aggregate unreadable: read did not finish within {run.ms}": (
                 m.Detail.UNREADABLE
             ),
             **{
@@ -550,8 +623,8 @@ class WaveDriver(BaseDriver):
             raise Mismatch(f"{live} live subscriptions")
         seen: dict[str, Value] = {"subscribed": live == 1}
         if run.reported:
-            if asyncio.all_tasks(run.loop) or run.loop.timers():
-                raise Mismatch("a settled wave left a task or a timer behind")
+            # Nothing is left behind but the watch on a spawn still unanswered (`reaping`).
+            seen["reaping"] = bool(asyncio.all_tasks(run.loop) or run.loop.timers())
             if run.receipt is not None:
                 seen["matched"] = self._children(run.receipt)
         return seen
@@ -751,6 +824,11 @@ class RealTime:
         return unsubscribe
 
     def _deliver(self, kind: m.Completion, n: int) -> None:
+        if kind is m.NULL_COMPLETION:
+            self.delivered.append((kind, bool(self.handlers)))
+            for handler in list(self.handlers.values()):
+                handler(None)
+            return
         made = completion(kind, n)
         if kind is m.FOREIGN:
             made = w.WaveCompletion(async_id=self.other.async_id, children=made.children)
@@ -864,7 +942,7 @@ def _check(plan: Plan, adapter: RealTime, outcome: Any) -> str:
         assert log.index(m.Call.SUBSCRIBE) < log.index(m.Call.SPAWN), log
         assert not adapter.aborted_at_ping, "spawned after an abort seen before the spawn"
     assert log.count(m.Call.STOP) + log.count(m.Call.READ) <= 1, log
-    own = [kind for kind, heard in adapter.delivered if heard and kind is not m.FOREIGN]
+    own = [kind for kind, heard in adapter.delivered if heard and kind in m.OWN_KINDS]
     if outcome == "cancelled":
         assert plan.cancel_ms is not None, "CancelledError without a cancel"
         return "CancelledError"
@@ -875,9 +953,15 @@ def _check(plan: Plan, adapter: RealTime, outcome: Any) -> str:
     else:
         failure, receipt, value = outcome.failure, outcome.receipt, outcome.value
     ids = (receipt.run_id, receipt.async_dir)
+    # A spawn that answered after the wave gave up on it (its deadline, or the abort's grace).
+    late = failure is not None and "spawn did not answer" in failure.detail
     assert ids == (
-        (adapter.handle.async_id, adapter.handle.async_dir) if adapter.spawned else (None, None)
+        (adapter.handle.async_id, adapter.handle.async_dir)
+        if adapter.spawned and not late
+        else (None, None)
     )
+    if late and adapter.spawned and failure and failure.reason is w.WaveRunFailureReason.CANCELLED:
+        assert m.Call.STOP in log, "a late run handle was not stopped"
     if receipt.children:  # from the first completion of ours that was heard (the match)
         assert own and receipt.children == [child(own[0])], (receipt.children, adapter.delivered)
     if failure is None:
@@ -901,12 +985,12 @@ def _check(plan: Plan, adapter: RealTime, outcome: Any) -> str:
             w.WaveRunFailureReason.AGGREGATE_UNREADABLE,
         )
     if reason is w.WaveRunFailureReason.AGGREGATE_UNREADABLE:
-        failed = own[0] is m.OWN_FAILED
+        failed = own[0] in m.SUCCESS_FALSE
         assert (receipt.state is w.WaveReceiptState.FAILED) == failed
     partial = "(native partial: " in failure.detail
     assert (value is not None) == partial, (failure, value)
     if partial:
-        assert own[0] in (m.OWN_PARTIAL, m.OWN_PARTIAL_BARE) and isinstance(value, list)
+        assert own[0] in m.MARKED and isinstance(value, list)
     if reason is w.WaveRunFailureReason.TIMEOUT:
         assert failure.detail.startswith("wave 'rt' timed out after "), failure.detail
     return reason.value
