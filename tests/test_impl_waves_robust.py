@@ -278,7 +278,10 @@ def test_only_a_terminal_outcome_marks_a_native_partial(outcome: Any, detail: st
         adapter = Scripted(read=WaveAggregate("failed"))
         loop = asyncio.get_running_loop()
         done = WaveCompletion(
-            async_id="wave-async-1", success=False, terminal_outcome=outcome, retained_entries="x"
+            async_id="wave-async-1",
+            success=False,
+            terminal_outcome=outcome,
+            retained_entries=cast(Any, "x"),
         )
         loop.call_later(0.002, adapter.emit_completion, done)
         result = await run_wave_script(adapter, spec())
@@ -294,7 +297,8 @@ def test_odd_completions_and_aggregates_never_escape() -> None:
     async def main() -> None:
         adapter = Scripted(read=WaveAggregate(cast(Any, None)))
         loop = asyncio.get_running_loop()
-        for odd in (None, "done", 7, WaveCompletion(async_id=cast(Any, Bad()))):
+        odds: list[Any] = [None, "done", 7, WaveCompletion(async_id=cast(Any, Bad()))]
+        for odd in odds:
             loop.call_later(0.001, adapter.emit_completion, odd)  # ignored
         weird = WaveCompletion(async_id="wave-async-1", children=cast(Any, "not a list"))
         loop.call_later(0.003, adapter.emit_completion, weird)
