@@ -70,8 +70,8 @@ class Bad(Exception):
 class Scripted(MemoryWaveAdapter):
     """The memory adapter with each await replaced at will (a coroutine function or an error)."""
 
-    def __init__(self, **answers: Any) -> None:
-        super().__init__(completion=False)
+    def __init__(self, *, complete: bool = False, **answers: Any) -> None:
+        super().__init__(completion=complete)  # complete: its run's completion follows the reply
         self.answers = answers
 
     async def _answer(self, name: str, default: Any) -> Any:
@@ -199,10 +199,9 @@ def test_a_late_spawn_watch_ends_at_the_deadline() -> None:
 @pytest.mark.parametrize("where", ["ping", "spawn", "stop", "read"])
 def test_nothing_an_adapter_raises_escapes(where: str, error: BaseException) -> None:
     async def main() -> None:
-        adapter = Scripted(**{where: error})
-        if where == "read":  # else no completion: the stop follows the timeout
-            asyncio.get_running_loop().call_later(0.002, adapter.emit_completion, _own())
-        result = await run_wave_script(adapter, spec())
+        # Only the read needs the completion; else the stop follows the timeout.
+        adapter = Scripted(complete=where == "read", **{where: error})
+        result = await run_wave_script(adapter, spec(5_000 if where == "read" else 20))
         expected = {
             "ping": "unavailable",
             "spawn": "spawn-failed",
@@ -217,21 +216,15 @@ def test_nothing_an_adapter_raises_escapes(where: str, error: BaseException) -> 
     run(main)
 
 
-def _own() -> WaveCompletion:
-    return WaveCompletion(async_id="wave-async-1")
-
-
 @pytest.mark.parametrize("where", ["ping", "spawn", "stop", "read"])
 @pytest.mark.parametrize("error", [KeyboardInterrupt, SystemExit])
 def test_base_exceptions_propagate_after_the_subscription_is_released(
     where: str, error: type[BaseException]
 ) -> None:
-    adapter = Scripted(**{where: error()})
+    adapter = Scripted(complete=where == "read", **{where: error()})
 
     async def main() -> None:
-        if where == "read":
-            asyncio.get_running_loop().call_later(0.002, adapter.emit_completion, _own())
-        await run_wave_script(adapter, spec())
+        await run_wave_script(adapter, spec(5_000 if where == "read" else 20))
 
     with pytest.raises(error):
         asyncio.run(main())
@@ -276,15 +269,19 @@ def test_a_ping_answer_that_is_not_a_wave_ping_is_unavailable(answer: Any, expec
 def test_only_a_terminal_outcome_marks_a_native_partial(outcome: Any, detail: str) -> None:
     async def main() -> None:
         adapter = Scripted(read=WaveAggregate("failed"))
-        loop = asyncio.get_running_loop()
         done = WaveCompletion(
             async_id="wave-async-1",
             success=False,
             terminal_outcome=outcome,
             retained_entries=cast(Any, "x"),
         )
-        loop.call_later(0.002, adapter.emit_completion, done)
-        result = await run_wave_script(adapter, spec())
+
+        async def spawn() -> WaveRunHandle:  # the completion beats the reply: buffered
+            adapter.emit_completion(done)
+            return WaveRunHandle("wave-async-1", "/memory/wave-async-1")
+
+        adapter.answers["spawn"] = spawn
+        result = await run_wave_script(adapter, spec(5_000))
         assert reason(result) == ("run-failed", detail)
         # retained entries that are not a list are none: the partial arm's value is []
         assert result.value == ([] if isinstance(outcome, TerminalOutcome) else None)
@@ -296,13 +293,16 @@ def test_only_a_terminal_outcome_marks_a_native_partial(outcome: Any, detail: st
 def test_odd_completions_and_aggregates_never_escape() -> None:
     async def main() -> None:
         adapter = Scripted(read=WaveAggregate(cast(Any, None)))
-        loop = asyncio.get_running_loop()
         odds: list[Any] = [None, "done", 7, WaveCompletion(async_id=cast(Any, Bad()))]
-        for odd in odds:
-            loop.call_later(0.001, adapter.emit_completion, odd)  # ignored
         weird = WaveCompletion(async_id="wave-async-1", children=cast(Any, "not a list"))
-        loop.call_later(0.003, adapter.emit_completion, weird)
-        result = await run_wave_script(adapter, spec())
+
+        async def spawn() -> WaveRunHandle:  # delivered before the reply: buffered, or ignored
+            for odd in [*odds, weird]:
+                adapter.emit_completion(odd)
+            return WaveRunHandle("wave-async-1", "/memory/wave-async-1")
+
+        adapter.answers["spawn"] = spawn
+        result = await run_wave_script(adapter, spec(5_000))
         assert reason(result) == (
             "aggregate-unreadable",
             "wave aggregate unreadable: the aggregate's state is not a str: NoneType",
@@ -314,9 +314,8 @@ def test_odd_completions_and_aggregates_never_escape() -> None:
 
 def test_an_error_text_that_raises_is_described() -> None:
     async def main() -> None:
-        adapter = Scripted(read=WaveAggregate("failed", error=cast(Any, Bad())))
-        asyncio.get_running_loop().call_later(0.002, adapter.emit_completion, _own())
-        result = await run_wave_script(adapter, spec())
+        adapter = Scripted(complete=True, read=WaveAggregate("failed", error=cast(Any, Bad())))
+        result = await run_wave_script(adapter, spec(5_000))
         assert reason(result) == (
             "run-failed",
             "wave run ended 'failed': <Bad whose str() and repr() raise>",
