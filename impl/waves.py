@@ -15,27 +15,55 @@ Decisions beyond a literal port:
   `on_complete` raising refuses the start as `unavailable` ("completion subscription failed:
   <msg>") before any spawn; a raising unsubscribe is swallowed; a stop unfinished after
   `WAVE_STOP_GRACE_MS` is abandoned (" (stop did not finish within 1000ms)"); a read unfinished
-  within the effective timeout, or one answering something that is not a `WaveAggregate`, is
-  `aggregate-unreadable`. Malformed answers never escape: a ping answer that is not a
-  `WavePing` counts as null, a spawn answer that is not a `WaveRunHandle` is `spawn-failed`, a
-  completion that is not a `WaveCompletion` is ignored, and a `terminal_outcome` that is not a
-  `TerminalOutcome` counts as absent.
+  within the effective timeout, or one answering something that is not a `WaveAggregate` (or
+  one whose `state` is not a str), is `aggregate-unreadable`.
+- Every await is bounded (issue 8 §3), so a run settles whatever the adapter does, including
+  never answering. The ping and the spawn run in tasks of their own and are awaited for the
+  effective timeout: a ping unanswered by then is `unavailable` ("subagent RPC ping failed:
+  ping did not answer within <ms>ms"), a spawn `spawn-failed` ("wave spawn failed: spawn did
+  not answer within <ms>ms"; the run enforces the same timeout itself, so none outlives it).
+  An abort during either await is seen at its answer, as in the seed (F3, B1), or at the
+  latest `WAVE_STOP_GRACE_MS` after the abort: during the ping the start is "cancelled before
+  launch"; during the spawn it is `cancelled` ("wave '<flow>' was cancelled (spawn did not
+  answer)", receipt without run ids), the subscription is released, and the spawn stays
+  watched until its timeout has passed (at least the grace): a late run handle is then
+  stopped, so no run is orphaned. Cancelling `start_wave_script` during the spawn does the
+  same before re-raising. Because the spawn answer reaches the runner one loop turn later, a
+  completion the adapter delivers in the same turn as its reply counts as one before it.
+- Malformed answers never escape and are never guessed at: a ping answer that is not a
+  `WavePing` counts as null (`unavailable`; the seed proceeds on any non-null answer); a spawn
+  answer that is not a `WaveRunHandle` with string ids is `spawn-failed` at once (the seed
+  waits for its timeout with no handle and calls `stop(null)`); a completion that is not a
+  `WaveCompletion` (a null one included) is ignored (the seed buffers it, and F5's find then
+  throws: spawn-failed with the run never stopped); only a `TerminalOutcome` marks a native
+  partial (the seed takes any value but undefined and throws on null; Python cannot tell null
+  from absent); ids are compared only as strings; children and retained entries that are not
+  lists count as none.
+- Whatever an adapter raises (any Exception, an ExceptionGroup, one whose str() and repr()
+  raise: the detail then names its type) ends in one of the six reasons. A BaseException that
+  is not an Exception (KeyboardInterrupt, SystemExit) propagates, after the subscription is
+  released.
+- Wrong argument types raise TypeError at the edge, naming the parameter and the type
+  received: `WaveScriptSpec`'s fields (`timeout_ms` a number, bool refused), and
+  `start_wave_script`/`run_wave_script`'s adapter (the five methods), spec and signal.
 - Cancellation (`asyncio.CancelledError` has no JS counterpart). Cancelling the `result` task
   is an abort that is then re-raised: acceptance closes, the run is stopped (the stop is
   shielded and bounded by the same grace), the subscription is released, and the task ends
   cancelled, so TaskGroups and timeouts keep working. Like the seed's abort it loses to an
   outcome already decided: once a match has won, cancelling only abandons the read, with no
-  stop. `run_wave_script` cancelled while awaiting the result behaves the same. Cancelling
-  `start_wave_script` during the spawn await releases the subscription and re-raises (the run
-  handle is unknown, so nothing can be stopped); cancelled while it yields to let the back
-  half start (below), it cancels `result` and re-raises.
-- Timeouts: a timeout below 1 ms (0, negatives, NaN) fires after 1 ms, the way Node's
-  setTimeout clamps it; Node's clamp of delays above 2**31-1 ms to 1 ms is a runtime artifact
-  and is not ported: a large timeout is honoured. Spawn params always carry the unclamped value.
+  stop. `run_wave_script` cancelled while awaiting the result behaves the same. Cancelled
+  while it yields to let the back half start (below), `start_wave_script` cancels `result`
+  and re-raises.
+- Timeouts: a timeout below 1 ms (0, negatives, NaN) or infinite fires after 1 ms, the way
+  Node's setTimeout clamps it, and the detail says so: "timed out after 1ms (timeout_ms was
+  NaN)". Node's clamp of delays above 2**31-1 ms to 1 ms is a runtime artifact and is not
+  ported: a large finite timeout is honoured. Spawn params always carry the value as given.
+  The effective timeout is resolved before the ping (the seed: before the spawn), since it
+  bounds the ping too; PERK_WAVE_TIMEOUT_MS is parsed as JS `Number()` parses it (§5).
 - `start_wave_script` yields once after launching the back half, so the `result` task has
   entered its body before anyone can cancel it (a task cancelled before its first step would
   skip its cleanup). The outcome race itself is armed before that, with no await since the
-  spawn reply.
+  spawn reply reached the runner.
 """
 
 from __future__ import annotations
