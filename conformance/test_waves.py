@@ -646,11 +646,14 @@ NAMES = tuple(v.name for v in m.SPEC.vars)
 @functools.cache
 def _enabled(trigger: str, state: tuple[Value, ...]) -> bool:
     """Steps that do something, plus the no-ops worth a look: an abort or a completion once
-    the outcome is decided (the listener is gone, acceptance closed, or the run settled).
-    The other no-ops (an answer to no call, time passing with no timer) are replayed once
-    each, and `observe` checks that a settled wave leaves no timer behind."""
+    the outcome is decided (the listener is gone, acceptance closed), and every trigger once
+    the run has settled (late answers, time passing, a second launch). The other no-ops (an
+    answer to no call while running) are replayed once each, and `observe` checks that a
+    settled wave leaves no task or timer behind but the watch on a late spawn."""
     values = dict(zip(NAMES, state, strict=True))
     phase = values["phase"]
+    if phase is m.SETTLED:  # the run is over: whatever comes now must change nothing
+        return True
     if phase in INSTANTS and GROUPS[trigger] != m.RUNNER:
         return False  # the implementation runs these instants without yielding
     if trigger == "abort":  # a second abort changes nothing; a late one is worth a look
