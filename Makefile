@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: help test verify models diagrams diagrams-check typecheck lint format bench mutation clean dot
+.PHONY: help test verify models diagrams diagrams-check typecheck lint format bench mutation clean dot node seed-transport
 
 help:
 	@echo "make verify     the merge gate: model checks, pytest, diagrams up to date, mypy, ruff"
@@ -16,6 +16,7 @@ help:
 	@echo "make diagrams   render diagrams/*.dot and *.svg from the models"
 	@echo "make bench      time each part of verify against its budget"
 	@echo "make mutation   mutmut over impl/ (slow)"
+	@echo "make seed-transport  the transport.ts seed against wave:seed and impl (SEEDS_DIR)"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -41,6 +42,25 @@ dot:
 		exit 1; \
 	fi; \
 	command -v dot >/dev/null 2>&1 || { echo "error: graphviz installed but 'dot' is not on PATH"; exit 1; }
+
+# node and npm build and run the transport.ts seed harness (conformance/seeds/transport).
+node:
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && exit 0; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing nodejs and npm with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1; then \
+		echo "installing nodejs and npm with sudo apt-get"; \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	else \
+		echo "error: node and npm are missing. Install the nodejs and npm packages."; \
+		exit 1; \
+	fi
+
+# The seed differential for transport.ts alone; a missing seed fails here (REQUIRE_SEEDS=1).
+seed-transport: $(STAMP) node
+	cd conformance/seeds/transport && npm ci --no-audit --no-fund --loglevel=error
+	REQUIRE_SEEDS=1 $(BIN)/pytest -q conformance/seeds/test_wave_seed.py
 
 test: $(STAMP)
 	$(BIN)/pytest
