@@ -111,6 +111,54 @@ def test_the_seed_and_impl_agree_or_differ_as_decided(harness: plugin.Harness) -
     assert set(differences) == {a.name for a in plugin.ALLOWED}, set(differences)
 
 
+ENV_TEXTS = [
+    None,
+    "",
+    "  20 ",
+    "+20",
+    "020",
+    "1e3",
+    ".5",
+    "5.",
+    "0x10",
+    "0X1f",
+    "0b101",
+    "0o17",
+    "1_000",
+    "\uff12\uff10",
+    "20ms",
+    "inf",
+    "Infinity",
+    "nan",
+    "1e400",
+    "0",
+    "-5",
+    "1e10",
+    "0x",
+    "-0x10",
+    "\t7\n",
+]
+
+
+def test_the_environment_timeout_is_parsed_as_the_seed_parses_it(
+    harness: plugin.Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PERK_WAVE_TIMEOUT_MS through JS `Number()` (the seed) and impl's port of it."""
+    from impl import waves
+
+    seeds = harness.env_timeouts(ENV_TEXTS)
+    ours = []
+    for text in ENV_TEXTS:
+        if text is None:
+            monkeypatch.delenv("PERK_WAVE_TIMEOUT_MS", raising=False)
+        else:
+            monkeypatch.setenv("PERK_WAVE_TIMEOUT_MS", text)
+        ours.append(waves._env_timeout_ms())
+    assert dict(zip(map(repr, ENV_TEXTS), ours, strict=True)) == dict(
+        zip(map(repr, ENV_TEXTS), seeds, strict=True)
+    )
+
+
 def test_a_changed_seed_step_is_caught(harness: plugin.Harness) -> None:
     """The check has teeth: a seed log with one output flipped is rejected at that step."""
     (walk,) = [w for w in _witness_walks(SEED_GRAPH) if len(w["steps"]) >= 6][:1]

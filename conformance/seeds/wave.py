@@ -124,6 +124,17 @@ class Harness:
             raise RuntimeError(f"the transport harness answered {len(logs)} of {len(walks)} walks")
         return logs
 
+    def env_timeouts(self, texts: Sequence[str | None]) -> list[float]:
+        """The effective timeout the seed derives from each PERK_WAVE_TIMEOUT_MS text (None:
+        unset), read from its spawn params (wave-transport.md §5)."""
+        lines = "".join(json.dumps({"env": t}) + "\n" for t in texts)
+        done = subprocess.run(
+            [self.node, str(self.script)], input=lines, capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"the transport harness failed: {done.stderr.strip()}")
+        return [float(json.loads(line)["timeout_ms"]) for line in done.stdout.splitlines()]
+
 
 # ---------------------------------------------------------------- impl's logs
 

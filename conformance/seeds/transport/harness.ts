@@ -1,7 +1,8 @@
 // Drives the UNMODIFIED seed transport.ts (copied beside this file at build time from
 // SEEDS_DIR) one model step at a time, printing each step as a check-trace line of the `wave`
 // model (models/wave.py). One process serves many walks: stdin has one JSON walk per line,
-// {"init": {...}, "steps": [{"trigger", "args"}]}; stdout one {"log": [line, ...]} per walk.
+// {"init": {...}, "steps": [{"trigger", "args"}]}; stdout one {"log": [line, ...]} per walk
+// (and, for an {"env": text} probe, the timeout PERK_WAVE_TIMEOUT_MS=text gives: probeEnv).
 //
 // The harness owns the seed's world: a scripted adapter whose every await is a promise the
 // walk settles (resolve, reject, or never: "hang"), completions of the model's kinds,
@@ -425,11 +426,37 @@ async function runWalk(walk: { steps: { trigger: string; args?: Record<string, s
   return log;
 }
 
+// An environment probe, {"env": text | null}: the timeout a launch without spec.timeoutMs
+// gives the spawn under PERK_WAVE_TIMEOUT_MS=text (wave-transport.md §5).
+async function probeEnv(text: string | null): Promise<number> {
+  if (text === null) delete process.env.PERK_WAVE_TIMEOUT_MS;
+  else process.env.PERK_WAVE_TIMEOUT_MS = text;
+  let timeoutMs = NaN;
+  const adapter: import("./transport").WaveAdapter = {
+    ping: async () => ({ asyncCompleteEvent: "e" }),
+    onComplete: () => () => undefined,
+    spawn: async (params) => {
+      timeoutMs = params.timeoutMs;
+      throw new Error("probe only");
+    },
+    stop: async () => undefined,
+    readAggregate: async () => ({ state: "complete", value: [] }),
+  };
+  await seed.startWaveScript(adapter, { flow: FLOW, workflowScript: "s", outputSchema: {} });
+  delete process.env.PERK_WAVE_TIMEOUT_MS;
+  return timeoutMs;
+}
+
 async function main(): Promise<void> {
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     if (line.trim() === "") continue;
-    const log = await runWalk(JSON.parse(line));
+    const request = JSON.parse(line);
+    if ("env" in request) {
+      process.stdout.write(JSON.stringify({ timeout_ms: await probeEnv(request.env) }) + "\n");
+      continue;
+    }
+    const log = await runWalk(request);
     process.stdout.write(JSON.stringify({ log }) + "\n");
   }
 }
