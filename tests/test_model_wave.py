@@ -15,7 +15,7 @@ import pytest
 from models import wave as m
 from models.kernel import TRUE, Row, Spec, Variant, ignore
 from models.kernel.checks import Checker
-from models.kernel.explore import explore
+from models.kernel.explore import Exploration, explore
 from models.kernel.expr import Const, Env, evaluate
 from models.kernel.trace import Trace, render_trace
 
@@ -183,3 +183,49 @@ def test_a_seeded_fault_is_caught_with_a_counterexample(
         check = next(checker.run(violates))
         assert check.verdict == "violated" and check.trace is not None
         assert len(check.trace) == len(trace)
+
+
+SEED_GRAPH = explore(m.SPEC.with_variant("seed"))
+
+
+def _rows_on_paths(graph: Exploration, pred: object) -> list[str]:
+    edge = graph.first_edge(pred)  # type: ignore[arg-type]
+    assert edge is not None
+    return [s.row for s in graph.path_through(edge).steps]
+
+
+def test_the_seed_waits_out_a_spawn_answer_that_is_no_handle() -> None:
+    """wave-transport.md §8, as running the seed shows: no throw, the timeout, stop(null),
+    and a receipt without run ids; the fixed model refuses the answer at once."""
+    rows = _rows_on_paths(
+        SEED_GRAPH,
+        lambda e: e.outputs["result"] is m.Result.TIMEOUT and e.outputs["ids"] is False,
+    )
+    assert rows[-3:] == ["seed_spawn_no_handle_waits", "timer_fires_timeout", "stop_returns"]
+    fixed = GRAPH
+    assert not [
+        e for e in fixed.edges if e.outputs["result"] is m.Result.TIMEOUT and not e.outputs["ids"]
+    ]
+
+
+def test_a_buffered_null_completion_orphans_the_seeds_run() -> None:
+    """The seed's F5 find throws on a null buffered before the first match: spawn-failed after
+    a spawn that succeeded, and no stop: the run is orphaned. impl ignores the null."""
+    rows = _rows_on_paths(
+        SEED_GRAPH, lambda e: e.row == "seed_spawn_reply_throws_on_a_buffered_null"
+    )
+    assert "seed_null_completion_buffered" in rows
+    fixed = GRAPH
+    nulls = [e for e in fixed.edges if e.params.get("of") is m.NULL_COMPLETION]
+    assert nulls and all(m.SPEC.row(e.row).ignore for e in nulls)
+
+
+def test_an_abort_settles_a_hung_front_half_and_a_late_handle_is_stopped() -> None:
+    """issue 8 §3 in the fixed model: an abort during a ping or spawn that never answers
+    settles at the next deadline; a spawn answering later is stopped."""
+    settled = {e.target for e in GRAPH.edges if e.row == "spawn_deadline_after_abort"}
+    assert settled and all(GRAPH.as_dict(t)["reaping"] for t in settled)
+    late = [e for e in GRAPH.edges if e.source in settled and e.row == "late_spawn_reply_stopped"]
+    assert late and all(e.outputs["calls"] == (m.Call.STOP,) for e in late)
+    ping = witnessed(lambda e: e.row == "ping_deadline_after_abort")
+    assert ping.steps[-1].outputs["detail"] is m.Detail.BEFORE_LAUNCH
