@@ -760,9 +760,9 @@ class Plan:
     """What one wave's adapter and caller do, with real delays (ms). Drawn from a seeded
     random; the interleavings themselves come from the event loop's timing."""
 
-    ping: m.PingAnswer
+    ping: m.PingAnswer | str
     subscribe: m.SubscribeAnswer
-    spawn: m.SpawnAnswer
+    spawn: m.SpawnAnswer | str
     stop: m.StopAnswer | str
     read: m.ReadFailure | tuple[m.AggState, m.AggValue] | str
     completions: list[tuple[float, m.Completion]]  # ms after the spawn call
@@ -782,14 +782,24 @@ class Plan:
         aggregate = (rng.choice(list(m.AggState)), rng.choice(list(m.AggValue)))
         return cls(
             ping=pick(
-                (m.PingAnswer.ADVERTISED, 18), (m.PingAnswer.NULL, 1), (m.PingAnswer.RAISES, 1)
+                (m.PingAnswer.ADVERTISED, 18),
+                (m.PingAnswer.NULL, 1),
+                (m.PingAnswer.RAISES, 1),
+                (m.PingAnswer.MALFORMED, 1),
+                (HANG, 1),
             ),
             subscribe=pick(
                 (m.SubscribeAnswer.SUBSCRIBED, 14),
                 (m.SubscribeAnswer.UNSUBSCRIBE_RAISES, 4),
                 (m.SubscribeAnswer.RAISES, 1),
             ),
-            spawn=pick((m.SpawnAnswer.HANDLE, 12), (m.SpawnAnswer.RAISES, 1)),
+            spawn=pick(
+                (m.SpawnAnswer.HANDLE, 12),
+                (m.SpawnAnswer.RAISES, 1),
+                (m.SpawnAnswer.NULL, 1),
+                (m.SpawnAnswer.MALFORMED, 1),
+                (HANG, 1),
+            ),
             stop=pick((m.StopAnswer.RETURNS, 4), (m.StopAnswer.RAISES, 1), (HANG, 1)),
             read=pick(
                 (aggregate, 12),
@@ -833,11 +843,15 @@ class RealTime:
 
     async def ping(self) -> w.WavePing | None:
         self.log.append(m.Call.PING)
+        if self.plan.ping == HANG:
+            await asyncio.get_running_loop().create_future()
         await self._after(self.plan.ping_ms)
         self.pinged = True
         self.aborted_at_ping = self.signal.is_set()
         if self.plan.ping is m.PingAnswer.RAISES:
             raise RuntimeError("rpc down")
+        if self.plan.ping is m.PingAnswer.MALFORMED:
+            return {"asyncCompleteEvent": "subagent:done"}  # type: ignore[return-value]
         return None if self.plan.ping is m.PingAnswer.NULL else w.WavePing("subagent:done")
 
     def on_complete(self, handler: Any) -> Any:
@@ -889,9 +903,13 @@ class RealTime:
         loop = asyncio.get_running_loop()
         for n, (at, kind) in enumerate(self.plan.completions):
             self.timers.append(loop.call_later(at / 1000, self._deliver, kind, n))
+        if self.plan.spawn == HANG:
+            await asyncio.get_running_loop().create_future()
         await self._after(self.plan.spawn_ms)
         if self.plan.spawn is m.SpawnAnswer.RAISES:
             raise RuntimeError("no capacity")
+        if self.plan.spawn is not m.SpawnAnswer.HANDLE:
+            return None if self.plan.spawn is m.SpawnAnswer.NULL else "rt"  # type: ignore[return-value]
         self.spawned = True
         return self.handle
 
@@ -1040,7 +1058,7 @@ def test_real_time_waves(monkeypatch: pytest.MonkeyPatch) -> None:
 
     async def main() -> list[tuple[RealTime, Any]]:
         outcomes = await asyncio.gather(*(_wave(plan, n) for n, plan in enumerate(plans)))
-        await asyncio.sleep(0.02)  # abandoned stops and reads wind down
+        await asyncio.sleep(0.06)  # abandoned stops and reads, and watched spawns, wind down
         assert asyncio.all_tasks() == {asyncio.current_task()}, "a wave left a task behind"
         assert not w._LIVE
         return outcomes
