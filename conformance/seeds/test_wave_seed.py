@@ -83,8 +83,42 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> plugin.Harness:
         pytest.skip(message)
 
 
+def _step(trigger: str, **args: str) -> dict[str, Any]:
+    return {"trigger": trigger, "args": args}
+
+
+# Answers where none is pending, events in the instants, and late ones after settling.
+FRONT = [_step("launch", timeout="GIVEN"), _step("ping_replies", answer="ADVERTISED")]
+SUBSCRIBED = [*FRONT, _step("recheck"), _step("subscribe", answer="SUBSCRIBED")]
+EDGE_WALKS: list[dict[str, Any]] = [
+    {"init": {}, "steps": steps}
+    for steps in (
+        [*FRONT, _step("ping_replies", answer="NULL"), _step("deadline"), _step("abort")],
+        [
+            *FRONT,
+            _step("recheck"),
+            _step("ping_replies", answer="RAISES"),
+            _step("completion", of="OWN"),
+        ],
+        [*SUBSCRIBED, _step("completion", of="NULL"), _step("spawn_replies", answer="NULL")],
+        [
+            *SUBSCRIBED,
+            _step("spawn_replies", answer="HANDLE"),
+            _step("spawn_replies", answer="RAISES"),
+        ],
+        [
+            *SUBSCRIBED,
+            _step("spawn_replies", answer="HANDLE"),
+            _step("completion", of="OWN_FAILED_PARTIAL"),
+            _step("read_replies", state="PARTIAL", value="SCALAR"),
+            _step("completion", of="OWN"),
+        ],
+    )
+]
+
+
 def test_the_seed_and_impl_agree_or_differ_as_decided(harness: plugin.Harness) -> None:
-    walks = _witness_walks(FIXED_GRAPH) + _witness_walks(SEED_GRAPH)
+    walks = EDGE_WALKS + _witness_walks(FIXED_GRAPH) + _witness_walks(SEED_GRAPH)
     walks += _random_walks(FIXED_GRAPH, RANDOM_WALKS, seed=20261201)
     seed_logs = harness.run(walks)
     impl_logs = plugin.impl_logs(walks)

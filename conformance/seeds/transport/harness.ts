@@ -322,7 +322,7 @@ class Walk {
       case "ping_replies": {
         answers += 1;
         const a = args.answer;
-        if (!this.pending.has("PING")) return;
+        if (inTransit || !this.pending.has("PING")) return; // answered already (held back)
         if (a === "RAISES") this.answer("PING", false, new Error("rpc down"));
         else if (a === "NULL") this.answer("PING", true, null);
         else {
