@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export HYPOTHESIS_PROFILE ?= ci
 
 .PHONY: help test verify models diagrams diagrams-check typecheck lint format bench mutation clean dot \
-	package-check spin seeds rustc
+	package-check spin seeds rustc node seed-transport
 
 help:
 	@echo "make verify     the merge gate: model checks, pytest, diagrams up to date, mypy, ruff"
@@ -20,6 +20,7 @@ help:
 	@echo "make mutation   mutmut over impl/ (slow)"
 	@echo "make package-check  build the wheel, install it apart, mypy a user script against it"
 	@echo "make spin       install SPIN and gcc (the SPIN agreement test needs them)"
+	@echo "make seed-transport  the transport.ts seed against wave:seed and impl (SEEDS_DIR)"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -80,6 +81,25 @@ rustc:
 seeds: $(STAMP) rustc
 	@$(BIN)/python -m conformance.seeds || \
 		{ echo "seeds: the seed differential failed (above)"; exit 1; }
+
+# node and npm build and run the transport.ts seed harness (conformance/seeds/transport).
+node:
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && exit 0; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing nodejs and npm with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1; then \
+		echo "installing nodejs and npm with sudo apt-get"; \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
+	else \
+		echo "error: node and npm are missing. Install the nodejs and npm packages."; \
+		exit 1; \
+	fi
+
+# The seed differential for transport.ts alone; a missing seed fails here (REQUIRE_SEEDS=1).
+seed-transport: $(STAMP) node
+	cd conformance/seeds/transport && npm ci --no-audit --no-fund --loglevel=error
+	REQUIRE_SEEDS=1 $(BIN)/pytest -q conformance/seeds/test_wave_seed.py
 
 test: $(STAMP) spin
 	$(BIN)/pytest

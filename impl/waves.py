@@ -15,27 +15,55 @@ Decisions beyond a literal port:
   `on_complete` raising refuses the start as `unavailable` ("completion subscription failed:
   <msg>") before any spawn; a raising unsubscribe is swallowed; a stop unfinished after
   `WAVE_STOP_GRACE_MS` is abandoned (" (stop did not finish within 1000ms)"); a read unfinished
-  within the effective timeout, or one answering something that is not a `WaveAggregate`, is
-  `aggregate-unreadable`. Malformed answers never escape: a ping answer that is not a
-  `WavePing` counts as null, a spawn answer that is not a `WaveRunHandle` is `spawn-failed`, a
-  completion that is not a `WaveCompletion` is ignored, and a `terminal_outcome` that is not a
-  `TerminalOutcome` counts as absent.
+  within the effective timeout, or one answering something that is not a `WaveAggregate` (or
+  one whose `state` is not a str), is `aggregate-unreadable`.
+- Every await is bounded (issue 8 §3), so a run settles whatever the adapter does, including
+  never answering. The ping and the spawn run in tasks of their own and are awaited for the
+  effective timeout: a ping unanswered by then is `unavailable` ("subagent RPC ping failed:
+  ping did not answer within <ms>ms"), a spawn `spawn-failed` ("wave spawn failed: spawn did
+  not answer within <ms>ms"; the run enforces the same timeout itself, so none outlives it).
+  An abort during either await is seen at its answer, as in the seed (F3, B1), or at the
+  latest `WAVE_STOP_GRACE_MS` after the abort: during the ping the start is "cancelled before
+  launch"; during the spawn it is `cancelled` ("wave '<flow>' was cancelled (spawn did not
+  answer)", receipt without run ids), the subscription is released, and the spawn stays
+  watched until its timeout has passed (at least the grace): a late run handle is then
+  stopped, so no run is orphaned. Cancelling `start_wave_script` during the spawn does the
+  same before re-raising. Because the spawn answer reaches the runner one loop turn later, a
+  completion the adapter delivers in the same turn as its reply counts as one before it.
+- Malformed answers never escape and are never guessed at: a ping answer that is not a
+  `WavePing` counts as null (`unavailable`; the seed proceeds on any non-null answer); a spawn
+  answer that is not a `WaveRunHandle` with string ids is `spawn-failed` at once (the seed
+  waits for its timeout with no handle and calls `stop(null)`); a completion that is not a
+  `WaveCompletion` (a null one included) is ignored (the seed buffers it, and F5's find then
+  throws: spawn-failed with the run never stopped); only a `TerminalOutcome` marks a native
+  partial (the seed takes any value but undefined and throws on null; Python cannot tell null
+  from absent); ids are compared only as strings; children and retained entries that are not
+  lists count as none.
+- Whatever an adapter raises (any Exception, an ExceptionGroup, one whose str() and repr()
+  raise: the detail then names its type) ends in one of the six reasons. A BaseException that
+  is not an Exception (KeyboardInterrupt, SystemExit) propagates, after the subscription is
+  released.
+- Wrong argument types raise TypeError at the edge, naming the parameter and the type
+  received: `WaveScriptSpec`'s fields (`timeout_ms` a number, bool refused), and
+  `start_wave_script`/`run_wave_script`'s adapter (the five methods), spec and signal.
 - Cancellation (`asyncio.CancelledError` has no JS counterpart). Cancelling the `result` task
   is an abort that is then re-raised: acceptance closes, the run is stopped (the stop is
   shielded and bounded by the same grace), the subscription is released, and the task ends
   cancelled, so TaskGroups and timeouts keep working. Like the seed's abort it loses to an
   outcome already decided: once a match has won, cancelling only abandons the read, with no
-  stop. `run_wave_script` cancelled while awaiting the result behaves the same. Cancelling
-  `start_wave_script` during the spawn await releases the subscription and re-raises (the run
-  handle is unknown, so nothing can be stopped); cancelled while it yields to let the back
-  half start (below), it cancels `result` and re-raises.
-- Timeouts: a timeout below 1 ms (0, negatives, NaN) fires after 1 ms, the way Node's
-  setTimeout clamps it; Node's clamp of delays above 2**31-1 ms to 1 ms is a runtime artifact
-  and is not ported: a large timeout is honoured. Spawn params always carry the unclamped value.
+  stop. `run_wave_script` cancelled while awaiting the result behaves the same. Cancelled
+  while it yields to let the back half start (below), `start_wave_script` cancels `result`
+  and re-raises.
+- Timeouts: a timeout below 1 ms (0, negatives, NaN) or infinite fires after 1 ms, the way
+  Node's setTimeout clamps it, and the detail says so: "timed out after 1ms (timeout_ms was
+  NaN)". Node's clamp of delays above 2**31-1 ms to 1 ms is a runtime artifact and is not
+  ported: a large finite timeout is honoured. Spawn params always carry the value as given.
+  The effective timeout is resolved before the ping (the seed: before the spawn), since it
+  bounds the ping too; PERK_WAVE_TIMEOUT_MS is parsed as JS `Number()` parses it (§5).
 - `start_wave_script` yields once after launching the back half, so the `result` task has
   entered its body before anyone can cancel it (a task cancelled before its first step would
   skip its cleanup). The outcome race itself is armed before that, with no await since the
-  spawn reply.
+  spawn reply reached the runner.
 """
 
 from __future__ import annotations
@@ -185,6 +213,26 @@ class WaveScriptSpec:
     model: str | None = None
     timeout_ms: float | None = None
 
+    def __post_init__(self) -> None:
+        _check_type("flow", self.flow, str, "a str")
+        _check_type("workflow_script", self.workflow_script, str, "a str")
+        _check_type("output_schema", self.output_schema, Mapping, "a Mapping")
+        if self.model is not None:
+            _check_type("model", self.model, str, "a str or None")
+        if self.timeout_ms is not None:
+            _check_number("timeout_ms", self.timeout_ms)
+
+
+def _check_type(name: str, value: object, kind: type | tuple[type, ...], what: str) -> None:
+    if not isinstance(value, kind):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
+
+
+def _check_number(name: str, value: object) -> None:
+    """A real number; bool is refused (True is not a number of milliseconds)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{name} must be a number of milliseconds, got {type(value).__name__}")
+
 
 @dataclass(frozen=True)
 class WaveSpawnParams:
@@ -313,9 +361,40 @@ def _js_string(number: float) -> str:
     return f"{sign}{digits[:point]}.{digits[point:]}"
 
 
+def _runs_as_given(timeout_ms: float) -> bool:
+    """The timer waits `timeout_ms` itself; else (below 1 ms, NaN, infinite) it waits 1 ms."""
+    return math.isfinite(timeout_ms) and timeout_ms >= 1
+
+
 def _delay_s(timeout_ms: float) -> float:
-    # Node runs a delay below 1 ms after 1 ms; max(1, nan) is 1, as in Node.
-    return max(1, timeout_ms) / 1000
+    # Node runs a delay below 1 ms (and NaN) after 1 ms; so do we, and an infinite one too.
+    return timeout_ms / 1000 if _runs_as_given(timeout_ms) else 0.001
+
+
+def _ms(timeout_ms: float) -> str:
+    """`<ms>ms` for a detail: what the wait was, and the given value when it was not that."""
+    if _runs_as_given(timeout_ms):
+        return f"{_js_string(timeout_ms)}ms"
+    return f"1ms (timeout_ms was {_js_string(timeout_ms)})"
+
+
+def _text(thing: object) -> str:
+    """`str(thing)` for a detail, from an adapter's exception or answer; never raises."""
+    try:
+        return str(thing)
+    except Exception:
+        try:
+            return repr(thing)
+        except Exception:
+            return f"<{type(thing).__name__} whose str() and repr() raise>"
+
+
+def _is_handle(answer: object) -> bool:
+    return (
+        isinstance(answer, WaveRunHandle)
+        and isinstance(answer.async_id, str)
+        and isinstance(answer.async_dir, str)
+    )
 
 
 # ------------------------------------------------------------------------ the wave state
@@ -325,8 +404,10 @@ _Outcome = WaveCompletion | Literal["timeout", "cancelled"]
 
 
 def _matches(completion: WaveCompletion, handle: WaveRunHandle) -> bool:
-    return (completion.async_dir is not None and completion.async_dir == handle.async_dir) or (
-        completion.async_id is not None and completion.async_id == handle.async_id
+    # Only strings are compared: an adapter's odd id object could raise in __eq__.
+    by_dir, by_id = completion.async_dir, completion.async_id
+    return (isinstance(by_dir, str) and by_dir == handle.async_dir) or (
+        isinstance(by_id, str) and by_id == handle.async_id
     )
 
 
@@ -390,10 +471,37 @@ async def _watch(signal: asyncio.Event, wave: _Wave) -> None:
 
 # ----------------------------------------------------------------------- bounded adapter calls
 
+# An adapter call's outcome as a value: (True, answer) or (False, the exception it raised).
+_Boxed = tuple[bool, Any]
 
-async def _invoke(call: Callable[[WaveRunHandle], Awaitable[_T]], handle: WaveRunHandle) -> _T:
-    # Our own coroutine, so even a synchronous raise from a broken adapter lands in the task.
-    return await call(handle)
+
+async def _boxed(call: Callable[[], Awaitable[Any]]) -> _Boxed:
+    """Await one adapter call in a task of its own, returning whatever it raised. Our own
+    coroutine, so even a synchronous raise (or a non-awaitable answer) lands here. Every
+    BaseException is boxed: asyncio re-raises a KeyboardInterrupt or SystemExit from a task
+    straight out of the loop, before the runner could release the subscription; the runner
+    re-raises them itself (`_answer`). Only the task's own cancellation propagates."""
+    try:
+        return True, await call()
+    except asyncio.CancelledError as error:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        return False, error  # the adapter raised CancelledError of its own
+    except BaseException as error:
+        return False, error
+
+
+def _answer(boxed: _Boxed) -> _Boxed:
+    """A finished call's outcome; a BaseException that is not an Exception propagates."""
+    ok, value = boxed
+    if (
+        not ok
+        and not isinstance(value, Exception)
+        and not isinstance(value, asyncio.CancelledError)
+    ):
+        raise value
+    return ok, value
 
 
 async def _within(task: asyncio.Task[Any], seconds: float) -> bool:
@@ -407,27 +515,109 @@ async def _within(task: asyncio.Task[Any], seconds: float) -> bool:
 
 async def _stop_note(adapter: WaveAdapter, handle: WaveRunHandle) -> str:
     """B2's best-effort stop; returns the detail suffix it earns."""
-    stopping = asyncio.ensure_future(_invoke(adapter.stop, handle))
+    stopping = asyncio.ensure_future(_boxed(lambda: adapter.stop(handle)))
     if not await _within(stopping, WAVE_STOP_GRACE_MS / 1000):
         return f" (stop did not finish within {WAVE_STOP_GRACE_MS}ms)"
-    error = stopping.exception()
-    return "" if error is None else f" (stop failed: {error})"
+    ok, error = _answer(stopping.result())
+    return "" if ok else f" (stop failed: {_text(error)})"
 
 
 async def _read(
     adapter: WaveAdapter, handle: WaveRunHandle, timeout_ms: float
 ) -> WaveAggregate | str:
     """B3: the aggregate, or why it is unreadable."""
-    reading = asyncio.ensure_future(_invoke(adapter.read_aggregate, handle))
+    reading = asyncio.ensure_future(_boxed(lambda: adapter.read_aggregate(handle)))
     if not await _within(reading, _delay_s(timeout_ms)):
-        return f"read did not finish within {_js_string(timeout_ms)}ms"
-    error = reading.exception()
-    if error is not None:
-        return str(error)
-    aggregate = reading.result()
-    if isinstance(aggregate, WaveAggregate):
-        return aggregate
-    return f"not a WaveAggregate: {type(aggregate).__name__}"
+        return f"read did not finish within {_ms(timeout_ms)}"
+    ok, aggregate = _answer(reading.result())
+    if not ok:
+        return _text(aggregate)
+    if not isinstance(aggregate, WaveAggregate):
+        return f"not a WaveAggregate: {type(aggregate).__name__}"
+    if not isinstance(aggregate.state, str):
+        return f"the aggregate's state is not a str: {type(aggregate.state).__name__}"
+    return aggregate
+
+
+class _Front:
+    """One front-half await (ping, spawn), bounded: by the effective timeout, and once the
+    abort is seen, by WAVE_STOP_GRACE_MS more at most (issue 8 §3: an abort settles promptly,
+    whatever the adapter does). The call runs in its own task, which outlives a deadline only
+    when the caller keeps it (a spawn watched for a late handle)."""
+
+    def __init__(self, call: Callable[[], Awaitable[Any]], timeout_ms: float) -> None:
+        loop = asyncio.get_running_loop()
+        self.task: asyncio.Task[_Boxed] = loop.create_task(_boxed(call))
+        self.until = loop.time() + _delay_s(timeout_ms)  # the effective timeout's deadline
+        self.aborted = False  # the abort was seen while waiting
+
+    async def wait(self, signal: asyncio.Event | None) -> bool:
+        """True once answered; False when the deadline passed first."""
+        loop = asyncio.get_running_loop()
+        deadline = self.until
+        watch = None if signal is None else loop.create_task(signal.wait())
+        try:
+            while not self.task.done():
+                if watch is not None and watch.done() and not self.aborted:
+                    self.aborted = True
+                    deadline = min(deadline, loop.time() + WAVE_STOP_GRACE_MS / 1000)
+                if loop.time() >= deadline:
+                    return False
+                wake: asyncio.Future[None] = loop.create_future()
+
+                def ring(*_: object, wake: asyncio.Future[None] = wake) -> None:
+                    if not wake.done():
+                        wake.set_result(None)
+
+                timer = loop.call_at(deadline, ring)  # exactly the deadline (virtual clocks)
+                self.task.add_done_callback(ring)
+                if watch is not None and not self.aborted:
+                    watch.add_done_callback(ring)
+                try:
+                    await wake
+                finally:
+                    timer.cancel()
+                    self.task.remove_done_callback(ring)
+                    if watch is not None:
+                        watch.remove_done_callback(ring)
+            return True
+        finally:
+            if watch is not None:
+                watch.cancel()
+                await asyncio.wait({watch})  # gone before the wave goes on: nothing left behind
+
+    def answer(self) -> _Boxed:
+        return _answer(self.task.result())
+
+
+_REAPERS: set[asyncio.Task[None]] = set()
+"""Strong references to the watches on abandoned spawns (the loop keeps only weak ones)."""
+
+
+def _reap(adapter: WaveAdapter, spawning: _Front) -> None:
+    """Watch a spawn the wave gave up on (aborted or cancelled) until its effective timeout
+    has passed, and for WAVE_STOP_GRACE_MS at least: a late run handle is stopped (within the
+    stop grace), so no run is orphaned. After that the run's own timeout (the same value, in
+    the spawn params) has ended it."""
+
+    async def watch() -> None:
+        loop = asyncio.get_running_loop()
+        until = max(spawning.until, loop.time() + WAVE_STOP_GRACE_MS / 1000)
+        timer = loop.call_at(until, spawning.task.cancel)
+        try:
+            ok, handle = await spawning.task
+        except asyncio.CancelledError:
+            return  # the deadline passed: abandoned
+        finally:
+            timer.cancel()
+        if ok and _is_handle(handle):
+            await _stop_note(adapter, handle)
+        elif not ok:
+            _answer((ok, handle))
+
+    reaper = asyncio.get_running_loop().create_task(watch())
+    _REAPERS.add(reaper)
+    reaper.add_done_callback(_REAPERS.discard)
 
 
 # ---------------------------------------------------------------------------- the runner
@@ -458,7 +648,7 @@ async def _read_result(
 ) -> WaveScriptResult:
     """B3..B5: read the durable aggregate and map it onto the arms."""
     aggregate = await _read(adapter, handle, timeout_ms)
-    children = matched.children
+    children = matched.children if isinstance(matched.children, list) else None
     if isinstance(aggregate, str):
         # The receipt state labels the observed completion; the reason stays the verdict.
         state = WaveReceiptState.FAILED if matched.success is False else WaveReceiptState.COMPLETE
@@ -473,7 +663,7 @@ async def _read_result(
             value=aggregate.value,
             receipt=_receipt(WaveReceiptState.COMPLETE, handle, children),
         )
-    err = "" if aggregate.error is None else f": {aggregate.error}"
+    err = "" if aggregate.error is None else f": {_text(aggregate.error)}"
     failed = _receipt(WaveReceiptState.FAILED, handle, children)
     partial = matched.terminal_outcome
     if aggregate.state in ("failed", "partial") and isinstance(partial, TerminalOutcome):
@@ -481,9 +671,9 @@ async def _read_result(
         value = aggregate.value if isinstance(aggregate.value, list) else matched.retained_entries
         return _failed(
             WaveRunFailureReason.RUN_FAILED,
-            f"wave run ended '{aggregate.state}' (native partial: {partial.reason}){err}",
+            f"wave run ended '{aggregate.state}' (native partial: {_text(partial.reason)}){err}",
             failed,
-            value or [],
+            value if isinstance(value, list) else [],
         )
     return _failed(
         WaveRunFailureReason.RUN_FAILED, f"wave run ended '{aggregate.state}'{err}", failed
@@ -492,7 +682,7 @@ async def _read_result(
 
 # B2's two arms: failure reason, receipt state, and what the detail says happened.
 _STOPPED = {
-    "timeout": (WaveRunFailureReason.TIMEOUT, WaveReceiptState.TIMED_OUT, "timed out after {ms}ms"),
+    "timeout": (WaveRunFailureReason.TIMEOUT, WaveReceiptState.TIMED_OUT, "timed out after {ms}"),
     "cancelled": (WaveRunFailureReason.CANCELLED, WaveReceiptState.CANCELLED, "was cancelled"),
 }
 
@@ -517,7 +707,7 @@ async def _back_half(
         # B2: shielded too, so a cancellation arriving now still lets the stop finish (below).
         note = await asyncio.shield(stop())
         reason, state, what = _STOPPED[outcome]
-        detail = f"wave '{flow}' {what.format(ms=_js_string(timeout_ms))}{note}"
+        detail = f"wave '{flow}' {what.format(ms=_ms(timeout_ms))}{note}"
         return _failed(reason, detail, _receipt(state, handle))
     except asyncio.CancelledError:
         # Cancellation is an abort (module docstring): it loses to an outcome already decided.
@@ -536,10 +726,26 @@ _LIVE: set[asyncio.Task[WaveScriptResult]] = set()
 """Strong references to running back halves: the loop keeps only weak ones."""
 
 
+_ADAPTER_METHODS = ("ping", "spawn", "on_complete", "stop", "read_aggregate")
+
+
+def _check_edge(adapter: object, spec: object, signal: object) -> None:
+    """TypeError naming the parameter and the type received, before anything runs."""
+    missing = [name for name in _ADAPTER_METHODS if not callable(getattr(adapter, name, None))]
+    if missing:
+        raise TypeError(
+            f"adapter must be a WaveAdapter (no {', '.join(missing)}), got {type(adapter).__name__}"
+        )
+    _check_type("spec", spec, WaveScriptSpec, "a WaveScriptSpec")
+    if signal is not None:
+        _check_type("signal", signal, asyncio.Event, "an asyncio.Event or None")
+
+
 async def start_wave_script(
     adapter: WaveAdapter, spec: WaveScriptSpec, signal: asyncio.Event | None = None
 ) -> WaveScriptStart:
     """Launch one workflow script (front half); on success `result` carries the back half."""
+    _check_edge(adapter, spec, signal)
 
     def refused(reason: WaveRunFailureReason, detail: str) -> WaveScriptStart:
         # Receipt state and reason share their text on every refused arm.
@@ -554,10 +760,24 @@ async def start_wave_script(
     before_launch = f"wave '{spec.flow}' was cancelled before launch"
     if aborted():  # F1
         return refused(WaveRunFailureReason.CANCELLED, before_launch)
-    try:  # F2: loud degrade, never a fallback
-        ping = await adapter.ping()
-    except Exception as error:
-        return refused(WaveRunFailureReason.UNAVAILABLE, f"subagent RPC ping failed: {error}")
+    # Resolved before the ping (the seed: before the spawn), since it bounds the ping too.
+    timeout_ms = spec.timeout_ms if spec.timeout_ms is not None else _env_timeout_ms()
+
+    pinging = _Front(adapter.ping, timeout_ms)  # F2: loud degrade, never a fallback
+    try:
+        answered = await pinging.wait(signal)
+    except asyncio.CancelledError:
+        pinging.task.cancel()
+        raise
+    if not answered:
+        pinging.task.cancel()
+        if pinging.aborted:
+            return refused(WaveRunFailureReason.CANCELLED, before_launch)
+        failed = f"ping did not answer within {_ms(timeout_ms)}"
+        return refused(WaveRunFailureReason.UNAVAILABLE, f"subagent RPC ping failed: {failed}")
+    ok, ping = pinging.answer()
+    if not ok:
+        return refused(WaveRunFailureReason.UNAVAILABLE, f"subagent RPC ping failed: {_text(ping)}")
     if not isinstance(ping, WavePing):
         return refused(
             WaveRunFailureReason.UNAVAILABLE,
@@ -571,24 +791,45 @@ async def start_wave_script(
     try:  # F4: subscribe before spawn; a completion may beat the spawn reply (KB8a)
         wave.unsubscribe = adapter.on_complete(wave.receive)
     except Exception as error:
-        return refused(WaveRunFailureReason.UNAVAILABLE, f"completion subscription failed: {error}")
+        return refused(
+            WaveRunFailureReason.UNAVAILABLE, f"completion subscription failed: {_text(error)}"
+        )
 
-    timeout_ms = spec.timeout_ms if spec.timeout_ms is not None else _env_timeout_ms()
     params = WaveSpawnParams(
         workflow_script=spec.workflow_script,
         output_schema=spec.output_schema,
         timeout_ms=timeout_ms,
         model=spec.model,
     )
-    try:  # F5
-        handle = await adapter.spawn(params)
-        if not isinstance(handle, WaveRunHandle):
-            raise TypeError(f"spawn returned {type(handle).__name__}, not a WaveRunHandle")
-    except BaseException as error:
+    spawning = _Front(lambda: adapter.spawn(params), timeout_ms)  # F5
+    try:
+        answered = await spawning.wait(signal)
+        if answered:
+            ok, handle = spawning.answer()
+    except BaseException:  # cancelled (or a KeyboardInterrupt): released, then propagated
         wave.release()
-        if not isinstance(error, Exception):  # cancelled: released, then propagated
-            raise
-        return refused(WaveRunFailureReason.SPAWN_FAILED, f"wave spawn failed: {error}")
+        if not spawning.task.done():
+            _reap(adapter, spawning)
+        raise
+    if not answered:
+        wave.release()
+        if spawning.aborted:
+            _reap(adapter, spawning)
+            return WaveScriptStart(
+                ok=False,
+                failure=WaveRunFailure(
+                    WaveRunFailureReason.CANCELLED,
+                    f"wave '{spec.flow}' was cancelled (spawn did not answer)",
+                ),
+                receipt=_receipt(WaveReceiptState.CANCELLED),
+            )
+        spawning.task.cancel()
+        failed = f"spawn did not answer within {_ms(timeout_ms)}"
+        return refused(WaveRunFailureReason.SPAWN_FAILED, f"wave spawn failed: {failed}")
+    if not ok or not _is_handle(handle):
+        wave.release()
+        why = _text(handle) if not ok else f"not a WaveRunHandle: {type(handle).__name__}"
+        return refused(WaveRunFailureReason.SPAWN_FAILED, f"wave spawn failed: {why}")
 
     wave.arm(handle, timeout_ms, signal)  # B1, with no await since the reply
     result = asyncio.get_running_loop().create_task(

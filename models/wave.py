@@ -13,16 +13,23 @@ null`, and conformance reads the port's key on every failure.
 
 Triggers come in three groups, each drawn in its own line style:
 
-- `runner`: the runner's own steps. A step that awaits the adapter carries the adapter's
-  answer as its parameter (`ping_replies(answer)`, `read_replies(state, value)`, …): the
-  await and its answer are one step. Ping and spawn always answer (issue 3's environment
-  has them answer or raise; api.md bounds neither). A stop or a read may hang instead.
-- `env`: an abort; a completion (this run's, of four kinds, or a foreign one; a duplicate
-  is any completion after the first match; a late one, any after settling); the caller
-  cancelling the task (Python only, the decided behaviour below); a pending stop or read
-  hanging for good.
-- `time`: the next deadline passes: the wave timer while waiting, the stop grace while
-  stopping, the read's deadline while reading (the last two are api.md's KB8 closure).
+- `runner`: the runner's own steps: the launch (with how its timeout is given, §5), the
+  abort re-check and the subscribe (`on_complete` is synchronous: it returns or raises).
+- `env`: the adapter's answers to the awaits (`ping_replies(answer)`, `spawn_replies`,
+  `stop_replies`, `read_replies(state, value)`, `read_fails`), each of which may never come
+  (issue 7, issue 8 §3: "whatever the adapter does"); an abort; a completion (this run's, of
+  seven kinds, a foreign one, or null; a duplicate is any completion after the first match; a
+  late one, any after settling); the caller cancelling the task (Python only, decided
+  below); a pending stop or read declared hung for good.
+- `time`: the next deadline passes: the ping's and the spawn's (the effective timeout, or
+  the stop grace once aborted), the wave timer while waiting, the stop grace while stopping,
+  the read's deadline while reading (api.md's KB8 closure and impl/waves.py's §3 decisions).
+
+The fixed model bounds every await, so `always-settles` (a runner or time step is enabled in
+every unsettled state) holds with every answer left to the environment. An abort during the
+ping or the spawn is seen at its answer, as in the seed, or at the latest when the stop
+grace passes: cancelled before launch, or cancelled with the spawn still watched
+(`reaping`), so that a late run handle is stopped and no run is orphaned.
 
 Completions are abstracted to what the runner tells apart: whether they carry this run's ids
 (conformance varies which id matches), and for this run's, what the arms read (`success ===
@@ -45,6 +52,13 @@ Liveness is checked as the issue asks: every unsettled reachable state enables a
 time step (`always-settles`), and a rank over the phase drops with every runner or time step
 and never rises with an environment step, from `RANK_BOUND`: at most RANK_BOUND - 1 runner
 or time steps before settling.
+
+The seed's own answers to malformed input (wave:seed, observed by running transport.ts):
+a non-null ping answer of any shape is taken as a WavePing; a spawn answer that is null or no
+handle leaves the wave waiting for its timeout with nothing matching (`anon`), then
+`stop(null)` and a receipt without ids; a buffered null completion makes F5's find throw
+(spawn-failed, the run never stopped: `nulls`); any `terminalOutcome` but undefined is a
+marker, a null one throwing in settle; no await is bounded.
 
 Variants: `seed` is transport.ts exactly (KB8 open; no cancellation, JS has none);
 `h1-no-abort-recheck` drops F3 (KB1); `h4-buffer-everything` buffers every completion for
@@ -127,6 +141,10 @@ class Completion(enum.Enum):
     OWN_FAILED = "this run's ids, success === false"
     OWN_PARTIAL = "this run's ids, native-partial marker, retained entries"
     OWN_PARTIAL_BARE = "this run's ids, native-partial marker, nothing retained"
+    OWN_FAILED_PARTIAL = "this run's ids, success === false and the marker, retained entries"
+    OWN_NULL_OUTCOME = "this run's ids, terminalOutcome: null"
+    OWN_BAD_OUTCOME = "this run's ids, a terminalOutcome that is not one (say {})"
+    NULL = "null, not a completion at all"
 
 
 class Call(enum.Enum):
@@ -144,6 +162,7 @@ class PingAnswer(enum.Enum):
     ADVERTISED = "a WavePing"
     NULL = "null"
     RAISES = "raises"
+    MALFORMED = "something that is neither null nor a WavePing"
 
 
 class SubscribeAnswer(enum.Enum):
@@ -155,6 +174,20 @@ class SubscribeAnswer(enum.Enum):
 class SpawnAnswer(enum.Enum):
     HANDLE = "a run handle"
     RAISES = "raises"
+    NULL = "null"
+    MALFORMED = "something that is neither null nor a run handle"
+
+
+class Timeout(enum.Enum):
+    """The effective timeout a launch runs with (wave-transport.md §5): how it is given, not
+    how long it is. No row reads it: the runner behaves alike under each (time is the
+    `deadline` trigger), which conformance and the seed differential check; the detail's
+    `<ms>` text differs (impl/waves.py docstring)."""
+
+    GIVEN = "spec.timeout_ms, a positive number"
+    BELOW_ONE = "spec.timeout_ms 0, negative, NaN or Infinity (Node runs it after 1 ms)"
+    HUGE = "spec.timeout_ms above 2**31-1 ms (Node runs it after 1 ms)"
+    DEFAULT = "omitted: PERK_WAVE_TIMEOUT_MS when a finite positive number, else 900000"
 
 
 class StopAnswer(enum.Enum):
@@ -247,14 +280,38 @@ class Detail(enum.Enum):
     WAS_CANCELLED = "wave '<flow>' was cancelled"
     WAS_CANCELLED_STOP_FAILED = "wave '<flow>' was cancelled (stop failed: <msg>)"
     WAS_CANCELLED_STOP_ABANDONED = "wave '<flow>' was cancelled (stop did not finish within 1000ms)"
+    WAS_CANCELLED_SPAWN_ABANDONED = "wave '<flow>' was cancelled (spawn did not answer)"
     UNREADABLE = "wave aggregate unreadable: <msg>"
     NATIVE_PARTIAL = "wave run ended '<state>' (native partial: <reason>)"
     RUN_ENDED = "wave run ended '<state>'"
 
 
 PRECHECK, PING, RECHECK, SUBSCRIBE, SPAWN, WAIT, STOP, READ, SETTLED = Phase
-FOREIGN, OWN, OWN_FAILED, OWN_PARTIAL, OWN_PARTIAL_BARE = Completion
-OWN_KINDS = (OWN, OWN_FAILED, OWN_PARTIAL, OWN_PARTIAL_BARE)
+(
+    FOREIGN,
+    OWN,
+    OWN_FAILED,
+    OWN_PARTIAL,
+    OWN_PARTIAL_BARE,
+    OWN_FAILED_PARTIAL,
+    OWN_NULL_OUTCOME,
+    OWN_BAD_OUTCOME,
+    NULL_COMPLETION,
+) = Completion
+OWN_KINDS = (
+    OWN,
+    OWN_FAILED,
+    OWN_PARTIAL,
+    OWN_PARTIAL_BARE,
+    OWN_FAILED_PARTIAL,
+    OWN_NULL_OUTCOME,
+    OWN_BAD_OUTCOME,
+)
+# `success === false`: the unreadable arm's receipt says failed (§4).
+SUCCESS_FALSE = (OWN_FAILED, OWN_FAILED_PARTIAL)
+# A well-formed native-partial marker (a TerminalOutcome); with retained entries.
+MARKED = (OWN_PARTIAL, OWN_PARTIAL_BARE, OWN_FAILED_PARTIAL)
+RETAINING = (OWN_PARTIAL, OWN_FAILED_PARTIAL)
 UNDECIDED, MATCH, TIMER, ABORT = Decision
 R = Receipt
 
@@ -303,6 +360,9 @@ _RESET: dict[str, object] = {
     "decided": UNDECIDED,
     "cancelled": False,
     "hung": False,
+    "anon": False,
+    "nulls": False,
+    "reaping": False,
 }
 
 
@@ -315,14 +375,16 @@ def settling(
     cite: str,
     guard: Expr | None = None,
     receipt: object = R.NO_RECEIPT,
-    ids: bool = False,
+    ids: object = False,
     value: object = Value.NO_VALUE,
     detail: object = Detail.NO_DETAIL,
     calls: tuple[Call, ...] = (),
     release: bool = False,
+    reaping: bool = False,
 ) -> Row:
     """A row that settles the run after `calls`, emitting its result; `release` then
-    unsubscribes (the seed's `finally`)."""
+    unsubscribes (the seed's `finally`); `reaping` leaves the spawn await running so that a
+    late run handle is stopped."""
     emitted: dict[str, object] = {
         "calls": (*calls, Call.UNSUBSCRIBE) if release else calls,
         "result": result,
@@ -339,7 +401,11 @@ def settling(
         source,
         SETTLED,
         guard=guard if guard is not None else TRUE,
-        sets={**_RESET, "settles": ite(lt(var("settles"), 2), add(var("settles"), 1), 2)},
+        sets={
+            **_RESET,
+            "reaping": reaping,
+            "settles": ite(lt(var("settles"), 2), add(var("settles"), 1), 2),
+        },
         emits=emits,
         cite=cite,
     )
@@ -372,9 +438,13 @@ def deciding(
 
 TIMED = eq(var("decided"), TIMER)
 NOT_HUNG = not_(var("hung"))
-PARTIAL_MARKED = is_in(var("matched"), OWN_PARTIAL, OWN_PARTIAL_BARE)
-OWN_COMPLETION = ne(param("of"), FOREIGN)
+PARTIAL_MARKED = is_in(var("matched"), *MARKED)
+OWN_COMPLETION = is_in(param("of"), *OWN_KINDS)
 NO_MATCH_BUFFERED = is_in(var("buffer"), None, FOREIGN)
+BUFFERED_MATCH = is_in(var("buffer"), *OWN_KINDS)
+HANDLE_ANSWER = eq(param("answer"), SpawnAnswer.HANDLE)
+NO_HANDLE_ANSWER = is_in(param("answer"), SpawnAnswer.NULL, SpawnAnswer.MALFORMED)
+REAPING = var("reaping")
 FAILED_OR_PARTIAL = is_in(param("state"), AggState.FAILED, AggState.PARTIAL)
 
 
@@ -387,7 +457,7 @@ def stopped(name: str, trigger: str, guard: Expr, detail: tuple[Detail, Detail],
         ite(TIMED, Result.TIMEOUT, Result.CANCELLED),
         guard=guard,
         receipt=ite(TIMED, R.R_TIMED_OUT, R.R_CANCELLED),
-        ids=True,
+        ids=not_(var("anon")),
         detail=ite(TIMED, *detail),
         release=True,
         cite=cite,
@@ -402,7 +472,7 @@ def unreadable(name: str, trigger: str, guard: Expr | None, cite: str) -> Row:
         READ,
         Result.AGGREGATE_UNREADABLE,
         guard=guard,
-        receipt=ite(eq(var("matched"), OWN_FAILED), R.R_FAILED, R.R_COMPLETE),
+        receipt=ite(is_in(var("matched"), *SUCCESS_FALSE), R.R_FAILED, R.R_COMPLETE),
         ids=True,
         detail=Detail.UNREADABLE,
         release=True,
@@ -430,7 +500,8 @@ def cancelled_error(
     name: str, source: Phase, *, trigger: str = "cancel", guard: Expr | None = None, cite: str
 ) -> Row:
     """The task ends cancelled: CancelledError re-raised, no result, no receipt. Every source
-    but the ping has subscribed, so it releases the subscription."""
+    but the ping has subscribed, so it releases the subscription; cancelled during the spawn
+    await, it leaves that await running to stop a late handle."""
     return settling(
         name,
         trigger,
@@ -438,6 +509,7 @@ def cancelled_error(
         Result.CANCELLED_ERROR,
         guard=guard,
         release=source is not PING,
+        reaping=source is SPAWN,
         cite=cite,
     )
 
@@ -500,6 +572,17 @@ ROWS: tuple[Row, ...] = (
         detail=Detail.PING_FAILED,
         cite="transport.ts F2 catch; wave-transport.md §4 table, ping throws",
     ),
+    settling(
+        "ping_malformed_unavailable",
+        "ping_replies",
+        PING,
+        Result.UNAVAILABLE,
+        guard=eq(param("answer"), PingAnswer.MALFORMED),
+        receipt=R.R_UNAVAILABLE,
+        detail=Detail.NOT_ADVERTISED,
+        cite="impl/waves.py docstring (an answer that is not a WavePing counts as null); "
+        "api.md `ping() -> WavePing | None`",
+    ),
     ignore("no_ping_pending", "ping_replies", others(PING), cite="transport.ts F2 (one ping)"),
     # ---- recheck: F3
     settling(
@@ -555,7 +638,7 @@ ROWS: tuple[Row, ...] = (
         "spawn_replies",
         SPAWN,
         MATCH,
-        guard=and_(eq(param("answer"), SpawnAnswer.HANDLE), not_(NO_MATCH_BUFFERED)),
+        guard=and_(HANDLE_ANSWER, BUFFERED_MATCH),
         sets={"matched": var("buffer")},
         cite="transport.ts F5 `matched = buffered.find(matchesHandle)`, B1 (`matched` set: "
         "complete, a pre-reply match wins even if aborted), B3; wave-transport.md §3 B1",
@@ -565,7 +648,7 @@ ROWS: tuple[Row, ...] = (
         "spawn_replies",
         SPAWN,
         ABORT,
-        guard=and_(eq(param("answer"), SpawnAnswer.HANDLE), NO_MATCH_BUFFERED, var("aborted")),
+        guard=and_(HANDLE_ANSWER, NO_MATCH_BUFFERED, var("aborted")),
         cite="transport.ts B1 (the synchronous `signal?.aborted` check → cancelled), B2; "
         "wave-transport.md §2 (an abort during the spawn is caught by the back half)",
     ),
@@ -574,9 +657,7 @@ ROWS: tuple[Row, ...] = (
         "spawn_replies",
         SPAWN,
         WAIT,
-        guard=and_(
-            eq(param("answer"), SpawnAnswer.HANDLE), NO_MATCH_BUFFERED, not_(var("aborted"))
-        ),
+        guard=and_(HANDLE_ANSWER, NO_MATCH_BUFFERED, not_(var("aborted"))),
         sets={"buffer": None},
         cite="transport.ts F5–F6, B1 (timer, abort listener and notifyMatch armed); "
         "wave-transport.md §3 B1, §6 (armed before start returns)",
@@ -593,7 +674,43 @@ ROWS: tuple[Row, ...] = (
         cite="transport.ts F5 catch (accepting=false, unsubscribe, clear); "
         "wave-transport.md §4 table, spawn throws (also while aborted)",
     ),
-    ignore("no_spawn_pending", "spawn_replies", others(SPAWN), cite="transport.ts F5 (one spawn)"),
+    settling(
+        "spawn_not_a_handle_spawn_failed",
+        "spawn_replies",
+        SPAWN,
+        Result.SPAWN_FAILED,
+        guard=NO_HANDLE_ANSWER,
+        receipt=R.R_SPAWN_FAILED,
+        detail=Detail.SPAWN_FAILED,
+        release=True,
+        cite="impl/waves.py docstring (a spawn answer that is not a WaveRunHandle is "
+        "spawn-failed: nothing could be matched or stopped); api.md `spawn -> WaveRunHandle`",
+    ),
+    row(
+        "late_spawn_reply_stopped",
+        "spawn_replies",
+        SETTLED,
+        guard=and_(REAPING, HANDLE_ANSWER),
+        sets={"reaping": False},
+        emits={"calls": (Call.STOP,)},
+        cite="issue 8 §3 (cancelled with a stop once a late spawn reply arrives, so no run is "
+        "orphaned); impl/waves.py docstring",
+    ),
+    row(
+        "late_spawn_reply_without_a_run",
+        "spawn_replies",
+        SETTLED,
+        guard=and_(REAPING, not_(HANDLE_ANSWER)),
+        sets={"reaping": False},
+        cite="impl/waves.py docstring: a late spawn that raises or gives no handle left no run",
+    ),
+    ignore(
+        "no_spawn_pending",
+        "spawn_replies",
+        others(SPAWN),
+        guard=not_(REAPING),
+        cite="transport.ts F5 (one spawn)",
+    ),
     # ---- stop_replies: B2
     stopped(
         "stop_returns",
@@ -666,7 +783,7 @@ ROWS: tuple[Row, ...] = (
         "read_native_partial_retained",
         and_(FAILED_OR_PARTIAL, PARTIAL_MARKED, ne(param("value"), AggValue.ARRAY)),
         Detail.NATIVE_PARTIAL,
-        ite(eq(var("matched"), OWN_PARTIAL), Value.RETAINED, Value.EMPTY),
+        ite(is_in(var("matched"), *RETAINING), Value.RETAINED, Value.EMPTY),
         "transport.ts B4 partial arm (H5); wave-transport.md §4 table, partial (no durable "
         "array: `retainedEntries ?? []`)",
     ),
@@ -743,7 +860,10 @@ ROWS: tuple[Row, ...] = (
         "completion_buffered_behind",
         "completion",
         SPAWN,
-        guard=or_(eq(param("of"), FOREIGN), not_(NO_MATCH_BUFFERED)),
+        guard=or_(
+            eq(param("of"), FOREIGN),
+            and_(ne(param("of"), NULL_COMPLETION), not_(NO_MATCH_BUFFERED)),
+        ),
         sets={"buffer": ite(is_none(var("buffer")), some(FOREIGN), var("buffer"))},
         cite="transport.ts F4 handler (every completion is buffered while the handle is "
         "unknown; F5 takes the first match)",
@@ -764,6 +884,14 @@ ROWS: tuple[Row, ...] = (
         WAIT,
         guard=eq(param("of"), FOREIGN),
         cite="transport.ts F4 handler `if (!matchesHandle(completion) ...) return`",
+    ),
+    ignore(
+        "null_completion_ignored",
+        "completion",
+        (SPAWN, WAIT),
+        guard=eq(param("of"), NULL_COMPLETION),
+        cite="impl/waves.py docstring (a completion that is not a WaveCompletion is ignored); "
+        "api.md `handler: Callable[[WaveCompletion], None]`",
     ),
     ignore(
         "completion_unheard",
@@ -832,7 +960,8 @@ ROWS: tuple[Row, ...] = (
         "nothing_to_hang",
         "hang",
         others(STOP, READ),
-        cite="ping and spawn answer (issue 3's environment); nothing else is pending",
+        cite="a ping or spawn that never answers is the environment never replying "
+        "(always-settles); nothing else is pending",
     ),
     # ---- deadline (time): the next deadline passes
     deciding(
@@ -863,21 +992,84 @@ ROWS: tuple[Row, ...] = (
         None,
         "api.md KB8 close: a read unfinished within the effective timeout → aggregate-unreadable",
     ),
+    settling(
+        "ping_deadline_unavailable",
+        "deadline",
+        PING,
+        Result.UNAVAILABLE,
+        guard=not_(var("aborted")),
+        receipt=R.R_UNAVAILABLE,
+        detail=Detail.PING_FAILED,
+        cite="impl/waves.py docstring: a ping unanswered within the effective timeout failed "
+        "(`subagent RPC ping failed: ping did not answer within <ms>ms`); issue 8 §3",
+    ),
+    settling(
+        "ping_deadline_after_abort",
+        "deadline",
+        PING,
+        Result.CANCELLED,
+        guard=var("aborted"),
+        receipt=R.R_CANCELLED,
+        detail=Detail.BEFORE_LAUNCH,
+        cite="issue 8 §3 (an abort settles promptly: cancelled before launch); impl/waves.py "
+        "docstring (aborted, the ping gets WAVE_STOP_GRACE_MS more, then is abandoned)",
+    ),
+    settling(
+        "spawn_deadline_spawn_failed",
+        "deadline",
+        SPAWN,
+        Result.SPAWN_FAILED,
+        guard=not_(var("aborted")),
+        receipt=R.R_SPAWN_FAILED,
+        detail=Detail.SPAWN_FAILED,
+        release=True,
+        cite="impl/waves.py docstring: a spawn unanswered within the effective timeout failed "
+        "(the run enforces the same timeout itself, so none outlives it)",
+    ),
+    settling(
+        "spawn_deadline_after_abort",
+        "deadline",
+        SPAWN,
+        Result.CANCELLED,
+        guard=var("aborted"),
+        receipt=R.R_CANCELLED,
+        detail=Detail.WAS_CANCELLED_SPAWN_ABANDONED,
+        release=True,
+        reaping=True,
+        cite="issue 8 §3 (an abort settles promptly, and a late spawn reply is stopped); "
+        "impl/waves.py docstring (aborted, the spawn gets WAVE_STOP_GRACE_MS more)",
+    ),
+    row(
+        "late_spawn_abandoned",
+        "deadline",
+        SETTLED,
+        guard=REAPING,
+        sets={"reaping": False},
+        cite="impl/waves.py docstring: the late-spawn watch ends at the effective timeout, "
+        "when the run's own deadline has passed",
+    ),
     ignore(
         "no_deadline_pending",
         "deadline",
-        others(WAIT, STOP, READ),
-        cite="transport.ts: the timer is armed at B1 and cleared once an outcome is decided",
+        (PRECHECK, RECHECK, SUBSCRIBE, SETTLED),
+        guard=not_(REAPING),
+        cite="transport.ts: the timer is armed at B1 and cleared once an outcome is decided; "
+        "no await is pending in the instants or once settled",
     ),
 )
 
 TRIGGERS = (
-    Trigger("launch", group=RUNNER, doc="start_wave_script is called: F1, then ping()"),
+    Trigger(
+        "launch",
+        (Param("timeout", Finite.of_enum(Timeout)),),
+        group=RUNNER,
+        doc="start_wave_script is called (with this timeout): F1, then ping()",
+    ),
     Trigger(
         "ping_replies",
         (Param("answer", Finite.of_enum(PingAnswer)),),
-        group=RUNNER,
-        doc="the ping await returns (or raises)",
+        group=ENV,
+        doc="the adapter answers the ping (or raises)",
     ),
     Trigger("recheck", group=RUNNER, doc="F3, the abort re-check"),
     Trigger(
@@ -889,25 +1081,25 @@ TRIGGERS = (
     Trigger(
         "spawn_replies",
         (Param("answer", Finite.of_enum(SpawnAnswer)),),
-        group=RUNNER,
-        doc="the spawn await returns a handle (or raises); B1 is armed",
+        group=ENV,
+        doc="the adapter answers the spawn (or raises); B1 is armed",
     ),
     Trigger(
         "stop_replies",
         (Param("answer", Finite.of_enum(StopAnswer)),),
-        group=RUNNER,
-        doc="the stop await returns (or raises)",
+        group=ENV,
+        doc="the adapter answers the stop (or raises)",
     ),
     Trigger(
         "read_replies",
         (Param("state", Finite.of_enum(AggState)), Param("value", Finite.of_enum(AggValue))),
-        group=RUNNER,
-        doc="read_aggregate returns an aggregate",
+        group=ENV,
+        doc="the adapter answers read_aggregate with an aggregate",
     ),
     Trigger(
         "read_fails",
         (Param("how", Finite.of_enum(ReadFailure)),),
-        group=RUNNER,
+        group=ENV,
         doc="read_aggregate raises, or answers something that is not an aggregate",
     ),
     Trigger("abort", group=ENV, doc="the abort signal is set"),
@@ -933,21 +1125,26 @@ VARS = (
     Var("cancelled", Bool(), False, doc="the task was cancelled while stopping"),
     Var("hung", Bool(), False, doc="the pending stop or read will never answer"),
     Var("settles", IntRange(0, 2), 0, doc="times the run settled"),
+    Var("anon", Bool(), False, doc="the seed waits with a spawn answer that is no handle"),
+    Var("nulls", Bool(), False, doc="the seed's buffer holds a null completion"),
+    Var(
+        "reaping", Bool(), False, doc="settled with the spawn unanswered: a late handle is stopped"
+    ),
 )
 
 
 # ---------------------------------------------------------------- the rank (liveness)
 
-RANK_BOUND = 8
+RANK_BOUND = 6
 # The settlement count plus the most runner and time steps left from each phase, plus one
-# while unsettled (from the start: launch, ping reply, re-check, subscribe, spawn reply, timer,
-# stop reply).
+# while unsettled (from the start: launch, re-check, subscribe, timer, stop grace). The
+# adapter's answers are the environment's: they may lower the rank, never raise it.
 _STEPS_LEFT = (
-    (PRECHECK, 8),
-    (PING, 7),
-    (RECHECK, 6),
-    (SUBSCRIBE, 5),
-    (SPAWN, 4),
+    (PRECHECK, 6),
+    (PING, 5),
+    (RECHECK, 5),
+    (SUBSCRIBE, 4),
+    (SPAWN, 3),
     (WAIT, 3),
     (STOP, 2),
     (READ, 2),
@@ -1076,9 +1273,9 @@ PROPERTIES = (
             implies(result_is(Result.RUN_FAILED), eq(out("receipt"), R.R_FAILED)),
             implies(
                 result_is(Result.AGGREGATE_UNREADABLE),
-                or_(
-                    and_(eq(var("matched"), OWN_FAILED), eq(out("receipt"), R.R_FAILED)),
-                    and_(ne(var("matched"), OWN_FAILED), eq(out("receipt"), R.R_COMPLETE)),
+                eq(
+                    out("receipt"),
+                    ite(is_in(var("matched"), *SUCCESS_FALSE), R.R_FAILED, R.R_COMPLETE),
                 ),
             ),
         ),
@@ -1087,7 +1284,7 @@ PROPERTIES = (
     ),
     always(
         "run-ids-iff-spawned",
-        implies(ne(out("receipt"), R.NO_RECEIPT), eq(out("ids"), SPAWNED)),
+        implies(ne(out("receipt"), R.NO_RECEIPT), eq(out("ids"), and_(SPAWNED, not_(var("anon"))))),
         cite="wave-transport.md §1 (ids present iff the spawn succeeded), §10 property 3",
     ),
     always(
@@ -1130,7 +1327,7 @@ PROPERTIES = (
         "stop-only-on-timeout-or-cancel",
         and_(
             implies(
-                calls_with(Call.STOP),
+                and_(calls_with(Call.STOP), not_(REAPING)),
                 and_(
                     enters(STOP),
                     is_in(var("phase"), SPAWN, WAIT),
@@ -1237,10 +1434,7 @@ PROPERTIES = (
             ),
             implies(
                 eq(out("detail"), Detail.NATIVE_PARTIAL),
-                and_(
-                    result_is(Result.RUN_FAILED),
-                    is_in(var("matched"), OWN_PARTIAL, OWN_PARTIAL_BARE),
-                ),
+                and_(result_is(Result.RUN_FAILED), is_in(var("matched"), *MARKED)),
             ),
             implies(not_(result_is(Result.OK, *SIX)), eq(out("value"), Value.NO_VALUE)),
         ),
@@ -1255,6 +1449,7 @@ PROPERTIES = (
                 trigger_is("spawn_replies"),
                 is_in(var("buffer"), *OWN_KINDS),
                 is_in(nxt("phase"), WAIT, STOP, READ),
+                not_(nxt("anon")),
             ),
             eq(nxt("decided"), MATCH),
         ),
@@ -1343,6 +1538,21 @@ def _rejects(name: str, trigger: str, source: Phase, guard: Expr, cite: str) -> 
     return settling(name, trigger, source, Result.REJECTED, guard=guard, release=True, cite=cite)
 
 
+# The seed's F5 `buffered.find(matchesHandle)` throws on a buffered null: with a handle, when
+# the null comes before the first match; with a non-null non-handle, on any null (nothing
+# matches, so find reads every entry); with null, never (`handle !== null` is checked first).
+_FIND_THROWS = or_(
+    and_(HANDLE_ANSWER, eq(var("buffer"), NULL_COMPLETION)),
+    and_(eq(param("answer"), SpawnAnswer.MALFORMED), var("nulls")),
+)
+_NO_HANDLE_WAITS = and_(NO_HANDLE_ANSWER, not_(_FIND_THROWS))
+# The seed's marker is `matched.terminalOutcome !== undefined`: a malformed one counts, and a
+# null one counts and then throws reading `.reason`.
+_SEED_MARKED = is_in(var("matched"), *MARKED, OWN_BAD_OUTCOME)
+_SEED_NO_HANDLE = "transport.ts F5 `handle = await adapter.spawn(...)` (not checked); §8 (a spawn "
+_SEED_NO_HANDLE += "resolving to no handle waits for its timeout, then stop(null))"
+
+
 SEED = Variant(
     "seed",
     doc="transport.ts exactly as written: on_complete raising rejects the start, an "
@@ -1354,12 +1564,90 @@ SEED = Variant(
         "a-raising-unsubscribe-is-swallowed",
         "a-hung-stop-is-abandoned",
         "always-settles",
+        "value-only-on-the-partial-arm",
     ),
     replace={
         **{
             name: replace(_BY_NAME[name], guard=and_(_BY_NAME[name].guard, _UNSUB_OK))
             for name in _SEED_RELEASES
         },
+        "read_native_partial_durable_array": run_failed(
+            "seed_read_partial_durable_array",
+            and_(FAILED_OR_PARTIAL, _SEED_MARKED, eq(param("value"), AggValue.ARRAY), _UNSUB_OK),
+            Detail.NATIVE_PARTIAL,
+            Value.ARRAY,
+            "transport.ts B4 `matched?.terminalOutcome !== undefined` (any value but undefined)",
+        ),
+        "read_native_partial_retained": run_failed(
+            "seed_read_partial_retained",
+            and_(FAILED_OR_PARTIAL, _SEED_MARKED, ne(param("value"), AggValue.ARRAY), _UNSUB_OK),
+            Detail.NATIVE_PARTIAL,
+            ite(is_in(var("matched"), *RETAINING), Value.RETAINED, Value.EMPTY),
+            "transport.ts B4 partial arm, `retainedEntries ?? []`; a malformed marker's "
+            "reason prints as `undefined`",
+        ),
+        "read_run_failed": run_failed(
+            "seed_read_run_failed",
+            and_(
+                or_(
+                    eq(param("state"), AggState.OTHER),
+                    and_(
+                        FAILED_OR_PARTIAL,
+                        not_(_SEED_MARKED),
+                        ne(var("matched"), OWN_NULL_OUTCOME),
+                    ),
+                ),
+                _UNSUB_OK,
+            ),
+            Detail.RUN_ENDED,
+            Value.NO_VALUE,
+            'transport.ts B4 `state !== "complete"` without a terminalOutcome',
+        ),
+        "ping_malformed_unavailable": row(
+            "seed_ping_any_non_null_passes",
+            "ping_replies",
+            PING,
+            RECHECK,
+            guard=eq(param("answer"), PingAnswer.MALFORMED),
+            cite="transport.ts F2 `if (ping === null)`: any other answer is taken as a WavePing",
+        ),
+        "spawn_not_a_handle_spawn_failed": row(
+            "seed_spawn_no_handle_waits",
+            "spawn_replies",
+            SPAWN,
+            WAIT,
+            guard=and_(_NO_HANDLE_WAITS, not_(var("aborted"))),
+            sets={"anon": True, "buffer": None, "nulls": False},
+            cite=_SEED_NO_HANDLE,
+        ),
+        "null_completion_ignored": row(
+            "seed_null_completion_buffered",
+            "completion",
+            SPAWN,
+            guard=eq(param("of"), NULL_COMPLETION),
+            sets={
+                "buffer": ite(NO_MATCH_BUFFERED, some(NULL_COMPLETION), var("buffer")),
+                "nulls": True,
+            },
+            cite="transport.ts F4 handler `buffered.push(completion)` (not checked)",
+        ),
+        "completion_matches": replace(
+            _BY_NAME["completion_matches"],
+            guard=and_(OWN_COMPLETION, not_(var("anon"))),
+        ),
+        "ping_deadline_unavailable": ignore(
+            "seed_ping_has_no_deadline",
+            "deadline",
+            PING,
+            cite="transport.ts F2 `await adapter.ping()`, unbounded; §8 (a ping that never "
+            "resolves hangs; abort cannot interrupt it)",
+        ),
+        "spawn_deadline_spawn_failed": ignore(
+            "seed_spawn_has_no_deadline",
+            "deadline",
+            SPAWN,
+            cite="transport.ts F5 `await adapter.spawn(...)`, unbounded; §8 (same family)",
+        ),
         "subscribe_raises_unavailable": settling(
             "subscribe_raises_rejects_start",
             "subscribe",
@@ -1414,13 +1702,69 @@ SEED = Variant(
             )
         },
     },
+    remove=(
+        "ping_deadline_after_abort",
+        "spawn_deadline_after_abort",
+        "late_spawn_reply_stopped",
+        "late_spawn_reply_without_a_run",
+        "late_spawn_abandoned",
+    ),
     add=(
         _rejects(
             "spawn_failure_unsubscribe_throws",
             "spawn_replies",
             SPAWN,
-            and_(eq(param("answer"), SpawnAnswer.RAISES), _UNSUB_THROWS),
+            and_(or_(eq(param("answer"), SpawnAnswer.RAISES), _FIND_THROWS), _UNSUB_THROWS),
             "transport.ts F5 catch `unsubscribe()` (no try): startWaveScript rejects; §8 KB8(b)",
+        ),
+        settling(
+            "seed_spawn_reply_throws_on_a_buffered_null",
+            "spawn_replies",
+            SPAWN,
+            Result.SPAWN_FAILED,
+            guard=and_(_FIND_THROWS, _UNSUB_OK),
+            receipt=R.R_SPAWN_FAILED,
+            detail=Detail.SPAWN_FAILED,
+            release=True,
+            cite="transport.ts F5 `buffered.find(matchesHandle)` reads `null.asyncDir` inside "
+            "the try: spawn-failed, and the spawned run is never stopped",
+        ),
+        deciding(
+            "seed_spawn_no_handle_sees_abort",
+            "spawn_replies",
+            SPAWN,
+            ABORT,
+            guard=and_(_NO_HANDLE_WAITS, var("aborted")),
+            sets={"anon": True, "nulls": False},
+            cite=f"{_SEED_NO_HANDLE}; B1 sees the abort, B2 `stop(null)`",
+        ),
+        ignore(
+            "seed_no_handle_matches_nothing",
+            "completion",
+            WAIT,
+            guard=and_(OWN_COMPLETION, var("anon")),
+            cite="transport.ts `matchesHandle` (`handle !== null`, then the ids of a non-handle "
+            "are undefined): nothing matches, the wave waits for its timeout",
+        ),
+        ignore(
+            "seed_null_completion_throws_in_the_handler",
+            "completion",
+            WAIT,
+            guard=eq(param("of"), NULL_COMPLETION),
+            cite="transport.ts F4 handler `matchesHandle(null)` throws into the adapter's emit "
+            "(or, with no handle, buffers it); the runner is unchanged",
+        ),
+        _rejects(
+            "seed_null_terminal_outcome_throws_in_settle",
+            "read_replies",
+            READ,
+            and_(
+                NOT_HUNG,
+                FAILED_OR_PARTIAL,
+                eq(var("matched"), OWN_NULL_OUTCOME),
+                _UNSUB_OK,
+            ),
+            "transport.ts B4 `matched.terminalOutcome.reason` on null; settle has no catch (§8)",
         ),
         _rejects(
             "stop_path_unsubscribe_throws",
@@ -1540,7 +1884,7 @@ SPEC = Spec(
     outputs=OUTPUTS,
     rows=ROWS,
     properties=PROPERTIES,
-    terminal=SETTLED_NOW,
+    terminal=and_(SETTLED_NOW, not_(REAPING)),
     variants=(SEED, H1_NO_ABORT_RECHECK, H4_BUFFER_EVERYTHING),
 )
 

@@ -319,7 +319,7 @@ def test_spawn_answer_that_is_no_handle_is_spawn_failed() -> None:
         result = await go(adapter)
         assert failure(result) == (
             "spawn-failed",
-            "wave spawn failed: spawn returned str, not a WaveRunHandle",
+            "wave spawn failed: not a WaveRunHandle: str",
         )
         assert result.receipt == no_ids(State.SPAWN_FAILED)
         assert counts(adapter) == (0, 0, 1)
@@ -403,8 +403,9 @@ def test_cancel_after_spawn() -> None:
 def test_abort_during_spawn_is_seen_by_the_back_half() -> None:
     async def main() -> None:
         signal = asyncio.Event()
-        # The completion is queued for the next loop turn: the synchronous check beats it.
-        adapter = Fake(during_spawn=lambda _: signal.set())
+        # The spawn runs in a task of its own (so that an abort can end its wait), so a
+        # completion the adapter queues beside its reply lands first; this one comes later.
+        adapter = Fake(completion=False, during_spawn=lambda _: signal.set())
         result = await go(adapter, signal=signal)
         assert failure(result) == ("cancelled", f"wave '{FLOW}' was cancelled")
         assert result.receipt == ids(State.CANCELLED)
@@ -649,22 +650,19 @@ def test_foreign_duplicate_and_late_completions_are_ignored(first: WaveCompletio
 
 
 @pytest.mark.parametrize(
-    ("handle", "completion"),
-    [
-        (WaveRunHandle("a", cast(Any, None)), WaveCompletion(async_id="other")),
-        (WaveRunHandle(cast(Any, None), "/d"), WaveCompletion(async_dir="/other")),
-    ],
+    "handle", [WaveRunHandle("a", cast(Any, None)), WaveRunHandle(cast(Any, 7), "/d")]
 )
-def test_an_absent_identifier_never_matches(
-    handle: WaveRunHandle, completion: WaveCompletion
-) -> None:
+def test_a_handle_without_string_ids_is_no_handle(handle: WaveRunHandle) -> None:
+    """Nothing could match it or be stopped with it: spawn-failed, as for any non-handle."""
+
     async def main() -> None:
         adapter = Fake(completion=False, spawn_answer=handle)
-        start = await start_wave_script(adapter, spec(timeout_ms=20))
-        assert start.result is not None
-        adapter.emit_completion(completion)
-        result = await start.result
-        assert failure(result)[0] == "timeout"
+        result = await go(adapter, spec(timeout_ms=20))
+        assert failure(result) == (
+            "spawn-failed",
+            "wave spawn failed: not a WaveRunHandle: WaveRunHandle",
+        )
+        assert counts(adapter) == (0, 0, 1)
 
     run(main)
 
@@ -898,7 +896,16 @@ def test_env_timeout_is_read_at_each_start(monkeypatch: pytest.MonkeyPatch) -> N
     run(main)
 
 
-@pytest.mark.parametrize(("timeout_ms", "text"), [(0, "0"), (-5, "-5"), (0.5, "0.5")])
+@pytest.mark.parametrize(
+    ("timeout_ms", "text"),
+    [
+        (0, "1ms (timeout_ms was 0)"),
+        (-5, "1ms (timeout_ms was -5)"),
+        (0.5, "1ms (timeout_ms was 0.5)"),
+        (math.nan, "1ms (timeout_ms was NaN)"),
+        (math.inf, "1ms (timeout_ms was Infinity)"),
+    ],
+)
 def test_a_timeout_below_one_ms_fires_at_once(timeout_ms: float, text: str) -> None:
     async def main() -> None:
         adapter = MemoryWaveAdapter(completion=False)
@@ -906,8 +913,8 @@ def test_a_timeout_below_one_ms_fires_at_once(timeout_ms: float, text: str) -> N
         began = loop.time()
         result = await go(adapter, spec(timeout_ms=timeout_ms))
         assert loop.time() - began < 0.1
-        assert failure(result) == ("timeout", f"wave '{FLOW}' timed out after {text}ms")
-        assert adapter.calls.spawn[0].timeout_ms == timeout_ms
+        assert failure(result) == ("timeout", f"wave '{FLOW}' timed out after {text}")
+        assert adapter.calls.spawn[0].timeout_ms == pytest.approx(timeout_ms, nan_ok=True)
 
     run(main)
 
@@ -915,7 +922,7 @@ def test_a_timeout_below_one_ms_fires_at_once(timeout_ms: float, text: str) -> N
 def test_delay_clamps_like_node() -> None:
     assert waves._delay_s(20) == 0.02
     assert waves._delay_s(1e10) == 1e7
-    for small in (1, 0.5, 0, -5, math.nan, -math.inf):
+    for small in (1, 0.5, 0, -5, math.nan, -math.inf, math.inf):
         assert waves._delay_s(small) == 0.001
 
 
@@ -1055,6 +1062,10 @@ def test_cancelling_start_during_spawn_releases_the_subscription() -> None:
             await starter
         assert counts(adapter) == (0, 0, 1)
         assert adapter.subscribers == 0
+        # The spawn is still watched, to stop a late run handle; it never answers here.
+        (reaper,) = waves._REAPERS
+        reaper.cancel()
+        await asyncio.wait({reaper})
         assert_quiet()
 
     run(main)
@@ -1064,7 +1075,8 @@ def test_cancelling_start_after_the_reply_cancels_the_wave() -> None:
     async def main() -> None:
         adapter = MemoryWaveAdapter(completion=False)
         starter = asyncio.create_task(start_wave_script(adapter, spec()))
-        await asyncio.sleep(0)  # the starter now waits for the back half to enter its body
+        while not waves._LIVE:  # the starter now waits for the back half to enter its body
+            await asyncio.sleep(0)
         assert len(adapter.calls.spawn) == 1
         starter.cancel()
         with pytest.raises(asyncio.CancelledError):

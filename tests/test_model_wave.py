@@ -15,7 +15,7 @@ import pytest
 from models import wave as m
 from models.kernel import TRUE, Row, Spec, Variant, ignore
 from models.kernel.checks import Checker
-from models.kernel.explore import explore
+from models.kernel.explore import Exploration, explore
 from models.kernel.expr import Const, Env, evaluate
 from models.kernel.trace import Trace, render_trace
 
@@ -23,21 +23,27 @@ GRAPH = explore(m.SPEC)
 
 
 def test_state_space_figures() -> None:
-    assert len(GRAPH.states) == 70
+    assert len(GRAPH.states) == 98
     assert GRAPH.diameter == 8
-    assert len(m.SPEC.rows) == 53
+    assert len(m.SPEC.rows) == 63
     assert {s[0] for s in GRAPH.states} == set(m.Phase)  # every phase is reachable
-    settled = [s for s in GRAPH.states if s[0] is m.SETTLED]
-    assert len(settled) == 5  # one per match (none, or one of our four kinds)
+    settled = [GRAPH.as_dict(i) for i, s in enumerate(GRAPH.states) if s[0] is m.SETTLED]
+    # one per match (none, or one of our seven kinds), and one still watching a late spawn
+    assert len(settled) == 9
+    assert [s["matched"] for s in settled if s["reaping"]] == [None]
 
 
 def test_every_run_settles_within_the_rank_bound() -> None:
     """The rank bound, checked on the graph: no path takes more runner or time steps."""
+    # Relax along every edge, counting runner and time steps (the adapter's answers are the
+    # environment's, so a path may wait on them); only unsettled sources count.
     longest = {i: 0 for i in range(len(GRAPH.states))}
-    for _ in range(m.RANK_BOUND + 1):  # relax along runner and time edges (a DAG, by the rank)
+    for _ in range(len(GRAPH.states)):
         for e in GRAPH.edges:
-            if m.SPEC.group_of(e.trigger) != m.ENV and e.row not in m.PASSIVE:
-                longest[e.source] = max(longest[e.source], longest[e.target] + 1)
+            if GRAPH.states[e.source][0] is m.SETTLED:
+                continue
+            counts = m.SPEC.group_of(e.trigger) != m.ENV and e.row not in m.PASSIVE
+            longest[e.source] = max(longest[e.source], longest[e.target] + counts)
     assert longest[0] == m.RANK_BOUND - 1
 
 
@@ -88,10 +94,13 @@ def test_the_seed_breaks_its_promises_through_kb8() -> None:
         "read_path_unsubscribe_throws",
         "unreadable_path_unsubscribe_throws",
         "read_malformed_throws_in_settle",  # same family: settle has no catch
+        "seed_null_terminal_outcome_throws_in_settle",  # issue 8 §3: `null.reason`
     }
+    # KB8(c) and its family: with the adapter's answers in the environment, every await the
+    # seed does not bound (ping, spawn, stop, read) can wait forever.
     stuck = _stuck(seed)
-    assert stuck and all(s["hung"] and s["phase"] in (m.STOP, m.READ) for s in stuck)  # KB8(c)
-    assert {s["phase"] for s in stuck} == {m.STOP, m.READ}
+    assert {s["phase"] for s in stuck} == {m.PING, m.SPAWN, m.STOP, m.READ}
+    assert not _stuck(m.SPEC)
 
 
 @pytest.mark.parametrize(
@@ -100,7 +109,8 @@ def test_the_seed_breaks_its_promises_through_kb8() -> None:
         ("seed", "never-throws", 4),  # KB8(a): on_complete raising rejects the start
         ("seed", "a-raising-unsubscribe-is-swallowed", 5),  # KB8(b)
         ("seed", "a-hung-stop-is-abandoned", 7),  # KB8(c)
-        ("seed", "always-settles", 7),
+        ("seed", "always-settles", 1),  # the ping is unbounded
+        ("seed", "value-only-on-the-partial-arm", 7),  # a malformed terminalOutcome
         ("h1-no-abort-recheck", "no-spawn-after-abort-seen", 5),
         ("h4-buffer-everything", "buffer-only-while-handle-unknown", 6),
     ],
@@ -173,3 +183,49 @@ def test_a_seeded_fault_is_caught_with_a_counterexample(
         check = next(checker.run(violates))
         assert check.verdict == "violated" and check.trace is not None
         assert len(check.trace) == len(trace)
+
+
+SEED_GRAPH = explore(m.SPEC.with_variant("seed"))
+
+
+def _rows_on_paths(graph: Exploration, pred: object) -> list[str]:
+    edge = graph.first_edge(pred)  # type: ignore[arg-type]
+    assert edge is not None
+    return [s.row for s in graph.path_through(edge).steps]
+
+
+def test_the_seed_waits_out_a_spawn_answer_that_is_no_handle() -> None:
+    """wave-transport.md §8, as running the seed shows: no throw, the timeout, stop(null),
+    and a receipt without run ids; the fixed model refuses the answer at once."""
+    rows = _rows_on_paths(
+        SEED_GRAPH,
+        lambda e: e.outputs["result"] is m.Result.TIMEOUT and e.outputs["ids"] is False,
+    )
+    assert rows[-3:] == ["seed_spawn_no_handle_waits", "timer_fires_timeout", "stop_returns"]
+    fixed = GRAPH
+    assert not [
+        e for e in fixed.edges if e.outputs["result"] is m.Result.TIMEOUT and not e.outputs["ids"]
+    ]
+
+
+def test_a_buffered_null_completion_orphans_the_seeds_run() -> None:
+    """The seed's F5 find throws on a null buffered before the first match: spawn-failed after
+    a spawn that succeeded, and no stop: the run is orphaned. impl ignores the null."""
+    rows = _rows_on_paths(
+        SEED_GRAPH, lambda e: e.row == "seed_spawn_reply_throws_on_a_buffered_null"
+    )
+    assert "seed_null_completion_buffered" in rows
+    fixed = GRAPH
+    nulls = [e for e in fixed.edges if e.params.get("of") is m.NULL_COMPLETION]
+    assert nulls and all(m.SPEC.row(e.row).ignore for e in nulls)
+
+
+def test_an_abort_settles_a_hung_front_half_and_a_late_handle_is_stopped() -> None:
+    """issue 8 §3 in the fixed model: an abort during a ping or spawn that never answers
+    settles at the next deadline; a spawn answering later is stopped."""
+    settled = {e.target for e in GRAPH.edges if e.row == "spawn_deadline_after_abort"}
+    assert settled and all(GRAPH.as_dict(t)["reaping"] for t in settled)
+    late = [e for e in GRAPH.edges if e.source in settled and e.row == "late_spawn_reply_stopped"]
+    assert late and all(e.outputs["calls"] == (m.Call.STOP,) for e in late)
+    ping = witnessed(lambda e: e.row == "ping_deadline_after_abort")
+    assert ping.steps[-1].outputs["detail"] is m.Detail.BEFORE_LAUNCH
