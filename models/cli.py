@@ -1,4 +1,4 @@
-"""The command line: `verify`, `explain`, `diagram` and `list`.
+"""The command line: `verify`, `explain`, `diagram`, `report` and `list`.
 
 Exit codes: 0 every verdict matched its expectation; 1 some check was
 violated or unknown (or a diagram is stale); 2 the command was wrong (an
@@ -20,11 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from models.diagram_cli import add_diagram
 from models.kernel.checks import Checker, CheckResult, SpecReport, verify
-from models.kernel.diagram import DotMissing, render_svg, write_dot
+from models.kernel.diagram import DotMissing
 from models.kernel.spec import Spec
-from models.kernel.trace import render_trace, trace_json
+from models.kernel.trace import render_trace
 from models.registry import UnknownSpec, all_specs, expand, lookup
+from models.report import add_report
+from models.results import spec_json
 
 CERT_WIDTH = 70
 
@@ -70,14 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--method", choices=("spacer", "k-induction"), default="spacer")
     p.set_defaults(run=_explain)
 
-    p = sub.add_parser("diagram", help="write each spec view's DOT (and SVG with --render)")
-    p.add_argument("specs", nargs="*", metavar="SPEC")
-    p.add_argument(
-        "--out", type=Path, default=Path("diagrams"), help="directory (default: diagrams)"
-    )
-    p.add_argument("--check", action="store_true", help="fail if a committed .dot is stale")
-    p.add_argument("--render", action="store_true", help="also render .svg with graphviz's dot")
-    p.set_defaults(run=_diagram)
+    add_diagram(sub)
+    add_report(sub)
 
     p = sub.add_parser("list", help="list the specs, their variants and their checks")
     p.set_defaults(run=_list)
@@ -156,7 +153,7 @@ def _run_spec(name: str, method: str, stream: bool = False) -> Outcome:
         if not c.ok
     ]
     text = "" if stream else out.getvalue()  # type: ignore[attr-defined]
-    return Outcome(spec.name, text, _spec_json(report), failures, len(report.checks))
+    return Outcome(spec.name, text, spec_json(report), failures, len(report.checks))
 
 
 def _verify_one(spec: Spec, method: str, stream: TextIO) -> SpecReport:
@@ -194,29 +191,6 @@ def _check_line(check: CheckResult) -> str:
     )
 
 
-def _spec_json(r: SpecReport) -> dict[str, Any]:
-    return {
-        "name": r.spec.name,
-        "source": r.spec.source,
-        "reachable_states": len(r.exploration.states),
-        "rows": len(r.spec.rows),
-        "checks": [
-            {
-                "id": c.id,
-                "kind": c.kind,
-                "verdict": c.verdict,
-                "method": c.method,
-                "bound": c.bound,
-                "seconds": round(c.seconds, 4),
-                "certificate": c.certificate,
-                "expected": c.expected,
-                "trace": None if c.trace is None else trace_json(r.spec, c.trace),
-            }
-            for c in r.checks
-        ],
-    }
-
-
 # ---------------------------------------------------------------- explain
 
 
@@ -252,32 +226,6 @@ def _explain(args: argparse.Namespace) -> int:
     if check.detail:
         print(check.detail)
     return 0 if check.ok else 1
-
-
-# ---------------------------------------------------------------- diagram
-
-
-def _diagram(args: argparse.Namespace) -> int:
-    specs = [lookup(n) for n in args.specs] if args.specs else list(all_specs().values())
-    stale = []
-    for spec in specs:
-        for path, text in write_dot(spec, args.out, dry_run=args.check).items():
-            if args.check:
-                if not path.exists() or path.read_text() != text:
-                    stale.append(path)
-            else:
-                print(f"wrote {path}")
-            if args.render:
-                svg = render_svg(text, path.with_suffix(".svg"))
-                if not args.check:
-                    print(f"wrote {svg}")
-    if stale:
-        for path in stale:
-            print(f"stale diagram: {path} (run `make diagrams` and commit it)", file=sys.stderr)
-        return 1
-    if args.check:
-        print("diagrams: up to date")
-    return 0
 
 
 # ---------------------------------------------------------------- list
