@@ -27,8 +27,8 @@ import graphviz
 
 from .domains import Value
 from .explore import Exploration, explore
-from .expr import TRUE, And, Const, Env, Expr, Ref, Some, evaluate
-from .readable import conjuncts, text, wrap
+from .expr import TRUE, And, Const, Env, Expr, Not, Or, Ref, Some, evaluate
+from .readable import flat, paren, text, wrap
 from .spec import Row, Spec
 
 WIDTH = 34  # characters per edge-label line
@@ -112,9 +112,10 @@ class Decision:
 
     row: str
     trigger: str
-    when: str
+    when: tuple[str, ...]
     answers: str
     cite: str
+    marks: tuple[int, ...] = ()  # trace steps that take this row
 
 
 @dataclass
@@ -167,6 +168,11 @@ def arm_id(state: str, arm: str) -> str:
     return "a_" + _ident(state) + "__" + _ident(arm)
 
 
+def table_row_id(row: str) -> str:
+    """The SVG id of a decision-table row's cell (graphviz prefixes a cell's ID with `a_`)."""
+    return "a_t_" + _ident(row)
+
+
 ANY = "any_state"
 NOTES = "notes"
 TABLE = "table"
@@ -198,8 +204,9 @@ def _decision_table(spec: Spec, pic: Picture) -> None:
         if r.ignore:
             continue
         answers = ", ".join(_outputs(spec, r)) or "-"
-        pic.table.append(Decision(r.name, r.trigger, text(r.guard), answers, r.cite))
-        pic.folded[r.name] = TABLE
+        when = guard_lines(r.guard, 48)
+        pic.table.append(Decision(r.name, r.trigger, when, answers, r.cite))
+        pic.folded[r.name] = table_row_id(r.name)
 
 
 def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> None:
@@ -450,13 +457,7 @@ def _static_pairs(spec: Spec, r: Row, arm_state: str, arm_output: str) -> list[t
 def _label(spec: Spec, r: Row, view: Expr) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The row's guard lines and its `/ outputs` and `updates` lines, about WIDTH wide."""
     guard = _under(r.guard, view)
-    lines: tuple[str, ...] = ()
-    if guard != TRUE:
-        # Break between conjuncts, and a conjunct too long for a line between its disjuncts.
-        for line in wrap(conjuncts(guard), WIDTH - 4):
-            lines += (
-                tuple(wrap(line.split(" ∨ "), WIDTH - 4, " ∨ ")) if len(line) > WIDTH else (line,)
-            )
+    lines = guard_lines(guard, WIDTH - 4) if guard != TRUE else ()
     tail: list[str] = []
     outs = _outputs(spec, r)
     if outs:
@@ -465,6 +466,36 @@ def _label(spec: Spec, r: Row, view: Expr) -> tuple[tuple[str, ...], tuple[str, 
     if sets:
         tail += wrap(sets, WIDTH, "; ")
     return lines, tuple(tail)
+
+
+def guard_lines(guard: Expr, width: int) -> tuple[str, ...]:
+    """A guard in lines of about `width`, broken between its top-level conjuncts (or
+    disjuncts); a part still too long is broken the same way, in parentheses, indented."""
+    if not isinstance(guard, And | Or):
+        return tuple(_block(guard, width))
+    joiner = " ∧ " if isinstance(guard, And) else " ∨ "
+    lines: list[str] = []
+    joinable = False
+    for part in flat(guard):
+        block = _block(part, width)
+        if len(block) == 1 and joinable and len(lines[-1]) + len(joiner) + len(block[0]) <= width:
+            lines[-1] += joiner + block[0]
+            continue
+        lines.append(block[0] if not lines else f"{joiner.strip()} {block[0]}")
+        lines += block[1:]
+        joinable = len(block) == 1
+    return tuple(lines)
+
+
+def _block(part: Expr, width: int) -> list[str]:
+    one = paren(part)
+    negated = isinstance(part, Not) and isinstance(part.arg, And | Or)
+    if len(one) <= width or not (isinstance(part, And | Or) or negated):
+        return [one]
+    inner = guard_lines(part.arg if isinstance(part, Not) else part, width - 2)
+    block = [("¬(" if negated else "(") + inner[0], *("  " + x for x in inner[1:])]
+    block[-1] += ")"
+    return block
 
 
 def _under(guard: Expr, view: Expr) -> Expr:
@@ -515,7 +546,7 @@ def marks(
 
 def overlay(pic: Picture, path: Sequence[Mark], title: str) -> Picture:
     """The picture with `path` drawn over it: each step's arrow numbered and highlighted."""
-    out = replace(pic, arrows=list(pic.arrows), trace_title=title)
+    out = replace(pic, arrows=list(pic.arrows), table=list(pic.table), trace_title=title)
     steps = locate(pic, path)
     nodes: list[str] = []
     for k, (mark, (src, dst, arrow)) in enumerate(zip(path, steps, strict=True)):
@@ -526,6 +557,11 @@ def overlay(pic: Picture, path: Sequence[Mark], title: str) -> Picture:
         if arrow is not None and arrow in {a.id for a in out.arrows}:
             out.arrows = [
                 replace(a, marks=(*a.marks, k)) if a.id == arrow else a for a in out.arrows
+            ]
+        elif arrow is not None and arrow.startswith("a_t_"):
+            out.table = [
+                replace(d, marks=(*d.marks, k)) if table_row_id(d.row) == arrow else d
+                for d in out.table
             ]
         elif src and dst:
             # A folded row (a note, or an ignore row) taken by the trace: draw that one step.
@@ -682,10 +718,14 @@ def _table_label(pic: Picture) -> str:
     )
     rows = []
     for k, d in enumerate(pic.table, start=1):
-        when = '<BR ALIGN="LEFT"/>'.join(_html(x) for x in wrap(_or_parts(d.when), 44, " ∨ "))
+        when = '<BR ALIGN="LEFT"/>'.join(_html(x) for x in d.when)
+        bg = ' BGCOLOR="#FBD5D5"' if d.marks else ""
+        mark = f"({','.join(str(m) for m in d.marks)}) " if d.marks else ""
         rows.append(
-            f"<TR><TD>{k}</TD><TD>{_html(d.trigger)}</TD>"
-            f'<TD ALIGN="LEFT" TITLE="{_html(d.cite)}">{_html(d.row)}</TD>'
+            f"<TR><TD{bg}>{k}</TD><TD{bg}>{_html(d.trigger)}</TD>"
+            f'<TD ALIGN="LEFT" ID="{table_row_id(d.row).removeprefix("a_")}" HREF="#" '
+            f'TITLE="{_html(d.cite)}"{bg}>'
+            f"{_html(mark + d.row)}</TD>"
             f'<TD ALIGN="LEFT">{when}<BR ALIGN="LEFT"/></TD>'
             f'<TD ALIGN="LEFT">{_html(d.answers)}</TD></TR>'
         )
@@ -704,10 +744,6 @@ def _footnote_rows(pic: Picture) -> list[str]:
             f'<TD ALIGN="LEFT" VALIGN="TOP" COLSPAN="2" TITLE="{_html(row)}">{body}</TD></TR>'
         )
     return rows
-
-
-def _or_parts(s: str) -> list[str]:
-    return s.split(" ∨ ") if " ∨ " in s else s.split(" ∧ ")
 
 
 SIDE_ROWS = 9  # table rows per side node in a top-to-bottom picture

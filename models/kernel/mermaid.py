@@ -50,7 +50,9 @@ def mermaid_source(pic: Picture) -> str:
         for k, d in enumerate(pic.table, start=1):
             answer = f"a{k}"
             lines.append(f'    state "{_safe(d.answers)}" as {answer}')
-            lines.append(f"    decide --> {answer} : {k}. {_safe(d.trigger)} [{_safe(d.when)}]")
+            lines.append(
+                f"    decide --> {answer} : {k}. {_safe(d.trigger)} [{_safe(' '.join(d.when))}]"
+            )
     by_cluster: dict[str, list[str]] = {}
     for n in pic.nodes:
         label = "any state" if n.id == ANY else n.label

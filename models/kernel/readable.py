@@ -77,11 +77,11 @@ def text(expr: Expr) -> str:
             return f"¬{text(arg)}"
         return f"¬({text(arg)})"
     if isinstance(expr, And):
-        return " ∧ ".join(_paren(a) for a in _flat(expr))
+        return " ∧ ".join(paren(a) for a in flat(expr))
     if isinstance(expr, Or):
-        return " ∨ ".join(_paren(a) for a in _flat(expr))
+        return " ∨ ".join(paren(a) for a in flat(expr))
     if isinstance(expr, Implies):
-        return f"{_paren(expr.premise)} → {_paren(expr.conclusion)}"
+        return f"{paren(expr.premise)} → {paren(expr.conclusion)}"
     if isinstance(expr, Ite):
         return f"({text(expr.then)} if {text(expr.cond)} else {text(expr.other)})"
     if isinstance(expr, Cmp):
@@ -98,23 +98,23 @@ def text(expr: Expr) -> str:
     return type(expr).__name__
 
 
-def _paren(expr: Expr) -> str:
+def paren(expr: Expr) -> str:
     inner = text(expr)
     return f"({inner})" if isinstance(expr, And | Or | Implies) else inner
 
 
-def _flat(expr: And | Or) -> list[Expr]:
+def flat(expr: And | Or) -> list[Expr]:
     """Nested conjunctions (or disjunctions) as one list: `a ∧ (b ∧ c)` reads `a ∧ b ∧ c`."""
     parts: list[Expr] = []
     for a in expr.args:
-        parts += _flat(a) if isinstance(a, And | Or) and type(a) is type(expr) else [a]
+        parts += flat(a) if isinstance(a, And | Or) and type(a) is type(expr) else [a]
     return parts
 
 
 def conjuncts(expr: Expr) -> list[str]:
     """The guard's top-level conjuncts, each printed: the units a long label breaks between."""
     if isinstance(expr, And):
-        return [_paren(a) for a in _flat(expr)]
+        return [paren(a) for a in flat(expr)]
     return [text(expr)]
 
 
