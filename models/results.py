@@ -50,14 +50,27 @@ def spec_json(r: SpecReport) -> SpecResults:
 
 
 # The modules that only present results: editing them changes no verdict.
-_PRESENTERS = {"__init__.py", "__main__.py", "cli.py", "diagram_cli.py", "report.py", "results.py"}
+_PRESENTERS = {
+    "__init__.py",
+    "__main__.py",
+    "cli.py",
+    "diagram_cli.py",
+    "report.py",
+    "results.py",
+    "kernel/diagram.py",
+    "kernel/layout.py",
+    "kernel/mermaid.py",
+    "kernel/readable.py",
+}
 
 
 def is_fresh(path: Path) -> bool:
     """Newer than every file that decides a verdict: the kernel and the spec modules."""
     if not path.exists():
         return False
-    sources = [p for p in MODELS.rglob("*.py") if p.name not in _PRESENTERS or p.parent != MODELS]
+    sources = [
+        p for p in MODELS.rglob("*.py") if p.relative_to(MODELS).as_posix() not in _PRESENTERS
+    ]
     return path.stat().st_mtime >= max(p.stat().st_mtime for p in sources)
 
 

@@ -89,7 +89,6 @@ def _node_texts(root: ET.Element) -> list[tuple[set[str], str]]:
 def test_each_view_renders_every_reachable_state_and_greys_the_rest(name: str, k: int) -> None:
     spec = lookup(name)
     view = list(views(spec))[k]
-    pic = _pictures(name)[k]
     root = ET.fromstring(_svg(name, k))  # well-formed XML, or this raises
     nodes = _node_texts(root)
     for _, t in nodes:

@@ -756,6 +756,8 @@ def _side(dot: graphviz.Digraph, pic: Picture) -> None:
     that they run down one side rank by rank instead of making the top rank tall.
     """
     tables: list[tuple[str, list[str], str]] = [("legend", _side_rows(pic), "#BBBBBB")]
+    if pic.findings:
+        tables.append(("checks", _check_rows(pic), "#BBBBBB"))
     if pic.trace_steps:
         steps = [
             f'<TR><TD ALIGN="LEFT" COLSPAN="3"><FONT COLOR="{TRACE}">{_html(s)}</FONT></TD></TR>'
@@ -817,8 +819,12 @@ def _side_rows(pic: Picture) -> list[str]:
             f'<TR><TD><FONT COLOR="{TRACE}">━━</FONT></TD>'
             '<TD COLSPAN="2" ALIGN="LEFT">the trace, steps numbered</TD></TR>'
         )
+    return rows
+
+
+def _check_rows(pic: Picture) -> list[str]:
+    rows = ['<TR><TD COLSPAN="3"><B>checks (last verify)</B></TD></TR>']
     if pic.findings:
-        rows.append('<TR><TD COLSPAN="3"><B>checks (last verify)</B></TD></TR>')
         for f in pic.findings:
             colour = VERDICT_COLOURS.get(f.verdict, "#000000")
             rows.append(

@@ -40,12 +40,14 @@ def value(v: Value) -> str:
         return "true" if v else "false"
     if isinstance(v, enum.Enum):
         return v.name
+    label = getattr(v, "label", None)  # a record with its own short name (a policy, say)
+    if isinstance(label, str):
+        return label
     if isinstance(v, tuple):
         return "[" + ", ".join(value(x) for x in v) + "]"
     if isinstance(v, float):
         return format(v, "g")
-    label = getattr(v, "label", None)  # a record with its own short name (a policy, say)
-    return label if isinstance(label, str) else str(v)
+    return str(v)
 
 
 def text(expr: Expr) -> str:
