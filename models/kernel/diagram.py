@@ -855,8 +855,11 @@ def render(source: str, fmt: str = "svg") -> bytes:
 
 
 def write(path: Path, data: bytes | str) -> None:
+    """Write a whole file or nothing: a reader never sees half a diagram."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
     if isinstance(data, str):
-        path.write_text(data)
+        tmp.write_text(data)
     else:
-        path.write_bytes(data)
+        tmp.write_bytes(data)
+    tmp.replace(path)
