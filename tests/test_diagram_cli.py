@@ -10,12 +10,13 @@ from models.cli import main
 
 
 def test_one_picture_with_a_counterexample(tmp_path: Path) -> None:
-    out = tmp_path / "seed.dot"
-    args = ["diagram", "wave", "--variant", "seed", "--trace", "never-throws", "-o", str(out)]
+    out = tmp_path / "eager.dot"
+    check = "calls-read-the-wave-start"
+    args = ["diagram", "policy", "--variant", "eager-reading", "--trace", check, "-o", str(out)]
     assert main(args) == 0
     text = out.read_text()
-    assert "counterexample of never-throws: violated, 4 steps" in text
-    assert text.count('color="#D62728"') >= 4  # the path's arrows and nodes are highlighted
+    assert f"counterexample of {check}: violated, 2 steps" in text
+    assert text.count('color="#D62728"') >= 3  # the path's arrows and nodes are highlighted
 
 
 def test_the_view_follows_the_trace(capsys: pytest.CaptureFixture[str]) -> None:
