@@ -10,7 +10,7 @@ does not cover (or every spec, when it is stale or missing) is checked on the sp
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +110,3 @@ def findings(results: SpecResults) -> list[Finding]:
         )
         for c in results["checks"]
     ]
-
-
-def check(results: SpecResults, check_id: str) -> Mapping[str, Any] | None:
-    return next((c for c in results["checks"] if c["id"] == check_id), None)

@@ -113,13 +113,6 @@ def flat(expr: And | Or) -> list[Expr]:
     return parts
 
 
-def conjuncts(expr: Expr) -> list[str]:
-    """The guard's top-level conjuncts, each printed: the units a long label breaks between."""
-    if isinstance(expr, And):
-        return [paren(a) for a in flat(expr)]
-    return [text(expr)]
-
-
 def wrap(parts: list[str], width: int, joiner: str = " ∧ ") -> list[str]:
     """Join `parts` with `joiner` into lines of about `width` characters. An operator
     joiner (` ∧ `) starts the next line; a separator (`, `) ends the line before."""
