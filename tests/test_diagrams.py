@@ -41,8 +41,6 @@ from models.results import SpecResults, findings, load
 ROOT = Path(__file__).resolve().parent.parent
 SVG = "{http://www.w3.org/2000/svg}"
 LIMIT = 1100.0
-# The wave picture (53 rows, 38 checks, edge footnotes) does not fit 1100 pt yet.
-TOO_BIG = {"wave"}
 
 
 @cache
@@ -132,8 +130,6 @@ def test_each_svg_fits_and_no_font_is_below_9pt(name: str, k: int) -> None:
     scale = re.search(r'transform="scale\(([0-9.]+) ([0-9.]+)\)', svg)
     assert scale and float(scale.group(1)) == 1.0 == float(scale.group(2))  # no shrinking
     width, height = (float(root.get(a, "0").removesuffix("pt")) for a in ("width", "height"))
-    if name in TOO_BIG:
-        pytest.xfail(f"{name} is {width:.0f}×{height:.0f} pt, over {LIMIT:.0f}")
     assert width <= LIMIT and height <= LIMIT, (width, height)
 
 

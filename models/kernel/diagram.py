@@ -32,6 +32,7 @@ from .readable import flat, paren, text, wrap
 from .spec import Row, Spec
 
 WIDTH = 34  # characters per edge-label line
+FOOTNOTE_WIDTH = 46  # characters per footnote line
 COLOURS = ("#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")  # colour-blind safe
 STYLES = ("solid", "dashed", "solid", "dotted", "dashed")
 TRACE = "#D62728"
@@ -164,8 +165,9 @@ def state_id(label: str) -> str:
     return "s_" + _ident(label)
 
 
-def arm_id(state: str, arm: str) -> str:
-    return "a_" + _ident(state) + "__" + _ident(arm)
+def arm_id(state: str, arm: str, group: str = "") -> str:
+    """An outcome arm's node: one per arm and per cluster the run settles from."""
+    return "a_" + _ident(state) + "__" + _ident(arm) + (f"__{group}" if group else "")
 
 
 def table_row_id(row: str) -> str:
@@ -230,32 +232,51 @@ def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> N
     pic.clusters = [(f"cluster_{k}", t) for k, (t, _) in enumerate(layout.clusters)]
 
     # Nodes: every control value, greyed where the explorer never reaches it in this view.
-    arms_seen: list[str] = []
+    # The arms state is drawn once per output value and per cluster it is entered from.
+    arms_seen: list[tuple[str, str]] = []
     for e in graph.edges:
         if e.source in inside_set and arm_state and ctrl.get(e.target) == arm_state:
             label = spec.output(arm_output).domain.label(e.outputs[arm_output])
-            if label not in arms_seen:
-                arms_seen.append(label)
+            seen = (label, cluster_of.get(ctrl[e.source], ""))
+            if seen not in arms_seen:
+                arms_seen.append(seen)
+    titles = dict(pic.clusters)
     for v in domain.values:
         label = domain.label(v)
         if label == arm_state:
             out_domain = spec.output(arm_output).domain
-            pic.clusters.append(("cluster_arms", f"{label}, by {arm_output}"))
             pic.arm_state, pic.arm_output = label, arm_output
             assert out_domain.values is not None
-            for o in out_domain.values:
-                if o == spec.output(arm_output).default:
+            arms = [
+                out_domain.label(o)
+                for o in out_domain.values
+                if o != spec.output(arm_output).default
+            ]
+            arm_groups = [*(c for c, _ in pic.clusters), ""]
+            never = [a for a in arms if all(a != seen for seen, _ in arms_seen)]
+            for group in arm_groups:
+                box = f"cluster_arms{'_' + group if group else ''}"
+                here = [a for a in arms if (a, group) in arms_seen]
+                if group == arm_groups[-1]:
+                    here += never
+                if not here:
                     continue
-                arm = out_domain.label(o)
-                pic.nodes.append(
-                    Node(
-                        arm_id(label, arm),
-                        arm,
-                        kind="arm",
-                        greyed=arm not in arms_seen,
-                        cluster="cluster_arms",
-                    )
+                title = (
+                    f"{label} from the {titles[group]}" if group else f"{label}, by {arm_output}"
                 )
+                if not group and len(arm_groups) > 1 and set(here) <= set(never):
+                    title = f"{label}, never reached"
+                pic.clusters.append((box, title))
+                for arm in here:
+                    pic.nodes.append(
+                        Node(
+                            arm_id(label, arm, group if arm not in never else ""),
+                            arm,
+                            kind="arm",
+                            greyed=arm in never,
+                            cluster=box,
+                        )
+                    )
             continue
         pic.nodes.append(
             Node(
@@ -268,10 +289,11 @@ def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> N
             )
         )
 
-    def target_node(e_target: int, outputs: Mapping[str, Value]) -> str:
+    def target_node(source: int, e_target: int, outputs: Mapping[str, Value]) -> str:
         label = ctrl[e_target]
         if label == arm_state:
-            return arm_id(label, spec.output(arm_output).domain.label(outputs[arm_output]))
+            arm = spec.output(arm_output).domain.label(outputs[arm_output])
+            return arm_id(label, arm, cluster_of.get(ctrl[source], ""))
         return state_id(label)
 
     # Which rows fire from which node, to which node (explorer edges inside the view).
@@ -280,7 +302,7 @@ def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> N
         if e.source not in inside_set:
             continue
         src = ctrl[e.source]
-        pair = (state_id(src), target_node(e.target, e.outputs))
+        pair = (state_id(src), target_node(e.source, e.target, e.outputs))
         if src == arm_state:
             pair = ("", pair[1])  # which arm a settled state is in is not in the state
         pairs = fired.setdefault(e.row, [])
@@ -304,7 +326,7 @@ def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> N
         guard, tail = _label(spec, r, pred)
         draft = _Draft("", "", decider, False, r, guard, tail)
         if not pairs:
-            for src, dst in _static_pairs(spec, r, arm_state, arm_output):
+            for src, dst in _static_pairs(spec, r, arm_state, arm_output, cluster_of):
                 if pic.has_node(src) and pic.has_node(dst):
                     drawn.append(replace(draft, src=src, dst=dst, greyed=True))
             continue
@@ -344,7 +366,15 @@ def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> N
         for d in drawn:
             if d.row.name not in numbers:
                 numbers[d.row.name] = len(numbers) + 1
-                pic.footnotes.append((numbers[d.row.name], d.row.name, _one("", d.guard, d.tail)))
+                when = _under(d.row.guard, pred)
+                found = guard_lines(when, FOOTNOTE_WIDTH) if when != TRUE else ()
+                outs = _outputs(spec, d.row)
+                body = _bracket(found, "") if found else []
+                after = ["/ " + x for x in wrap(outs, FOOTNOTE_WIDTH, ", ")] if outs else []
+                if body and after and len(body[-1]) + 1 + len(after[0]) <= FOOTNOTE_WIDTH:
+                    body[-1] += " " + after.pop(0)
+                body += after
+                pic.footnotes.append((numbers[d.row.name], d.row.name, body))
     pic.arrows = [
         Arrow(
             f"e{k}",
@@ -436,22 +466,30 @@ def _deciders(spec: Spec) -> dict[str, str]:
     return {t.name: spec.layout.deciders.get(t.name, t.group) for t in spec.triggers}
 
 
-def _static_pairs(spec: Spec, r: Row, arm_state: str, arm_output: str) -> list[tuple[str, str]]:
+def _static_pairs(
+    spec: Spec, r: Row, arm_state: str, arm_output: str, cluster_of: Mapping[str, str]
+) -> list[tuple[str, str]]:
     """Where a row that never fires would go: its declared sources to its target."""
     domain = spec.control_domain
     assert domain is not None and domain.values is not None
     if r.target is None:
         return []
     dst_label = domain.label(r.target)
-    if dst_label == arm_state:
-        arm = r.outputs.get(arm_output)
-        if not isinstance(arm, Const):
-            return []
-        dst = arm_id(dst_label, spec.output(arm_output).domain.label(arm.value))
-    else:
-        dst = state_id(dst_label)
-    sources = r.source if r.source is not None else domain.values
-    return [(state_id(domain.label(s)), dst) for s in sources if domain.label(s) != arm_state]
+    arm = r.outputs.get(arm_output)
+    if dst_label == arm_state and not isinstance(arm, Const):
+        return []
+    pairs = []
+    for s in r.source if r.source is not None else domain.values:
+        src = domain.label(s)
+        if src == arm_state:
+            continue
+        if dst_label == arm_state and isinstance(arm, Const):
+            group = cluster_of.get(src, "")
+            dst = arm_id(dst_label, spec.output(arm_output).domain.label(arm.value), group)
+        else:
+            dst = state_id(dst_label)
+        pairs.append((state_id(src), dst))
+    return pairs
 
 
 def _label(spec: Spec, r: Row, view: Expr) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -581,7 +619,11 @@ def locate(pic: Picture, path: Sequence[Mark]) -> list[tuple[str, str, str | Non
         if not mark.control:
             target = ""
         elif mark.control == pic.arm_state:
-            arm = arm_id(mark.control, mark.outputs.get(pic.arm_output, ""))
+            group = pic.node(current).cluster if pic.has_node(current) else ""
+            label = mark.outputs.get(pic.arm_output, "")
+            arm = arm_id(mark.control, label, group)
+            if not pic.has_node(arm):
+                arm = arm_id(mark.control, label)  # an arm the explorer never reaches
             # Still settled after settling: the arm it settled in.
             target = current if current.startswith("a_") or not pic.has_node(arm) else arm
         else:
@@ -620,9 +662,14 @@ def dot_source(pic: Picture) -> str:
         nodesep="0.3",
         ranksep="0.45",
         newrank="true",
+        forcelabels="true",
     )
     dot.attr("node", shape="box", style="rounded", fontname=FONT, fontsize="11")
     dot.attr("edge", fontname=FONT, fontsize="9", arrowsize="0.7")
+    left, right = _side(pic)
+    if right:
+        for name, attrs in left:
+            dot.node(name, **attrs)  # first in the source: dot puts this column on the left
     on_path = set(pic.path_nodes)
     colours = {d: k for k, (d, _) in enumerate(pic.deciders)}
     by_cluster: dict[str, list[Node]] = {}
@@ -643,10 +690,15 @@ def dot_source(pic: Picture) -> str:
         if sub is not None:
             dot.subgraph(sub)
     for a in pic.arrows:
-        dot.edge(a.src, a.dst, **_edge_attrs(a, colours))
+        dot.edge(a.src, a.dst, **_edge_attrs(a, colours, "xlabel" if pic.footnotes else "label"))
     if pic.table:
         dot.node(TABLE, _table_label(pic), shape="plain", id=TABLE)
-    _side(dot, pic)
+    for name, attrs in right if right else left:
+        dot.node(name, **attrs)
+    if pic.rankdir == "TB":
+        for column in (left, right):
+            for (first, _), (second, _) in zip(column, column[1:], strict=False):
+                dot.edge(first, second, style="invis", weight="10")
     return str(dot.source).replace("class_=", "class=")
 
 
@@ -686,11 +738,12 @@ def _node_attrs(n: Node, on_path: bool) -> dict[str, str]:
     return attrs
 
 
-def _edge_attrs(a: Arrow, colours: Mapping[str, int]) -> dict[str, str]:
+def _edge_attrs(a: Arrow, colours: Mapping[str, int], key: str = "label") -> dict[str, str]:
+    """`key` is `xlabel` for footnoted edges: placed after layout, a label takes no room."""
     k = colours.get(a.decider, 0)
     label = "\\l".join(graphviz_escape(line) for line in a.lines) + "\\l"
     attrs: dict[str, str] = {
-        "label": label,
+        key: label,
         "id": a.id,
         "tooltip": a.tooltip or a.rows[0],
         "color": COLOURS[k % len(COLOURS)],
@@ -706,7 +759,7 @@ def _edge_attrs(a: Arrow, colours: Mapping[str, int]) -> dict[str, str]:
     if a.marks:
         steps = ",".join(str(m) for m in a.marks)
         attrs.update(color=TRACE, fontcolor=TRACE, penwidth="2.5", style="solid")
-        attrs["label"] = f"({steps}) " + attrs["label"]
+        attrs[key] = f"({steps}) " + attrs[key]
         attrs["class"] = attrs["class"] + " path"
     return attrs
 
@@ -749,11 +802,15 @@ def _footnote_rows(pic: Picture) -> list[str]:
 SIDE_ROWS = 9  # table rows per side node in a top-to-bottom picture
 
 
-def _side(dot: graphviz.Digraph, pic: Picture) -> None:
-    """Legend, checks, trace steps, footnotes and notes beside the picture.
+Side = list[tuple[str, dict[str, str]]]
 
-    Top to bottom, they are cut into short tables chained by invisible edges, so
-    that they run down one side rank by rank instead of making the top rank tall.
+
+def _side(pic: Picture) -> tuple[Side, Side]:
+    """Legend, checks and trace steps (one column); footnotes and notes (another).
+
+    Top to bottom, each column is cut into short tables chained by invisible
+    edges, so that it runs down one side rank by rank instead of making the top
+    rank tall.
     """
     tables: list[tuple[str, list[str], str]] = [("legend", _side_rows(pic), "#BBBBBB")]
     if pic.findings:
@@ -768,27 +825,32 @@ def _side(dot: graphviz.Digraph, pic: Picture) -> None:
     if pic.footnotes:
         tables.append(("footnotes", _footnote_rows(pic), "#BBBBBB"))
     size = SIDE_ROWS if pic.rankdir == "TB" else 10_000
-    chain: list[str] = []
+    left: Side = []
+    right: Side = []
     for name, rows, colour in tables:
-        for k in range(0, len(rows), size):
-            node = name if k == 0 else f"{name}{k // size}"
-            body = "".join(rows[k : k + size])
-            dot.node(
-                node,
+        column = right if name == "footnotes" and pic.rankdir == "TB" else left
+        chunks: list[list[str]] = [[]]
+        lines = 0
+        for row in rows:
+            height = row.count("<BR") or 1  # a footnote counts its lines
+            if chunks[-1] and lines + height > size:
+                chunks.append([])
+                lines = 0
+            chunks[-1].append(row)
+            lines += height
+        for k, chunk in enumerate(chunks):
+            node = name if k == 0 else f"{name}{k}"
+            body = "".join(chunk)
+            label = (
                 f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1" '
-                f'COLOR="{colour}">{body}</TABLE>>',
-                shape="plain",
-                id=node,
-                fontsize="9",
+                f'COLOR="{colour}">{body}</TABLE>>'
             )
-            chain.append(node)
+            column.append((node, {"label": label, "shape": "plain", "id": node, "fontsize": "9"}))
     if pic.notes:
         notes = "\\l".join(_wrap_note(n) for n in pic.notes) + "\\l"
-        dot.node(NOTES, notes, shape="note", fontsize="9", id=NOTES, style="", class_="note")
-        chain.append(NOTES)
-    if pic.rankdir == "TB":
-        for a, b in zip(chain, chain[1:], strict=False):
-            dot.edge(a, b, style="invis", weight="10")
+        attrs = {"label": notes, "shape": "note", "fontsize": "9", "id": NOTES, "style": ""}
+        (right if right else left).append((NOTES, {**attrs, "class": "note"}))
+    return left, right
 
 
 def _side_rows(pic: Picture) -> list[str]:
