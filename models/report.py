@@ -271,7 +271,7 @@ function showTrace(key) {
           if (!label.hasAttribute('data-orig')) {
             label.setAttribute('data-orig', label.textContent);
           }
-          label.textContent = '(' + k + ') ' + label.textContent;
+          label.textContent = '#' + k + ' ' + label.textContent;
         }
       }
     }

@@ -109,4 +109,4 @@ def test_a_counterexample_link_highlights_its_path(page: tuple[Any, dict[str, An
         # The steps are numbered on the diagram: the last step's label carries its number.
         last = trace["steps"][-1]["edge"]
         label = figure.find_element(By.ID, trace["prefix"] + last).text
-        assert f"({len(trace['steps']) - 1})" in label
+        assert f"#{len(trace['steps']) - 1}" in label

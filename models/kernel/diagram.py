@@ -759,7 +759,7 @@ def _edge_attrs(a: Arrow, colours: Mapping[str, int], key: str = "label") -> dic
     if a.marks:
         steps = ",".join(str(m) for m in a.marks)
         attrs.update(color=TRACE, fontcolor=TRACE, penwidth="2.5", style="solid")
-        attrs[key] = f"({steps}) " + attrs[key]
+        attrs[key] = f"#{steps} " + attrs[key]
         attrs["class"] = attrs["class"] + " path"
     return attrs
 
@@ -773,7 +773,7 @@ def _table_label(pic: Picture) -> str:
     for k, d in enumerate(pic.table, start=1):
         when = '<BR ALIGN="LEFT"/>'.join(_html(x) for x in d.when)
         bg = ' BGCOLOR="#FBD5D5"' if d.marks else ""
-        mark = f"({','.join(str(m) for m in d.marks)}) " if d.marks else ""
+        mark = f"#{','.join(str(m) for m in d.marks)} " if d.marks else ""
         rows.append(
             f"<TR><TD{bg}>{k}</TD><TD{bg}>{_html(d.trigger)}</TD>"
             f'<TD ALIGN="LEFT" ID="{table_row_id(d.row).removeprefix("a_")}" HREF="#" '
@@ -879,7 +879,7 @@ def _side_rows(pic: Picture) -> list[str]:
     if pic.path_nodes:
         rows.append(
             f'<TR><TD><FONT COLOR="{TRACE}">━━</FONT></TD>'
-            '<TD COLSPAN="2" ALIGN="LEFT">the trace, steps numbered</TD></TR>'
+            '<TD COLSPAN="2" ALIGN="LEFT">the trace, its steps numbered #1, #2, …</TD></TR>'
         )
     return rows
 
