@@ -282,3 +282,9 @@ def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
             here[f"{pic.name}.dot"] = dot_source(pic)
             here[f"{pic.name}.mmd"] = mermaid_source(pic)
     assert written == dict(sorted(here.items())) and len(written) == 2 * len(VIEWS)
+
+
+def test_the_readmes_mermaid_block_is_the_committed_policy_diagram() -> None:
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    assert block == (ROOT / "diagrams" / "policy.mmd").read_text()
