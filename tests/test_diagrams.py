@@ -216,7 +216,7 @@ def test_every_violated_variants_counterexample_overlays_as_a_numbered_path(
     results = _results()[name]
     trace = next(c for c in results["checks"] if c["id"] == check)["trace"]
     path = marks(spec, [(e["action"], e["state"], e["outputs"]) for e in trace])
-    (pic,) = pictures(spec, findings(results))  # variants have one view
+    (pic,) = _pictures(name)  # variants have one view
     shown = overlay(pic, path, f"counterexample of {check}")
     steps = len(trace) - 1
     numbered = sorted(
