@@ -23,6 +23,7 @@ from typing import Any
 
 from models.kernel.diagram import Picture, dot_source, locate, marks, pictures, render, views
 from models.kernel.domains import Domain, Value
+from models.kernel.explore import Exploration, explore
 from models.kernel.expr import Env, evaluate
 from models.kernel.spec import Spec
 from models.registry import expand
@@ -97,7 +98,8 @@ def build(specs: Sequence[Spec], results: Mapping[str, SpecResults], origin: str
 
 
 def _section(spec: Spec, results: SpecResults, traces: dict[str, dict[str, Any]]) -> str:
-    pics = pictures(spec, findings(results))
+    graph = explore(spec)
+    pics = pictures(spec, findings(results), graph)
     figures = []
     for pic in pics:
         prefix = _anchor(pic.name) + "-"
@@ -151,7 +153,34 @@ def _section(spec: Spec, results: SpecResults, traces: dict[str, dict[str, Any]]
         + "".join(figures)
         + '<table class="checks"><thead><tr><th>kind</th><th>check</th><th>verdict</th>'
         "<th>method</th><th>bound</th><th>time</th><th>source</th><th>evidence</th></tr>"
-        "</thead><tbody>" + "".join(rows) + "</tbody></table></section>"
+        "</thead><tbody>" + "".join(rows) + "</tbody></table>" + _rows(spec, graph) + "</section>"
+    )
+
+
+def _rows(spec: Spec, graph: Exploration) -> str:
+    """Each row with the length of its shortest witness: the trace conformance's replay
+    drives through the implementation for that row (conformance/harness.py replay_row)."""
+    first = graph.row_witnesses()
+    lines = "".join(
+        f"<tr><td>{_e(r.name)}</td><td>{_e(r.trigger)}</td>"
+        f"<td>{'ignore' if r.ignore else 'row'}</td>"
+        + (
+            f"<td>{graph.depth[first[r.name].source] + 1}</td>"
+            if r.name in first
+            else '<td class="v-violated">never fires</td>'
+        )
+        + f"<td>{_e(r.cite)}</td></tr>"
+        for r in spec.rows
+    )
+    fired = sum(r.name in first for r in spec.rows)
+    return (
+        f'<details class="rows"><summary>rows: {fired} of {len(spec.rows)} fire'
+        + ("" if spec.expect_violated else "; conformance replays each along its shortest witness")
+        + "</summary>"
+        '<table class="checks"><thead><tr><th>row</th><th>trigger</th><th>kind</th>'
+        "<th>shortest witness (steps)</th><th>source</th></tr></thead><tbody>"
+        + lines
+        + "</tbody></table></details>"
     )
 
 
