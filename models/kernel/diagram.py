@@ -28,7 +28,7 @@ import graphviz
 from .domains import Value
 from .explore import Exploration, explore
 from .expr import TRUE, And, Const, Env, Expr, Not, Or, Ref, Some, evaluate
-from .readable import flat, paren, text, wrap
+from .guard_text import flat, paren, text, wrap
 from .spec import Row, Spec
 
 WIDTH = 34  # characters per edge-label line

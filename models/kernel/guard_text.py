@@ -2,8 +2,8 @@
 
 `aborted`, `answer = NULL`, `buffer ∈ {none, FOREIGN}`, `¬hung`, `last_erl ≠ none`:
 variable and parameter names as the spec declares them, values by name. This is
-the diagrams' printer, kept apart from `expr.render` (listings) and from the
-explain printer in trace.py; the three could be unified later.
+the diagrams' printer, kept apart from `expr.render` (listings) and from
+i11-robust's explain printer (kernel/readable.py on main); they could be unified.
 """
 
 from __future__ import annotations
