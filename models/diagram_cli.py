@@ -73,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
     except Refused as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except OSError as err:
+        print(f"error: cannot write {err.filename}: {err.strerror}", file=sys.stderr)
+        return 2
 
 
 def _all(args: argparse.Namespace) -> int:

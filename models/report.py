@@ -16,6 +16,7 @@ import argparse
 import html
 import json
 import re
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -51,11 +52,15 @@ def run(args: argparse.Namespace) -> int:
     specs = expand(args.specs)
     results, origin = load(specs)
     page = build(specs, results, origin)
-    args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / PAGE
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(page)
-    tmp.replace(path)  # never a half-written page
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(page)
+        tmp.replace(path)  # never a half-written page
+    except OSError as err:
+        print(f"error: cannot write {err.filename}: {err.strerror}", file=sys.stderr)
+        return 2
     bad = [f"{name} {c['id']}" for name, r in results.items() for c in r["checks"] if not _ok(c)]
     seconds = time.perf_counter() - started
     print(f"report: {path} ({len(specs)} specs, {seconds:.2f}s; results: {origin})")

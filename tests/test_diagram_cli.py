@@ -60,3 +60,14 @@ def test_report_writes_one_page(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "policy:eager-reading" in page and "<svg" in page
     assert not any(bad in page for bad in ('src="http', 'href="http', "<script src", "<link"))
     assert str(tmp_path / "index.html") in capsys.readouterr().out
+
+
+def test_an_unwritable_output_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["report", "policy", "-o", str(blocker / "sub")]) == 2
+    assert main(["diagram", "policy", "-o", str(blocker / "x.dot")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error: cannot write") == 2 and "Traceback" not in err
