@@ -3,9 +3,11 @@
 GitHub and GitLab render a ```mermaid block inline. It prints the same
 `Picture` as the DOT face: the same states (greyed ones in the `unreachable`
 class, provisional ones in `provisional`), the same edges and labels, the same
-notes. A decision table (admission) becomes a choice node with one arrow per
-row, in match order. Mermaid's state diagrams cannot colour a single
-transition, so who decides an edge is shown by the DOT face's colours only.
+notes; clusters are listed in the note, since Mermaid cannot draw transitions
+between the states of two composite states. A decision table (admission)
+becomes a choice node with one arrow per row, in match order. Mermaid's state
+diagrams cannot colour a single transition, so who decides an edge is shown by
+the DOT face's colours only.
 """
 
 from __future__ import annotations
@@ -53,20 +55,16 @@ def mermaid_source(pic: Picture) -> str:
             lines.append(
                 f"    decide --> {answer} : {k}. {_safe(d.trigger)} [{_safe(' '.join(d.when))}]"
             )
-    by_cluster: dict[str, list[str]] = {}
+    # Flat states: Mermaid cannot draw a transition between states of two composite
+    # states, so clusters are listed in the note instead.
     for n in pic.nodes:
         label = "any state" if n.id == ANY else n.label
-        by_cluster.setdefault(n.cluster, []).append(f'state "{_safe(label)}" as {n.id}')
-    for cid, items in by_cluster.items():
-        if not cid:
-            lines += [f"    {item}" for item in items]
-    for cid, title in pic.clusters:
-        items = by_cluster.get(cid, [])
-        if not items:
-            continue
-        lines.append(f'    state "{_safe(title)}" as {cid} {{')
-        lines += [f"        {item}" for item in items]
-        lines.append("    }")
+        lines.append(f'    state "{_safe(label)}" as {n.id}')
+    groups = [
+        f"{title}: {', '.join(n.label for n in pic.nodes if n.cluster == cid)}"
+        for cid, title in pic.clusters
+        if any(n.cluster == cid for n in pic.nodes)
+    ]
     for n in pic.nodes:
         if n.initial:
             lines.append(f"    [*] --> {n.id}")
@@ -83,9 +81,9 @@ def mermaid_source(pic: Picture) -> str:
         if members:
             lines.append(f"    class {','.join(members)} {cls}")
     anchor = next((n.id for n in pic.nodes if n.initial), None)
-    if anchor and pic.notes:
+    if anchor and (pic.notes or groups):
         lines.append(f"    note right of {anchor}")
-        lines += [f"        {_safe(note)}" for note in pic.notes]
+        lines += [f"        {_safe(note)}" for note in (*groups, *pic.notes)]
         lines.append("    end note")
     if anchor and pic.footnotes:
         lines.append(f"    note left of {anchor}")
