@@ -8,13 +8,14 @@ STAMP := $(VENV)/.installed
 export HYPOTHESIS_PROFILE ?= ci
 
 .PHONY: help test verify models diagrams diagrams-check typecheck lint format bench mutation clean dot \
-	package-check spin seeds rustc node seed-transport
+	package-check spin seeds rustc node seed-transport report browser
 
 help:
 	@echo "make verify     the merge gate: model checks, pytest, diagrams up to date, mypy, ruff"
 	@echo "make test       the pytest suite (HYPOTHESIS_PROFILE=dev|ci|thorough, default ci)"
 	@echo "make models     only the model checks (python -m models verify)"
-	@echo "make diagrams   render diagrams/*.dot and *.svg from the models"
+	@echo "make diagrams   write diagrams/*.dot and *.mmd and render *.svg from the models"
+	@echo "make report     write reports/index.html, the verification report"
 	@echo "make bench      time each part of verify against its budget"
 	@echo "make seeds      the seed differential: seeds (SEEDS_DIR) vs model vs impl"
 	@echo "make mutation   mutmut over impl/ (slow)"
@@ -101,7 +102,23 @@ seed-transport: $(STAMP) node
 	cd conformance/seeds/transport && npm ci --no-audit --no-fund --loglevel=error
 	REQUIRE_SEEDS=1 $(BIN)/pytest -q conformance/seeds/test_wave_seed.py
 
-test: $(STAMP) spin
+# Debian's chromium and chromium-driver run the report's browser test (never a downloaded browser).
+browser:
+	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 && exit 0; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing chromium and chromium-driver (for the browser test) with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1; then \
+		echo "installing chromium and chromium-driver (for the browser test) with sudo apt-get"; \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	else \
+		echo "error: chromium and chromedriver are missing. Install them:"; \
+		echo "  Debian/Ubuntu: apt-get install chromium chromium-driver"; \
+		exit 1; \
+	fi; \
+	command -v chromedriver >/dev/null 2>&1 || { echo "error: chromium-driver installed but 'chromedriver' is not on PATH"; exit 1; }
+
+test: $(STAMP) dot spin browser
 	$(BIN)/pytest
 
 models: $(STAMP)
@@ -112,6 +129,9 @@ diagrams: $(STAMP) dot
 
 diagrams-check: $(STAMP) dot
 	$(BIN)/python -m models diagram --check --render
+
+report: $(STAMP) dot
+	$(BIN)/python -m models report -o reports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -124,23 +144,26 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-verify: $(STAMP) dot spin
-	@echo "== 1/5 model checks (python -m models verify)"
+verify: $(STAMP) dot spin browser
+	@echo "== 1/7 model checks (python -m models verify)"
 	@$(BIN)/python -m models verify --json reports/verify.json || \
 		{ echo "verify: the model checks failed (above); reports/verify.json has the traces"; exit 1; }
-	@echo "== 1b/5 seed differential (make seeds)"
+	@echo "== 2/7 seed differential (make seeds)"
 	@$(MAKE) --no-print-directory seeds
-	@echo "== 2/5 pytest (HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE))"
+	@echo "== 3/7 pytest (HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE))"
 	@$(BIN)/pytest -q || { echo "verify: pytest failed (above)"; exit 1; }
-	@echo "== 3/5 diagrams are up to date"
+	@echo "== 4/7 diagrams are up to date"
 	@$(BIN)/python -m models diagram --check --render || \
-		{ echo "verify: run 'make diagrams' and commit diagrams/*.dot"; exit 1; }
-	@echo "== 4/5 mypy --strict"
+		{ echo "verify: run 'make diagrams' and commit diagrams/*.dot and *.mmd"; exit 1; }
+	@echo "== 5/7 mypy --strict"
 	@$(BIN)/mypy || { echo "verify: mypy found type errors (above)"; exit 1; }
-	@echo "== 5/5 ruff"
+	@echo "== 6/7 ruff"
 	@$(BIN)/ruff check . && $(BIN)/ruff format --check . || \
 		{ echo "verify: ruff found problems; 'make format' fixes most"; exit 1; }
-	@echo "verify: all green"
+	@echo "== 7/7 the verification report"
+	@$(BIN)/python -m models report -o reports || \
+		{ echo "verify: the report found failing checks (above)"; exit 1; }
+	@echo "verify: all green; the report is $(CURDIR)/reports/index.html"
 
 # The wheel as a user gets it (~15 s, so not in verify; .ci/run runs it).
 package-check: $(STAMP)

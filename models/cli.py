@@ -1,4 +1,5 @@
-"""The command line: `verify`, `explain`, `diagram`, `list` and `check-trace` (cli_trace.py).
+"""The command line: `verify`, `explain`, `list`; `diagram` and `report` (diagram_cli.py,
+report.py), `check-trace` (cli_trace.py), `promela`, `spin` and `spin-trail` (spin_cli.py).
 
 Exit codes: 0 every verdict matched its expectation; 1 some check was
 violated or unknown, a spec module is broken, or a diagram is stale; 2 the
@@ -25,12 +26,15 @@ from typing import Any, TextIO
 from models.cli_trace import add_parser as add_check_trace
 from models.cli_trace import itf_name, write_check_itf
 from models.clikit import TRACEBACK_FLAG, output_dir, output_file, positive_int, run
+from models.diagram_cli import add_diagram
 from models.kernel.checks import Checker, CheckResult, SpecReport, verify
-from models.kernel.diagram import DotMissing, render_svg, write_dot
+from models.kernel.diagram import DotMissing
 from models.kernel.readable import read_certificate, show, why
 from models.kernel.spec import Spec
-from models.kernel.trace import plural, render_trace, state_count, trace_json
+from models.kernel.trace import plural, render_trace, state_count
 from models.registry import BrokenSpec, UnknownSpec, expand, load, lookup, one_line
+from models.report import add_report
+from models.results import spec_json
 from models.spin_cli import add_parsers as add_spin_parsers
 
 CERT_WIDTH = 70
@@ -85,14 +89,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--itf", type=output_file, metavar="FILE", help="also write the trace as ITF")
     p.set_defaults(run=_explain)
 
-    p = sub.add_parser("diagram", help="write each spec view's DOT (and SVG with --render)")
-    p.add_argument("specs", nargs="*", metavar="SPEC")
-    p.add_argument(
-        "--out", type=output_dir, default="diagrams", help="directory (default: diagrams)"
-    )
-    p.add_argument("--check", action="store_true", help="fail if a committed .dot is stale")
-    p.add_argument("--render", action="store_true", help="also render .svg with graphviz's dot")
-    p.set_defaults(run=_diagram)
+    add_diagram(sub)
+    add_report(sub)
 
     add_check_trace(sub)
 
@@ -239,7 +237,7 @@ def _run_spec(
         if not c.ok
     ]
     text = out.getvalue() if isinstance(out, io.StringIO) else ""
-    return Outcome(spec.name, text, _spec_json(report), failures, len(report.checks))
+    return Outcome(spec.name, text, spec_json(report), failures, len(report.checks))
 
 
 def _verify_one(spec: Spec, method: str, stream: TextIO) -> SpecReport:
@@ -279,29 +277,6 @@ def _check_line(spec: Spec, check: CheckResult) -> str:
         f"  {check.kind:<10} {check.id:<38} {check.verdict:<9} {check.method:<11} "
         f"{bound:<5} {check.seconds:6.3f}s  {evidence}{expect}{mark}"
     )
-
-
-def _spec_json(r: SpecReport) -> dict[str, Any]:
-    return {
-        "name": r.spec.name,
-        "source": r.spec.source,
-        "reachable_states": len(r.exploration.states),
-        "rows": len(r.spec.rows),
-        "checks": [
-            {
-                "id": c.id,
-                "kind": c.kind,
-                "verdict": c.verdict,
-                "method": c.method,
-                "bound": c.bound,
-                "seconds": round(c.seconds, 4),
-                "certificate": c.certificate,
-                "expected": c.expected,
-                "trace": None if c.trace is None else trace_json(r.spec, c.trace),
-            }
-            for c in r.checks
-        ],
-    }
 
 
 # ---------------------------------------------------------------- explain
@@ -347,39 +322,6 @@ def _explain(args: argparse.Namespace) -> int:
     if check.detail:
         print(check.detail)
     return 0 if check.ok else 1
-
-
-# ---------------------------------------------------------------- diagram
-
-
-def _diagram(args: argparse.Namespace) -> int:
-    registry = load()
-    specs = (
-        [lookup(n, registry) for n in args.specs] if args.specs else list(registry.specs.values())
-    )
-    stale = []
-    for spec in specs:
-        for path, text in write_dot(spec, args.out, dry_run=args.check).items():
-            if args.check:
-                if not path.exists() or path.read_text() != text:
-                    stale.append(path)
-            else:
-                print(f"wrote {path}")
-            if args.render:
-                svg = render_svg(text, path.with_suffix(".svg"))
-                if not args.check:
-                    print(f"wrote {svg}")
-    broken = [] if args.specs else list(registry.broken.values())
-    for b in broken:
-        print(f"error: models/{b.module}.py is broken, no diagram: {b.error}", file=sys.stderr)
-    if stale:
-        for path in stale:
-            print(f"stale diagram: {path} (run `make diagrams` and commit it)", file=sys.stderr)
-    if stale or broken:
-        return 1
-    if args.check:
-        print("diagrams: up to date")
-    return 0
 
 
 # ---------------------------------------------------------------- list

@@ -46,6 +46,7 @@ from models.kernel import (
     trigger_is,
     var,
 )
+from models.kernel.layout import Layout
 
 
 class State(enum.Enum):
@@ -464,6 +465,19 @@ SPEC = Spec(
     rows=ROWS,
     properties=PROPERTIES,
     views={"audio": eq(var("payload"), AUDIO), "text": eq(var("payload"), TEXT)},
+    # Who decides each edge: docs/duplex-d1.md §3 "Rule source" (rows 12-13: the edge reflex).
+    layout=Layout(
+        deciders={"heartbeat_lost": "reflex", "link_restored": "reflex"},
+        meanings={
+            OBSERVE: "daemon-local: observe() of the edge's stream",
+            APPLY: "ECC floor verdict: apply()",
+            "reflex": "edge reflex (ADR-068 D5), observed by the daemon",
+        },
+        provisional=(OVERLAP,),
+        edge_outputs=("impulse", "commands"),
+        updates=("last_erl",),
+        rankdir="TB",
+    ),
 )
 
 SPECS = (SPEC,)

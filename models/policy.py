@@ -83,6 +83,7 @@ from models.kernel import (
     var,
 )
 from models.kernel.expr import Const, Enabled, Ref, StepIs
+from models.kernel.layout import Layout
 
 # ---------------------------------------------------------------- the policy domain (§7)
 
@@ -347,6 +348,7 @@ POLICY_SPEC = Spec(
     rows=CELL_ROWS,
     properties=CELL_PROPERTIES,
     variants=(EAGER_READING,),
+    layout=Layout(updates=("in_force", "pending", "wave_start"), variables=True),
 )
 
 # ================================================================ admission: the decision table

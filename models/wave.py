@@ -115,6 +115,7 @@ from models.kernel import (
     unchanged,
     var,
 )
+from models.kernel.layout import Layout
 
 # ---------------------------------------------------------------- vocabulary
 
@@ -1886,6 +1887,21 @@ SPEC = Spec(
     properties=PROPERTIES,
     terminal=and_(SETTLED_NOW, not_(REAPING)),
     variants=(SEED, H1_NO_ABORT_RECHECK, H4_BUFFER_EVERYTHING),
+    layout=Layout(
+        meanings={
+            RUNNER: "the runner's own step (with the adapter's answer)",
+            ENV: "the environment: abort, completion, cancel, hang",
+            TIME: "time: the next deadline passes",
+        },
+        clusters=(
+            ("front half (F1-F5)", (PRECHECK, PING, RECHECK, SUBSCRIBE, SPAWN)),
+            ("back half (B1-B5)", (WAIT, STOP, READ)),
+        ),
+        arms=("result", SETTLED),
+        edge_outputs=("calls",),
+        footnotes=True,
+        rankdir="TB",
+    ),
 )
 
 SPECS = (SPEC,)

@@ -1,130 +1,927 @@
-"""The diagram face of a spec: graphviz DOT drawn from the rows and the explorer.
+"""The diagram face of a spec: a picture drawn from the rows and the explorer's graph.
 
-One diagram per view (say, duplex under AUDIO and under TEXT). Nodes are the
-control values reachable in the view; edges are the rows that actually fire
-there, so a diagram never shows a move the spec cannot make. The DOT text is
-the committed artifact; SVG is rendered from it with graphviz's `dot`.
+One picture per view (duplex under AUDIO and under TEXT). Nodes are the
+control values; a value the explorer never reaches in the view is greyed, never
+hidden by hand. Edges are the rows that fire there (explorer edges), labelled
+`trigger [guard] / outputs`; a row that never fires in the view but names a
+target is drawn greyed. Folding keeps the picture readable: ignore rows and rows
+that only refresh data in every state become notes, and a row that leaves every
+state for one target is drawn once, from "any state". Edges are coloured by who
+decides the trigger (its group, or the spec's `Layout.deciders`). A spec without
+a control variable (admission) is drawn as its decision table. Each picture has a
+legend and a panel of the spec's checks with the verdicts they were given, and
+`overlay` draws a trace over it as a numbered, highlighted path.
+
+`Picture` is the one model; `dot_source` (graphviz) and `mermaid.py` print it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import html
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import graphviz
 
 from .domains import Value
 from .explore import Exploration, explore
-from .expr import TRUE, Const, Env, Expr, Ref, Some, evaluate, render
-from .spec import Spec
+from .expr import TRUE, And, Const, Env, Expr, Not, Or, Ref, Some, evaluate
+from .guard_text import flat, paren, text, wrap
+from .spec import Row, Spec
 
-_STYLES = ("solid", "dashed", "dotted", "bold")
+WIDTH = 34  # characters per edge-label line
+FOOTNOTE_WIDTH = 46  # characters per footnote line
+COLOURS = ("#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")  # colour-blind safe
+STYLES = ("solid", "dashed", "solid", "dotted", "dashed")
+TRACE = "#D62728"
+GREY = "#9A9A9A"
+VERDICT_COLOURS = {
+    "proved": "#1B7837",
+    "witnessed": "#2166AC",
+    "violated": "#B2182B",
+    "unknown": "#7F7F7F",
+}
+FONT = "Helvetica"
 
 
 class DotMissing(RuntimeError):
     """graphviz's `dot` executable is not installed."""
 
 
+# ---------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One check as the last verify found it (the panel's line)."""
+
+    id: str
+    kind: str
+    verdict: str
+    expected: str = "hold"
+    steps: int | None = None  # the witness's or counterexample's length
+
+    @property
+    def shown(self) -> str:
+        what = self.verdict + ("" if self.steps is None else f" (k={self.steps})")
+        return what + (" as expected" if self.expected == "violate" else "")
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One entry of a trace in diagram terms: the row taken (`init` first), the control
+    value after it, and the outputs, all as labels."""
+
+    row: str
+    control: str
+    outputs: Mapping[str, str] = field(default_factory=dict)
+    text: str = ""  # how the step reads in the trace panel
+
+
+# ---------------------------------------------------------------- the model
+
+
+@dataclass(frozen=True)
+class Node:
+    id: str
+    label: str
+    kind: str = "state"  # state | arm | any
+    initial: bool = False
+    provisional: bool = False
+    greyed: bool = False
+    cluster: str = ""
+
+
+@dataclass(frozen=True)
+class Arrow:
+    id: str
+    src: str
+    dst: str
+    rows: tuple[str, ...]
+    lines: tuple[str, ...]
+    decider: str
+    tooltip: str
+    greyed: bool = False
+    marks: tuple[int, ...] = ()  # trace steps that take this arrow
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A row of a decision-table picture."""
+
+    row: str
+    trigger: str
+    when: tuple[str, ...]
+    answers: str
+    cite: str
+    marks: tuple[int, ...] = ()  # trace steps that take this row
+
+
+@dataclass
+class Picture:
+    name: str  # the file stem: duplex-audio, wave
+    title: str
+    source: str
+    nodes: list[Node] = field(default_factory=list)
+    arrows: list[Arrow] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    deciders: list[tuple[str, str]] = field(default_factory=list)  # (decider, meaning)
+    clusters: list[tuple[str, str]] = field(default_factory=list)  # (id, title)
+    findings: list[Finding] = field(default_factory=list)
+    table: list[Decision] = field(default_factory=list)
+    footnotes: list[tuple[int, str, list[str]]] = field(default_factory=list)
+    rankdir: str = "LR"
+    # where each row's step lands when it is not an arrow (folded into a note or the table)
+    folded: dict[str, str] = field(default_factory=dict)
+    arm_state: str = ""  # the control value drawn once per value of `arm_output`
+    arm_output: str = ""
+    trace_title: str = ""
+    trace_steps: list[str] = field(default_factory=list)
+    path_nodes: tuple[str, ...] = ()
+
+    def node(self, node_id: str) -> Node:
+        return next(n for n in self.nodes if n.id == node_id)
+
+    def has_node(self, node_id: str) -> bool:
+        return any(n.id == node_id for n in self.nodes)
+
+
 def views(spec: Spec) -> Mapping[str, Expr]:
     return spec.views or {"": TRUE}
 
 
-def dot_source(spec: Spec, view: str, graph: Exploration | None = None) -> str:
+def file_stem(spec: Spec, view: str) -> str:
+    base = spec.name.replace(":", "--")
+    return f"{base}-{view}" if view else base
+
+
+def _ident(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", label).strip("_") or "x"
+
+
+def state_id(label: str) -> str:
+    return "s_" + _ident(label)
+
+
+def arm_id(state: str, arm: str, group: str = "") -> str:
+    """An outcome arm's node: one per arm and per cluster the run settles from."""
+    return "a_" + _ident(state) + "__" + _ident(arm) + (f"__{group}" if group else "")
+
+
+def table_row_id(row: str) -> str:
+    """The SVG id of a decision-table row's cell (graphviz prefixes a cell's ID with `a_`)."""
+    return "a_t_" + _ident(row)
+
+
+ANY = "any_state"
+NOTES = "notes"
+TABLE = "table"
+
+
+# ---------------------------------------------------------------- building
+
+
+def picture(
+    spec: Spec,
+    view: str = "",
+    graph: Exploration | None = None,
+    findings: Sequence[Finding] = (),
+) -> Picture:
+    """The picture of one view, from the rows, the explorer's graph and the checks' verdicts."""
     graph = graph or explore(spec)
-    pred = views(spec)[view]
+    title = spec.name + (f" ({view})" if view else "")
+    pic = Picture(file_stem(spec, view), title, spec.source, findings=list(findings))
+    pic.rankdir = spec.layout.rankdir
+    if spec.control is None:
+        _decision_table(spec, pic)
+        return pic
+    _state_machine(spec, view, graph, pic)
+    return pic
+
+
+def _decision_table(spec: Spec, pic: Picture) -> None:
+    for r in spec.rows:
+        if r.ignore:
+            continue
+        answers = ", ".join(_outputs(spec, r)) or "-"
+        when = guard_lines(r.guard, 48)
+        pic.table.append(Decision(r.name, r.trigger, when, answers, r.cite))
+        pic.folded[r.name] = table_row_id(r.name)
+
+
+def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> None:
+    layout = spec.layout
     control = spec.control
     domain = spec.control_domain
+    assert control is not None and domain is not None and domain.values is not None
+    pred = views(spec)[view]
     inside = [i for i in range(len(graph.states)) if evaluate(pred, Env(pre=graph.as_dict(i)))]
-
-    def node(i: int) -> str:
-        if control is None or domain is None:
-            return "run"
-        return domain.label(graph.as_dict(i)[control])
-
-    title = f"{spec.name}" + (f" ({view})" if view else "") + f"\n{spec.source}"
-    dot = graphviz.Digraph(name=f"{spec.name}{'_' + view if view else ''}")
-    dot.attr(label=title, labelloc="t", fontname="Helvetica", rankdir="LR")
-    dot.attr("node", shape="box", style="rounded", fontname="Helvetica")
-    dot.attr("edge", fontname="Helvetica", fontsize="10")
-    nodes = sorted({node(i) for i in inside}, key=_order(spec))
-    initial = {node(i) for i in inside if graph.depth[i] == 0}
-    for name in nodes:
-        dot.node(name, name, peripheries="2" if name in initial else "1")
-    groups = sorted({t.group for t in spec.triggers})
-    rows = {r.name: i for i, r in enumerate(spec.rows)}
-    seen: set[tuple[str, str, str]] = set()
     inside_set = set(inside)
-    drawn = []
-    for edge in graph.edges:
-        r = spec.row(edge.row)
-        if r.ignore or edge.source not in inside_set:
+    ctrl = {i: domain.label(graph.as_dict(i)[control]) for i in inside}
+    reached = {ctrl[i] for i in inside}
+    initial = {ctrl[i] for i in inside if graph.depth[i] == 0}
+    provisional = {domain.label(v) for v in layout.provisional}
+    arm_output, arm_state = (
+        (layout.arms[0], domain.label(layout.arms[1])) if layout.arms else ("", "")
+    )
+    cluster_of = {
+        domain.label(v): f"cluster_{k}" for k, (_, vs) in enumerate(layout.clusters) for v in vs
+    }
+    pic.clusters = [(f"cluster_{k}", t) for k, (t, _) in enumerate(layout.clusters)]
+
+    # Nodes: every control value, greyed where the explorer never reaches it in this view.
+    # The arms state is drawn once per output value and per cluster it is entered from.
+    arms_seen: list[tuple[str, str]] = []
+    for e in graph.edges:
+        if e.source in inside_set and arm_state and ctrl.get(e.target) == arm_state:
+            label = spec.output(arm_output).domain.label(e.outputs[arm_output])
+            seen = (label, cluster_of.get(ctrl[e.source], ""))
+            if seen not in arms_seen:
+                arms_seen.append(seen)
+    titles = dict(pic.clusters)
+    for v in domain.values:
+        label = domain.label(v)
+        if label == arm_state:
+            out_domain = spec.output(arm_output).domain
+            pic.arm_state, pic.arm_output = label, arm_output
+            assert out_domain.values is not None
+            arms = [
+                out_domain.label(o)
+                for o in out_domain.values
+                if o != spec.output(arm_output).default
+            ]
+            arm_groups = [*(c for c, _ in pic.clusters), ""]
+            never = [a for a in arms if all(a != seen for seen, _ in arms_seen)]
+            for group in arm_groups:
+                box = f"cluster_arms{'_' + group if group else ''}"
+                here = [a for a in arms if (a, group) in arms_seen]
+                if group == arm_groups[-1]:
+                    here += never
+                if not here:
+                    continue
+                title = (
+                    f"{label} from the {titles[group]}" if group else f"{label}, by {arm_output}"
+                )
+                if not group and len(arm_groups) > 1 and set(here) <= set(never):
+                    title = f"{label}, never reached"
+                pic.clusters.append((box, title))
+                for arm in here:
+                    pic.nodes.append(
+                        Node(
+                            arm_id(label, arm, group if arm not in never else ""),
+                            arm,
+                            kind="arm",
+                            greyed=arm in never,
+                            cluster=box,
+                        )
+                    )
             continue
-        key = (node(edge.source), node(edge.target), r.name)
-        if key not in seen:
-            seen.add(key)
-            drawn.append((rows[r.name], key, r))
-    for _, (src, dst, name), r in sorted(drawn):
-        emits = [f"{k}={render(v, _value_label)}" for k, v in r.outputs.items() if _plain(v)]
-        label = r.trigger + (f" / {', '.join(emits)}" if emits else "")
-        style = _STYLES[groups.index(spec.trigger(r.trigger).group) % len(_STYLES)]
-        dot.edge(src, dst, label=label, style=style, tooltip=f"{name}: {r.cite}")
-    if len(groups) > 1:
-        legend = "\n".join(
-            f"{_STYLES[i % len(_STYLES)]}: {g or '(no group)'}" for i, g in enumerate(groups)
+        pic.nodes.append(
+            Node(
+                state_id(label),
+                label,
+                initial=label in initial,
+                provisional=label in provisional,
+                greyed=label not in reached,
+                cluster=cluster_of.get(label, ""),
+            )
         )
-        dot.node("legend", legend, shape="note", style="", fontsize="9")
-    return str(dot.source)
+
+    def target_node(source: int, e_target: int, outputs: Mapping[str, Value]) -> str:
+        label = ctrl[e_target]
+        if label == arm_state:
+            arm = spec.output(arm_output).domain.label(outputs[arm_output])
+            return arm_id(label, arm, cluster_of.get(ctrl[source], ""))
+        return state_id(label)
+
+    # Which rows fire from which node, to which node (explorer edges inside the view).
+    fired: dict[str, list[tuple[str, str]]] = {}
+    for e in graph.edges:
+        if e.source not in inside_set:
+            continue
+        src = ctrl[e.source]
+        pair = (state_id(src), target_node(e.source, e.target, e.outputs))
+        if src == arm_state:
+            pair = ("", pair[1])  # which arm a settled state is in is not in the state
+        pairs = fired.setdefault(e.row, [])
+        if pair not in pairs:
+            pairs.append(pair)
+    states = sorted({state_id(s) for s in reached if s != arm_state})
+    deciders = _deciders(spec)
+    pic.deciders = [(d, layout.meanings.get(d, d or "(no group)")) for d in deciders.values()]
+    pic.deciders = list(dict.fromkeys(pic.deciders))
+    ignored: dict[str, list[str]] = {}
+    drawn: list[_Draft] = []
+    any_node = False
+    for r in spec.rows:
+        pairs = fired.get(r.name, [])
+        decider = deciders[r.trigger]
+        if r.ignore:
+            if pairs:
+                ignored.setdefault(r.trigger, []).append(r.name)
+                pic.folded[r.name] = NOTES
+            continue
+        guard, tail = _label(spec, r, pred)
+        draft = _Draft("", "", decider, False, r, guard, tail)
+        if not pairs:
+            for src, dst in _static_pairs(spec, r, arm_state, arm_output, cluster_of):
+                if pic.has_node(src) and pic.has_node(dst):
+                    drawn.append(replace(draft, src=src, dst=dst, greyed=True))
+            continue
+        sources = {s for s, _ in pairs}
+        everywhere = len(states) >= 2 and sources >= set(states)
+        if all(s == d for s, d in pairs) and (everywhere or len(pairs) >= 3):
+            # Stays put wherever it fires: a refresh, or an output in several states.
+            where = "every state" if everywhere else ", ".join(_names(pic, sources))
+            pic.notes.append(f"{_note(spec, r, pred)} — in {where}, staying there")
+            pic.folded[r.name] = NOTES
+            continue
+        if everywhere and len({d for _, d in pairs}) == 1:
+            any_node = True
+            drawn.append(replace(draft, src=ANY, dst=pairs[0][1]))
+            continue
+        for src, dst in pairs:
+            if not src:
+                pic.notes.append(f"{_note(spec, r, pred)} — from {arm_state}")
+                pic.folded[r.name] = NOTES
+                continue
+            drawn.append(replace(draft, src=src, dst=dst))
+    if any_node:
+        pic.nodes.append(Node(ANY, "any state", kind="any"))
+    if layout.variables:
+        for v in spec.vars:
+            if v.name != control:
+                pic.notes.append(f"{v.name}: {v.doc}")
+    if ignored:
+        names = ", ".join(ignored)
+        pic.notes.append(f"not drawn, no-ops where no edge shows them (ignore rows): {names}")
+    # One arrow per source, target and decider: the rows between them are stacked on it.
+    groups: dict[tuple[str, str, str, bool], list[_Draft]] = {}
+    for d in drawn:
+        groups.setdefault((d.src, d.dst, d.decider, d.greyed), []).append(d)
+    numbers: dict[str, int] = {}
+    if layout.footnotes:
+        for d in drawn:
+            if d.row.name not in numbers:
+                numbers[d.row.name] = len(numbers) + 1
+                when = _under(d.row.guard, pred)
+                found = guard_lines(when, FOOTNOTE_WIDTH) if when != TRUE else ()
+                outs = _outputs(spec, d.row)
+                body = _bracket(found, "") if found else []
+                after = ["/ " + x for x in wrap(outs, FOOTNOTE_WIDTH, ", ")] if outs else []
+                if body and after and len(body[-1]) + 1 + len(after[0]) <= FOOTNOTE_WIDTH:
+                    body[-1] += " " + after.pop(0)
+                body += after
+                pic.footnotes.append((numbers[d.row.name], d.row.name, body))
+    pic.arrows = [
+        Arrow(
+            f"e{k}",
+            src,
+            dst,
+            tuple(d.row.name for d in group),
+            _numbered(group, numbers) if numbers else _stack(group),
+            decider,
+            "; ".join(f"{d.row.name}: {d.row.cite}" for d in group),
+            greyed,
+        )
+        for k, ((src, dst, decider, greyed), group) in enumerate(groups.items())
+    ]
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """One row's edge before edges between the same states are merged."""
+
+    src: str
+    dst: str
+    decider: str
+    greyed: bool
+    row: Row
+    guard: tuple[str, ...]  # the guard's lines, without brackets
+    tail: tuple[str, ...]  # outputs and updates
+
+
+def _stack(group: Sequence[_Draft]) -> tuple[str, ...]:
+    """The label of merged rows: each trigger once, then each row's [guard] and outputs."""
+    lines: list[str] = []
+    by_trigger: dict[str, list[_Draft]] = {}
+    for d in group:
+        by_trigger.setdefault(d.row.trigger, []).append(d)
+    for trigger, drafts in by_trigger.items():
+        tails = {d.tail for d in drafts}
+        shared = len(tails) == 1
+        if len(drafts) == 1 or not all(d.guard for d in drafts):
+            for d in drafts:
+                lines += _one(trigger, d.guard, d.tail)
+            continue
+        lines.append(trigger)
+        for d in drafts:
+            lines += _bracket(d.guard, "  ")
+            if not shared:
+                lines += ["  " + t for t in d.tail]
+        if shared:
+            lines += list(drafts[0].tail)
+    return tuple(lines)
+
+
+def _numbered(group: Sequence[_Draft], numbers: Mapping[str, int]) -> tuple[str, ...]:
+    by_trigger: dict[str, list[str]] = {}
+    for d in group:
+        by_trigger.setdefault(d.row.trigger, []).append(f"({numbers[d.row.name]})")
+    return tuple(f"{t} {' '.join(ns)}" for t, ns in by_trigger.items())
+
+
+def _one(trigger: str, guard: tuple[str, ...], tail: tuple[str, ...]) -> list[str]:
+    if not guard:
+        return [trigger, *tail]
+    if len(trigger) + len(guard[0]) + 3 <= WIDTH or not trigger:
+        first, *rest = _bracket(guard, "")
+        return [f"{trigger} {first}".strip(), *rest, *tail]
+    return [trigger, *_bracket(guard, "  "), *tail]
+
+
+def _bracket(guard: tuple[str, ...], indent: str) -> list[str]:
+    lines = [f"{indent}  {g}" for g in guard]
+    lines[0] = f"{indent}[{guard[0]}"
+    lines[-1] += "]"
+    return lines
+
+
+def _names(pic: Picture, ids: set[str]) -> list[str]:
+    return [n.label for n in pic.nodes if n.id in ids]
+
+
+def _note(spec: Spec, r: Row, view: Expr) -> str:
+    """A folded row in one line: its label, with every update it makes."""
+    guard, tail = _label(spec, r, view)
+    head = r.trigger + (f" [{' '.join(guard)}]" if guard else "")
+    outs = [t for t in tail if t.startswith("/ ")]
+    sets = [f"{k} := {text(v)}" for k, v in r.updates.items()]
+    return " ".join([head, *outs]) + (f"; sets {', '.join(sets)}" if sets else "")
+
+
+def _deciders(spec: Spec) -> dict[str, str]:
+    return {t.name: spec.layout.deciders.get(t.name, t.group) for t in spec.triggers}
+
+
+def _static_pairs(
+    spec: Spec, r: Row, arm_state: str, arm_output: str, cluster_of: Mapping[str, str]
+) -> list[tuple[str, str]]:
+    """Where a row that never fires would go: its declared sources to its target."""
+    domain = spec.control_domain
+    assert domain is not None and domain.values is not None
+    if r.target is None:
+        return []
+    dst_label = domain.label(r.target)
+    arm = r.outputs.get(arm_output)
+    if dst_label == arm_state and not isinstance(arm, Const):
+        return []
+    pairs = []
+    for s in r.source if r.source is not None else domain.values:
+        src = domain.label(s)
+        if src == arm_state:
+            continue
+        if dst_label == arm_state and isinstance(arm, Const):
+            group = cluster_of.get(src, "")
+            dst = arm_id(dst_label, spec.output(arm_output).domain.label(arm.value), group)
+        else:
+            dst = state_id(dst_label)
+        pairs.append((state_id(src), dst))
+    return pairs
+
+
+def _label(spec: Spec, r: Row, view: Expr) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The row's guard lines and its `/ outputs` and `updates` lines, about WIDTH wide."""
+    guard = _under(r.guard, view)
+    lines = guard_lines(guard, WIDTH - 4) if guard != TRUE else ()
+    tail: list[str] = []
+    outs = _outputs(spec, r)
+    if outs:
+        tail += ["/ " + line for line in wrap(outs, WIDTH, ", ")]
+    sets = [f"{k} := {text(v)}" for k, v in r.updates.items() if k in spec.layout.updates]
+    if sets:
+        tail += wrap(sets, WIDTH, "; ")
+    return lines, tuple(tail)
+
+
+def guard_lines(guard: Expr, width: int) -> tuple[str, ...]:
+    """A guard in lines of about `width`, broken between its top-level conjuncts (or
+    disjuncts); a part still too long is broken the same way, in parentheses, indented."""
+    if not isinstance(guard, And | Or):
+        return tuple(_block(guard, width))
+    joiner = " ∧ " if isinstance(guard, And) else " ∨ "
+    lines: list[str] = []
+    joinable = False
+    for part in flat(guard):
+        block = _block(part, width)
+        if len(block) == 1 and joinable and len(lines[-1]) + len(joiner) + len(block[0]) <= width:
+            lines[-1] += joiner + block[0]
+            continue
+        lines.append(block[0] if not lines else f"{joiner.strip()} {block[0]}")
+        lines += block[1:]
+        joinable = len(block) == 1
+    return tuple(lines)
+
+
+def _block(part: Expr, width: int) -> list[str]:
+    one = paren(part)
+    negated = isinstance(part, Not) and isinstance(part.arg, And | Or)
+    if len(one) <= width or not (isinstance(part, And | Or) or negated):
+        return [one]
+    inner = guard_lines(part.arg if isinstance(part, Not) else part, width - 2)
+    block = [("¬(" if negated else "(") + inner[0], *("  " + x for x in inner[1:])]
+    block[-1] += ")"
+    return block
+
+
+def _under(guard: Expr, view: Expr) -> Expr:
+    """The guard with the view's own conjuncts dropped: under AUDIO, `payload = AUDIO` is true."""
+    known = set(view.args) if isinstance(view, And) else {view}
+    if guard in known:
+        return TRUE
+    if isinstance(guard, And):
+        rest = tuple(a for a in guard.args if a not in known)
+        return TRUE if not rest else rest[0] if len(rest) == 1 else And(rest)
+    return guard
+
+
+def _outputs(spec: Spec, r: Row) -> list[str]:
+    shown = spec.layout.edge_outputs
+    parts = []
+    for name, expr in r.outputs.items():
+        if shown is not None and name not in shown:
+            continue
+        if shown is None and not _plain(expr):
+            continue
+        if isinstance(expr, Const) and expr.value == spec.output(name).default:
+            continue
+        parts.append(f"{name}={text(expr)}")
+    return parts
 
 
 def _plain(output: Expr) -> bool:
-    """A value or a state variable; echoed parameters and computed outputs would swamp an edge."""
+    """A value or a state variable; echoed parameters would swamp an edge."""
     inner = output.arg if isinstance(output, Some) else output
     return isinstance(inner, Const) or (isinstance(inner, Ref) and inner.scope == "pre")
 
 
-def _value_label(value: Value) -> str:
-    if isinstance(value, tuple):
-        return "[" + ", ".join(_value_label(v) for v in value) + "]"
-    return str(getattr(value, "name", value))
+# ---------------------------------------------------------------- traces
 
 
-def _order(spec: Spec) -> Callable[[str], int]:
-    domain = spec.control_domain
-    labels = [domain.label(v) for v in domain.values or ()] if domain else []
+def marks(
+    spec: Spec, states: Sequence[tuple[str, Mapping[str, str], Mapping[str, str]]]
+) -> list[Mark]:
+    """A trace given as (row, state labels, output labels) entries (entry 0 is `init`)."""
+    control = spec.control
+    found = []
+    for k, (row, state, outputs) in enumerate(states):
+        label = state.get(control, "") if control else ""
+        found.append(Mark(row, str(label), dict(outputs), f"{k}. {row}"))
+    return found
 
-    def key(name: str) -> int:
-        return labels.index(name) if name in labels else len(labels)
 
-    return key
+def overlay(pic: Picture, path: Sequence[Mark], title: str) -> Picture:
+    """The picture with `path` drawn over it: each step's arrow numbered and highlighted."""
+    out = replace(pic, arrows=list(pic.arrows), table=list(pic.table), trace_title=title)
+    steps = locate(pic, path)
+    nodes: list[str] = []
+    for k, (mark, (src, dst, arrow)) in enumerate(zip(path, steps, strict=True)):
+        if k == 0:
+            nodes.append(dst)
+            continue
+        nodes += [src, dst]
+        if arrow is not None and arrow in {a.id for a in out.arrows}:
+            out.arrows = [
+                replace(a, marks=(*a.marks, k)) if a.id == arrow else a for a in out.arrows
+            ]
+        elif arrow is not None and arrow.startswith("a_t_"):
+            out.table = [
+                replace(d, marks=(*d.marks, k)) if table_row_id(d.row) == arrow else d
+                for d in out.table
+            ]
+        elif src and dst:
+            # A folded row (a note, or an ignore row) taken by the trace: draw that one step.
+            out.arrows.append(
+                Arrow(f"t{k}", src, dst, (mark.row,), (mark.row,), "", "", marks=(k,))
+            )
+    out.path_nodes = tuple(dict.fromkeys(n for n in nodes if n))
+    out.trace_steps = [m.text for m in path]
+    return out
 
 
-def dot_files(spec: Spec, out: Path) -> dict[Path, str]:
-    graph = explore(spec)
-    return {
-        out / (f"{spec.name}-{view}.dot" if view else f"{spec.name}.dot"): dot_source(
-            spec, view, graph
-        )
-        for view in views(spec)
+def locate(pic: Picture, path: Sequence[Mark]) -> list[tuple[str, str, str | None]]:
+    """For each entry: (source node, target node, the arrow or fold it takes, if any)."""
+    result: list[tuple[str, str, str | None]] = []
+    current = ""
+    for k, mark in enumerate(path):
+        if not mark.control:
+            target = ""
+        elif mark.control == pic.arm_state:
+            group = pic.node(current).cluster if pic.has_node(current) else ""
+            label = mark.outputs.get(pic.arm_output, "")
+            arm = arm_id(mark.control, label, group)
+            if not pic.has_node(arm):
+                arm = arm_id(mark.control, label)  # an arm the explorer never reaches
+            # Still settled after settling: the arm it settled in.
+            target = current if current.startswith("a_") or not pic.has_node(arm) else arm
+        else:
+            target = state_id(mark.control)
+        if k == 0:
+            result.append(("", target, None))
+        else:
+            arrow = next(
+                (
+                    a.id
+                    for a in pic.arrows
+                    if mark.row in a.rows and a.dst == target and a.src in (current, ANY)
+                ),
+                pic.folded.get(mark.row),
+            )
+            result.append((current, target, arrow))
+        current = target
+    return result
+
+
+# ---------------------------------------------------------------- DOT
+
+
+def _html(s: str) -> str:
+    return html.escape(s, quote=True)
+
+
+def dot_source(pic: Picture) -> str:
+    dot = graphviz.Digraph(name=_ident(pic.name))
+    dot.attr(
+        label=f"{pic.title} — {pic.source}" + (f"\n{pic.trace_title}" if pic.trace_title else ""),
+        labelloc="t",
+        fontname=FONT,
+        fontsize="14",
+        rankdir=pic.rankdir,
+        nodesep="0.3",
+        ranksep="0.45",
+        newrank="true",
+        forcelabels="true",
+    )
+    dot.attr("node", shape="box", style="rounded", fontname=FONT, fontsize="11")
+    dot.attr("edge", fontname=FONT, fontsize="9", arrowsize="0.7")
+    left, right = _side(pic)
+    if right:
+        for name, attrs in left:
+            dot.node(name, **attrs)  # first in the source: dot puts this column on the left
+    on_path = set(pic.path_nodes)
+    colours = {d: k for k, (d, _) in enumerate(pic.deciders)}
+    by_cluster: dict[str, list[Node]] = {}
+    for n in pic.nodes:
+        by_cluster.setdefault(n.cluster, []).append(n)
+    for cid, title in [("", ""), *pic.clusters]:
+        members = by_cluster.get(cid, [])
+        if not members:
+            continue
+        target = dot
+        sub = None
+        if cid:
+            sub = graphviz.Digraph(name=cid)
+            sub.attr(label=title, style="rounded,dashed", color=GREY, fontsize="10", fontname=FONT)
+            target = sub
+        for n in members:
+            target.node(n.id, **_node_attrs(n, n.id in on_path))
+        if sub is not None:
+            dot.subgraph(sub)
+    for a in pic.arrows:
+        dot.edge(a.src, a.dst, **_edge_attrs(a, colours, "xlabel" if pic.footnotes else "label"))
+    if pic.table:
+        dot.node(TABLE, _table_label(pic), shape="plain", id=TABLE)
+    for name, attrs in right if right else left:
+        dot.node(name, **attrs)
+    if pic.rankdir == "TB":
+        for column in (left, right):
+            for (first, _), (second, _) in zip(column, column[1:], strict=False):
+                dot.edge(first, second, style="invis", weight="10")
+    return str(dot.source).replace("class_=", "class=")
+
+
+def _wrap_note(note: str, width: int = 60) -> str:
+    lines = wrap(note.split(" "), width, " ")
+    lines = [lines[0], *("   " + line for line in lines[1:])]
+    return "\\l".join(graphviz_escape(line) for line in lines)
+
+
+def graphviz_escape(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _node_attrs(n: Node, on_path: bool) -> dict[str, str]:
+    attrs: dict[str, str] = {"label": n.label, "id": n.id, "tooltip": n.label}
+    classes = [n.kind]
+    if n.kind == "any":
+        attrs.update(shape="plaintext", style="", fontcolor="#444444", label="any state")
+    elif n.kind == "arm":
+        attrs.update(shape="box", style="rounded,filled", fillcolor="#F2F2F2", fontsize="10")
+    if n.initial:
+        attrs["peripheries"] = "2"
+        classes.append("initial")
+    if n.provisional:
+        attrs.update(style="rounded,dashed,filled", fillcolor="#FFF4CC")
+        attrs["label"] = f"{n.label}\nprovisional"
+        classes.append("provisional")
+    if n.greyed:
+        attrs.update(style="rounded,dashed", color=GREY, fontcolor=GREY)
+        attrs["label"] = f"{n.label}\nunreachable"
+        attrs["tooltip"] = f"{n.label}: the explorer never reaches it here"
+        classes.append("unreachable")
+    if on_path:
+        attrs.update(color=TRACE, penwidth="2.5")
+        classes.append("path")
+    attrs["class"] = " ".join(classes)
+    return attrs
+
+
+def _edge_attrs(a: Arrow, colours: Mapping[str, int], key: str = "label") -> dict[str, str]:
+    """`key` is `xlabel` for footnoted edges: placed after layout, a label takes no room."""
+    k = colours.get(a.decider, 0)
+    label = "\\l".join(graphviz_escape(line) for line in a.lines) + "\\l"
+    attrs: dict[str, str] = {
+        key: label,
+        "id": a.id,
+        "tooltip": a.tooltip or a.rows[0],
+        "color": COLOURS[k % len(COLOURS)],
+        "fontcolor": COLOURS[k % len(COLOURS)],
+        "style": STYLES[k % len(STYLES)],
+        "class": "edge-" + _ident(a.decider or "none"),
     }
+    if a.greyed:
+        attrs.update(
+            color=GREY, fontcolor=GREY, style="dashed", tooltip=a.tooltip + " (never fires here)"
+        )
+        attrs["class"] = "unreachable"
+    if a.marks:
+        steps = ",".join(str(m) for m in a.marks)
+        attrs.update(color=TRACE, fontcolor=TRACE, penwidth="2.5", style="solid")
+        attrs[key] = f"#{steps} " + attrs[key]
+        attrs["class"] = attrs["class"] + " path"
+    return attrs
 
 
-def write_dot(spec: Spec, out: Path, *, dry_run: bool = False) -> dict[Path, str]:
-    files = dot_files(spec, out)
-    if not dry_run:
-        out.mkdir(parents=True, exist_ok=True)
-        for path, text in files.items():
-            path.write_text(text)
-    return files
+def _table_label(pic: Picture) -> str:
+    head = (
+        "<TR><TD><B>#</B></TD><TD><B>trigger</B></TD><TD><B>row</B></TD>"
+        "<TD><B>when (first match wins)</B></TD><TD><B>answers</B></TD></TR>"
+    )
+    rows = []
+    for k, d in enumerate(pic.table, start=1):
+        when = '<BR ALIGN="LEFT"/>'.join(_html(x) for x in d.when)
+        bg = ' BGCOLOR="#FBD5D5"' if d.marks else ""
+        mark = f"#{','.join(str(m) for m in d.marks)} " if d.marks else ""
+        rows.append(
+            f"<TR><TD{bg}>{k}</TD><TD{bg}>{_html(d.trigger)}</TD>"
+            f'<TD ALIGN="LEFT" ID="{table_row_id(d.row).removeprefix("a_")}" HREF="#" '
+            f'TITLE="{_html(d.cite)}"{bg}>'
+            f"{_html(mark + d.row)}</TD>"
+            f'<TD ALIGN="LEFT">{when}<BR ALIGN="LEFT"/></TD>'
+            f'<TD ALIGN="LEFT">{_html(d.answers)}</TD></TR>'
+        )
+    return (
+        '<<TABLE BORDER="1" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">'
+        f"{head}{''.join(rows)}</TABLE>>"
+    )
 
 
-def render_svg(source: str, path: Path) -> Path:
+def _footnote_rows(pic: Picture) -> list[str]:
+    rows = ['<TR><TD COLSPAN="3"><B>edges: (n) [guard] / outputs</B></TD></TR>']
+    for n, row, lines in pic.footnotes:
+        body = '<BR ALIGN="LEFT"/>'.join(_html(x) for x in lines or ["-"]) + '<BR ALIGN="LEFT"/>'
+        rows.append(
+            f'<TR><TD ALIGN="RIGHT" VALIGN="TOP">({n})</TD>'
+            f'<TD ALIGN="LEFT" VALIGN="TOP" COLSPAN="2" TITLE="{_html(row)}">{body}</TD></TR>'
+        )
+    return rows
+
+
+SIDE_ROWS = 9  # table rows per side node in a top-to-bottom picture
+
+
+Side = list[tuple[str, dict[str, str]]]
+
+
+def _side(pic: Picture) -> tuple[Side, Side]:
+    """Legend, checks and trace steps (one column); footnotes and notes (another).
+
+    Top to bottom, each column is cut into short tables chained by invisible
+    edges, so that it runs down one side rank by rank instead of making the top
+    rank tall.
+    """
+    tables: list[tuple[str, list[str], str]] = [("legend", _side_rows(pic), "#BBBBBB")]
+    if pic.findings:
+        tables.append(("checks", _check_rows(pic), "#BBBBBB"))
+    if pic.trace_steps:
+        steps = [
+            f'<TR><TD ALIGN="LEFT" COLSPAN="3"><FONT COLOR="{TRACE}">{_html(s)}</FONT></TD></TR>'
+            for s in pic.trace_steps
+        ]
+        title = f'<TR><TD COLSPAN="3"><B>{_html(pic.trace_title)}</B></TD></TR>'
+        tables.append(("trace", [title, *steps], TRACE))
+    if pic.footnotes:
+        tables.append(("footnotes", _footnote_rows(pic), "#BBBBBB"))
+    size = SIDE_ROWS if pic.rankdir == "TB" else 10_000
+    left: Side = []
+    right: Side = []
+    for name, rows, colour in tables:
+        column = right if name == "footnotes" and pic.rankdir == "TB" else left
+        chunks: list[list[str]] = [[]]
+        lines = 0
+        for row in rows:
+            height = row.count("<BR") or 1  # a footnote counts its lines
+            if chunks[-1] and lines + height > size:
+                chunks.append([])
+                lines = 0
+            chunks[-1].append(row)
+            lines += height
+        for k, chunk in enumerate(chunks):
+            node = name if k == 0 else f"{name}{k}"
+            body = "".join(chunk)
+            label = (
+                f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1" '
+                f'COLOR="{colour}">{body}</TABLE>>'
+            )
+            column.append((node, {"label": label, "shape": "plain", "id": node, "fontsize": "9"}))
+    if pic.notes:
+        notes = "\\l".join(_wrap_note(n) for n in pic.notes) + "\\l"
+        attrs = {"label": notes, "shape": "note", "fontsize": "9", "id": NOTES, "style": ""}
+        (right if right else left).append((NOTES, {**attrs, "class": "note"}))
+    return left, right
+
+
+def _side_rows(pic: Picture) -> list[str]:
+    rows = ['<TR><TD COLSPAN="3"><B>legend</B></TD></TR>']
+    for k, (_, meaning) in enumerate(pic.deciders):
+        colour = COLOURS[k % len(COLOURS)]
+        dash = {"solid": "━━", "dashed": "╍╍", "dotted": "┅┅"}[STYLES[k % len(STYLES)]]
+        rows.append(
+            f'<TR><TD><FONT COLOR="{colour}">{dash}</FONT></TD>'
+            f'<TD COLSPAN="2" ALIGN="LEFT">{_html(meaning)}</TD></TR>'
+        )
+    if any(n.initial for n in pic.nodes):
+        rows.append(
+            '<TR><TD>◎</TD><TD COLSPAN="2" ALIGN="LEFT">initial state (double border)</TD></TR>'
+        )
+    if any(n.provisional for n in pic.nodes):
+        rows.append(
+            '<TR><TD BGCOLOR="#FFF4CC">  </TD>'
+            '<TD COLSPAN="2" ALIGN="LEFT">provisional state</TD></TR>'
+        )
+    if any(n.greyed for n in pic.nodes) or any(a.greyed for a in pic.arrows):
+        rows.append(
+            f'<TR><TD><FONT COLOR="{GREY}">╍╍</FONT></TD>'
+            '<TD COLSPAN="2" ALIGN="LEFT">unreachable here (explorer)</TD></TR>'
+        )
+    if pic.path_nodes:
+        rows.append(
+            f'<TR><TD><FONT COLOR="{TRACE}">━━</FONT></TD>'
+            '<TD COLSPAN="2" ALIGN="LEFT">the trace, its steps numbered #1, #2, …</TD></TR>'
+        )
+    return rows
+
+
+def _check_rows(pic: Picture) -> list[str]:
+    rows = ['<TR><TD COLSPAN="3"><B>checks (last verify)</B></TD></TR>']
+    if pic.findings:
+        for f in pic.findings:
+            colour = VERDICT_COLOURS.get(f.verdict, "#000000")
+            rows.append(
+                f'<TR><TD ALIGN="LEFT">{_html(f.kind)}</TD><TD ALIGN="LEFT">{_html(f.id)}</TD>'
+                f'<TD ALIGN="LEFT"><FONT COLOR="{colour}">{_html(f.shown)}</FONT></TD></TR>'
+            )
+    return rows
+
+
+# ---------------------------------------------------------------- files
+
+
+def pictures(
+    spec: Spec, findings: Sequence[Finding] = (), graph: Exploration | None = None
+) -> list[Picture]:
+    graph = graph or explore(spec)
+    return [picture(spec, view, graph, findings) for view in views(spec)]
+
+
+def render(source: str, fmt: str = "svg") -> bytes:
     try:
-        svg = graphviz.pipe("dot", "svg", source.encode())
+        return bytes(graphviz.pipe("dot", fmt, source.encode()))
     except graphviz.ExecutableNotFound:
         raise DotMissing(
             "graphviz's `dot` is not installed: run `apt-get install graphviz` "
             "(or your system's equivalent), or `make diagrams`, which installs it"
         ) from None
+
+
+def write(path: Path, data: bytes | str) -> None:
+    """Write a whole file or nothing: a reader never sees half a diagram."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(svg)
-    return path
+    tmp = path.with_name(path.name + ".tmp")
+    if isinstance(data, str):
+        tmp.write_text(data)
+    else:
+        tmp.write_bytes(data)
+    tmp.replace(path)

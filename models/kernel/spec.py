@@ -36,6 +36,7 @@ from .expr import (
     is_step_expr,
     walk,
 )
+from .layout import Layout
 
 
 class SpecError(ValueError):
@@ -242,6 +243,7 @@ class Spec:
     variants: tuple[Variant, ...] = ()
     doc: str = ""
     expect_violated: tuple[str, ...] = ()
+    layout: Layout = field(default_factory=Layout)  # diagram hints only (layout.py)
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -570,4 +572,5 @@ def _apply_variant(spec: Spec, variant: Variant) -> Spec:
         variants=(),
         doc=variant.doc,
         expect_violated=variant.violates,
+        layout=spec.layout,
     )

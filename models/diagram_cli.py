@@ -1,0 +1,192 @@
+"""`python -m models diagram`: draw the specs, check the committed drawings, overlay a trace.
+
+    diagram [SPEC ...] [--render] [--check]        every view to diagrams/ (.dot, .mmd, .svg)
+    diagram SPEC [--variant V] [--view VIEW] [--trace CHECK]
+                 [--format dot|svg|png|mermaid] [-o FILE]   one picture, to FILE or stdout
+
+The side panel's verdicts come from `models/results.py`: the fresh
+reports/verify.json of the last `make verify`, or the checks run now.
+`--trace CHECK` runs that one check and draws its witness or counterexample as
+a numbered path; a variant's counterexample is drawn over the variant's rows.
+Exit codes: 0 written (or up to date), 1 a committed drawing is stale, 2 a wrong
+command (unknown spec, variant, view or check, or a check with no trace).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from models.clikit import output_dir, output_file
+from models.kernel.checks import Checker
+from models.kernel.diagram import (
+    Mark,
+    Picture,
+    dot_source,
+    marks,
+    overlay,
+    pictures,
+    render,
+    views,
+    write,
+)
+from models.kernel.mermaid import mermaid_source
+from models.kernel.spec import Spec
+from models.kernel.trace import Trace, trace_json
+from models.registry import all_specs, lookup
+from models.results import findings, load
+
+FORMATS = ("dot", "svg", "png", "mermaid")
+
+
+class Refused(Exception):
+    """A diagram command that cannot be carried out as asked (exit 2)."""
+
+
+def add_diagram(sub: Any) -> None:
+    p = sub.add_parser(
+        "diagram",
+        help="draw each spec view (DOT, Mermaid, SVG), or one picture with a trace",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("specs", nargs="*", metavar="SPEC")
+    p.add_argument("--variant", metavar="V", help="draw the spec's faulty variant V")
+    p.add_argument("--view", metavar="VIEW", help="one view of a spec with several (duplex: audio)")
+    p.add_argument("--trace", metavar="CHECK", help="draw CHECK's witness or counterexample")
+    p.add_argument("--format", choices=FORMATS, help="one picture in this format")
+    p.add_argument("-o", "--output", type=output_file, metavar="FILE", help="one picture to FILE")
+    p.add_argument(
+        "--out", type=output_dir, default="diagrams", help="directory (default: diagrams)"
+    )
+    p.add_argument("--check", action="store_true", help="fail if a committed .dot/.mmd is stale")
+    p.add_argument("--render", action="store_true", help="also render .svg with graphviz's dot")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.variant or args.view or args.trace or args.format or args.output:
+            return _one(args)
+        return _all(args)
+    except Refused as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"error: cannot write {err.filename}: {err.strerror}", file=sys.stderr)
+        return 2
+
+
+def _all(args: argparse.Namespace) -> int:
+    specs = [lookup(n) for n in args.specs] if args.specs else list(all_specs().values())
+    results, origin = load(specs)
+    stale: list[Path] = []
+    for spec in specs:
+        for pic in pictures(spec, findings(results[spec.name])):
+            dot = dot_source(pic)
+            files = {
+                args.out / f"{pic.name}.dot": dot,
+                args.out / f"{pic.name}.mmd": mermaid_source(pic),
+            }
+            for path, text in files.items():
+                if args.check:
+                    if not path.exists() or path.read_text() != text:
+                        stale.append(path)
+                else:
+                    write(path, text)
+                    print(f"wrote {path}")
+            if args.render:
+                svg = args.out / f"{pic.name}.svg"
+                write(svg, render(dot, "svg"))
+                if not args.check:
+                    print(f"wrote {svg}")
+    if stale:
+        for path in stale:
+            print(f"stale diagram: {path} (run `make diagrams` and commit it)", file=sys.stderr)
+        return 1
+    if args.check:
+        print(f"diagrams: up to date (verdicts: {origin})")
+    return 0
+
+
+def _one(args: argparse.Namespace) -> int:
+    if len(args.specs) != 1:
+        raise Refused("--variant, --view, --trace, --format and -o draw one spec: name exactly one")
+    name = args.specs[0] + (f":{args.variant}" if args.variant else "")
+    spec = lookup(name)
+    fmt = args.format or _format_of(args.output)
+    results, _ = load([spec])
+    found = findings(results[spec.name])
+    title = ""
+    path: list[Mark] | None = None
+    if args.trace:
+        trace, title = _trace(spec, args.trace)
+        path = marks(
+            spec, [(e["action"], e["state"], e["outputs"]) for e in trace_json(spec, trace)]
+        )
+    view = (
+        args.view
+        if args.view is not None
+        else _view_of(spec, path_init=trace.init if args.trace else None)
+    )
+    if view not in views(spec):
+        known = ", ".join(v for v in views(spec) if v) or "none"
+        raise Refused(f"spec {spec.name!r} has no view {view!r} (its views: {known})")
+    pic = next(p for p in pictures(spec, found) if p.name.endswith(view) or not view)
+    if path is not None:
+        pic = overlay(pic, path, title)
+    data = _format(pic, fmt)
+    if args.output is None:
+        if isinstance(data, bytes):
+            sys.stdout.buffer.write(data)
+        else:
+            sys.stdout.write(data)
+    else:
+        write(args.output, data)
+        print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def _format_of(output: Path | None) -> str:
+    suffix = output.suffix.lstrip(".") if output else ""
+    return {"mmd": "mermaid", "gv": "dot"}.get(suffix, suffix if suffix in FORMATS else "dot")
+
+
+def _format(pic: Picture, fmt: str) -> str | bytes:
+    if fmt == "mermaid":
+        return mermaid_source(pic)
+    source = dot_source(pic)
+    return source if fmt == "dot" else render(source, fmt)
+
+
+def _trace(spec: Spec, check_id: str) -> tuple[Trace, str]:
+    checker = Checker(spec)
+    known = checker.check_ids()
+    if check_id not in known:
+        raise Refused(
+            f"spec {spec.name!r} has no check {check_id!r}; its checks: {', '.join(known)}"
+        )
+    result = next(checker.run(check_id))
+    if result.trace is None:
+        raise Refused(
+            f"check {check_id!r} of {spec.name!r} is {result.verdict} with no trace to draw "
+            "(only witnesses and counterexamples have one)"
+        )
+    what = {"witnessed": "witness", "violated": "counterexample"}.get(result.verdict, "trace")
+    return result.trace, f"{what} of {check_id}: {result.verdict}, {len(result.trace)} steps"
+
+
+def _view_of(spec: Spec, path_init: Any) -> str:
+    """The view a trace starts in; without a trace, the only view (or an error)."""
+    names = list(views(spec))
+    if path_init is not None:
+        from models.kernel.expr import Env, evaluate
+
+        for name, pred in views(spec).items():
+            if evaluate(pred, Env(pre=path_init)):
+                return name
+    if len(names) == 1:
+        return names[0]
+    raise Refused(f"spec {spec.name!r} has views {', '.join(names)}: pick one with --view")

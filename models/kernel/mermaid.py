@@ -1,0 +1,93 @@
+"""Mermaid `stateDiagram-v2` text of a diagram picture, for ADRs written in Markdown.
+
+GitHub and GitLab render a ```mermaid block inline. It prints the same
+`Picture` as the DOT face: the same states (greyed ones in the `unreachable`
+class, provisional ones in `provisional`), the same edges and labels, the same
+notes; clusters are listed in the note, since Mermaid cannot draw transitions
+between the states of two composite states. A decision table (admission)
+becomes a choice node with one arrow per row, in match order. Mermaid's state
+diagrams cannot colour a single transition, so who decides an edge is shown by
+the DOT face's colours only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .diagram import ANY, Picture
+
+_UNSAFE = re.compile(r"[:;#{}<>\"]")
+
+
+def _safe(text: str) -> str:
+    """Label text Mermaid parses as text: no statement separators, comments or markup."""
+    replacements = {
+        ":": "꞉",
+        ";": ",",
+        "#": "no.",
+        "{": "(",
+        "}": ")",
+        "<": "‹",
+        ">": "›",
+        '"': "'",
+    }
+    return _UNSAFE.sub(lambda m: replacements[m.group(0)], text)
+
+
+def mermaid_source(pic: Picture) -> str:
+    lines = ["---", f"title: {_safe(pic.title)} — {_safe(pic.source)}", "---", "stateDiagram-v2"]
+    if pic.rankdir == "LR":
+        lines.append("    direction LR")
+    lines += [
+        "    classDef provisional fill:#FFF4CC,stroke-dasharray:4 3",
+        "    classDef unreachable fill:#FFFFFF,color:#9A9A9A,stroke:#9A9A9A,stroke-dasharray:4 3",
+        "    classDef arm fill:#F2F2F2",
+    ]
+    if pic.table:
+        lines.append("    state decide <<choice>>")
+        triggers = list(dict.fromkeys(d.trigger for d in pic.table))
+        for t in triggers:
+            lines.append(f"    [*] --> {t}")
+            lines.append(f"    {t} --> decide")
+        for k, d in enumerate(pic.table, start=1):
+            answer = f"a{k}"
+            lines.append(f'    state "{_safe(d.answers)}" as {answer}')
+            lines.append(
+                f"    decide --> {answer} : {k}. {_safe(d.trigger)} [{_safe(' '.join(d.when))}]"
+            )
+    # Flat states: Mermaid cannot draw a transition between states of two composite
+    # states, so clusters are listed in the note instead.
+    for n in pic.nodes:
+        label = "any state" if n.id == ANY else n.label
+        lines.append(f'    state "{_safe(label)}" as {n.id}')
+    groups = [
+        f"{title}: {', '.join(n.label for n in pic.nodes if n.cluster == cid)}"
+        for cid, title in pic.clusters
+        if any(n.cluster == cid for n in pic.nodes)
+    ]
+    for n in pic.nodes:
+        if n.initial:
+            lines.append(f"    [*] --> {n.id}")
+    for a in pic.arrows:
+        label = "<br/>".join(_safe(line.strip()) for line in a.lines)
+        if a.greyed:
+            label = "never fires here<br/>" + label
+        lines.append(f"    {a.src} --> {a.dst} : {label}")
+    for cls, members in (
+        ("provisional", [n.id for n in pic.nodes if n.provisional]),
+        ("unreachable", [n.id for n in pic.nodes if n.greyed]),
+        ("arm", [n.id for n in pic.nodes if n.kind == "arm" and not n.greyed]),
+    ):
+        if members:
+            lines.append(f"    class {','.join(members)} {cls}")
+    anchor = next((n.id for n in pic.nodes if n.initial), None)
+    if anchor and (pic.notes or groups):
+        lines.append(f"    note right of {anchor}")
+        lines += [f"        {_safe(note)}" for note in (*groups, *pic.notes)]
+        lines.append("    end note")
+    if anchor and pic.footnotes:
+        lines.append(f"    note left of {anchor}")
+        for number, row, body in pic.footnotes:
+            lines.append(f"        ({number}) {_safe(row)} {_safe(' '.join(body))}")
+        lines.append("    end note")
+    return "\n".join(lines) + "\n"
