@@ -128,6 +128,7 @@ class _Gen:
 
     def __init__(self, spec: Spec) -> None:
         self.slot = {v.name: i for i, v in enumerate(spec.vars)}
+        self.params: dict[str, str] = {}  # the current trigger's parameters, as locals
         self.consts: dict[str, Any] = {}
         self._by_id: dict[int, str] = {}
 
@@ -145,6 +146,8 @@ class _Gen:
         if isinstance(e, Const):
             return self.const(e.value)
         if isinstance(e, Ref):
+            if e.scope == "param" and e.name in self.params:
+                return self.params[e.name]
             if e.scope != "pre":
                 raise ExprTypeError(f"{e.scope} values are not available here")
             return f"v{self.slot[e.name]}"
@@ -183,40 +186,52 @@ class _Firing:
     params: Mapping[str, Value]
 
 
-def _bind(spec: Spec, e: Expr, params: Mapping[str, Value]) -> Expr:
-    def go(x: Expr) -> Expr:
-        if isinstance(x, Ref) and x.scope == "param":
-            return Const(params[x.name])
-        return _map(x, go)
+@dataclass(frozen=True)
+class _Case:
+    """One row of a trigger, as code: its guard, the checks and locals its updates need,
+    and its successor tuple (None when the row changes nothing)."""
 
-    return go(e)
+    row: int
+    guard: str
+    checks: tuple[str, ...]
+    succ: str | None
 
 
 class _Compiled:
-    """One spec's rows as generated functions over state tuples."""
+    """One spec's rows as generated functions over state tuples.
+
+    Per trigger, the code loops over its parameter assignments (locals `p0, p1, …`)
+    and tests the trigger's rows in spec order; the first enabled row fires.
+    """
 
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
-        self.firings = [
-            _Firing(t.name, MappingProxyType(p))
-            for t in spec.triggers
-            for p in spec.param_assignments(t.name)
-        ]
         self.rows: list[Row] = list(spec.rows)
         self.row_index = {r.name: i for i, r in enumerate(self.rows)}
+        self.firings: list[_Firing] = []
         self.gen = _Gen(spec)
-        # Per firing: (row index, guard source, successor source or None for "unchanged").
-        self.cases: list[list[tuple[int, str, str | None, list[str]]]] = [
-            self._cases(f) for f in self.firings
-        ]
+        # Per trigger: the first firing's index, its parameter tuples, and its cases.
+        self.blocks: list[tuple[str, int, list[tuple[Value, ...]], list[_Case]]] = []
+        for t in spec.triggers:
+            assignments = spec.param_assignments(t.name)
+            base = len(self.firings)
+            self.firings += [_Firing(t.name, MappingProxyType(a)) for a in assignments]
+            values = [tuple(a[p.name] for p in t.params) for a in assignments]
+            self.blocks.append((t.name, base, values, self._cases(t.name)))
         self.bfs: Callable[..., None] = self._build_bfs()
         self.successors: Callable[[State], list[tuple[int, int, State]]] = self._build_succ()
 
-    def _cases(self, f: _Firing) -> list[tuple[int, str, str | None, list[str]]]:
+    def _params(self, trigger: str) -> None:
+        params = self.spec.trigger(trigger).params
+        self.gen.params = {p.name: f"p{j}" for j, p in enumerate(params)}
+
+    def _cases(self, trigger: str) -> list[_Case]:
         spec, gen = self.spec, self.gen
+        self._params(trigger)
         out = []
-        for r in spec.rows_of(f.trigger):
-            guard = _fold(_bind(spec, spec.step_guard(r), f.params))
+        for r in spec.rows_of(trigger):
+            ri = self.row_index[r.name]
+            guard = _fold(spec.step_guard(r))
             if isinstance(guard, Const) and not guard.value:
                 continue
             checks: list[str] = []
@@ -226,39 +241,33 @@ class _Compiled:
                 if v.name == spec.control and r.target is not None:
                     slots.append(gen.const(r.target))
                     changed = True
-                elif v.name in r.updates:
-                    upd = _fold(_bind(spec, r.updates[v.name], f.params))
-                    if isinstance(upd, Const):
-                        if not v.domain.contains(upd.value):
-                            checks.append(
-                                f"_bad({self.row_index[r.name]}, {j}, {gen.const(upd.value)})"
-                            )
-                        slots.append(gen.const(upd.value))
-                    elif isinstance(upd, Ref) and upd.scope == "pre" and upd.name == v.name:
-                        slots.append(f"v{j}")
-                        continue
-                    else:
-                        tmp = f"u{j}"
-                        checks.append(f"{tmp} = {gen.src(upd)}")
-                        if isinstance(v.domain, IntRange):
-                            lo, hi = v.domain.lo, v.domain.hi
-                            checks.append(
-                                f"if not ({lo} <= {tmp} <= {hi}): "
-                                f"_bad({self.row_index[r.name]}, {j}, {tmp})"
-                            )
-                        else:
-                            checks.append(
-                                f"if not {gen.const(v.domain)}.contains({tmp}): "
-                                f"_bad({self.row_index[r.name]}, {j}, {tmp})"
-                            )
-                        slots.append(tmp)
-                    changed = True
-                else:
+                    continue
+                if v.name not in r.updates:
                     slots.append(f"v{j}")
-            succ = "(" + "".join(s + ", " for s in slots) + ")" if changed else None
-            out.append((self.row_index[r.name], gen.src(guard), succ, checks))
+                    continue
+                upd = _fold(r.updates[v.name])
+                if isinstance(upd, Ref) and upd.scope == "pre" and upd.name == v.name:
+                    slots.append(f"v{j}")
+                    continue
+                changed = True
+                if isinstance(upd, Const):
+                    if not v.domain.contains(upd.value):
+                        checks.append(f"_bad({ri}, {j}, {gen.const(upd.value)})")
+                    slots.append(gen.const(upd.value))
+                    continue
+                tmp = f"u{j}"
+                checks.append(f"{tmp} = {gen.src(upd)}")
+                if isinstance(v.domain, IntRange):
+                    lo, hi = v.domain.lo, v.domain.hi
+                    checks.append(f"if not ({lo} <= {tmp} <= {hi}): _bad({ri}, {j}, {tmp})")
+                else:
+                    domain = gen.const(v.domain)
+                    checks.append(f"if not {domain}.contains({tmp}): _bad({ri}, {j}, {tmp})")
+                slots.append(tmp)
+            succ = "(" + "".join(x + ", " for x in slots) + ")" if changed else None
+            out.append(_Case(ri, gen.src(guard), tuple(checks), succ))
             if isinstance(guard, Const):
-                break  # always enabled: later rows of this firing never fire
+                break  # always enabled: later rows of this trigger never fire
         return out
 
     def _bad(self, row: int, slot: int, value: Value) -> None:
@@ -269,15 +278,62 @@ class _Compiled:
 
     def _unpack(self) -> str:
         n = len(self.spec.vars)
-        if n == 0:
-            return "pass"
-        return "".join(f"v{j}, " for j in range(n)) + "= s"
+        return "".join(f"v{j}, " for j in range(n)) + "= s" if n else "pass"
 
-    def _namespace(self) -> dict[str, Any]:
-        return {**self.gen.consts, "_bad": self._bad}
+    def _emit(
+        self,
+        lines: list[str],
+        indent: str,
+        body: Callable[[str, int, _Case, list[str]], None],
+        undefined: str | None,
+    ) -> None:
+        """Per trigger: the loop over its parameters, then an if/elif chain over its rows.
+
+        `body(indent, trigger index, case, lines)` writes what a firing row does; `undefined`
+        is the statement for a firing no row answers (None: nothing)."""
+        for t, (trigger, base, values, cases) in enumerate(self.blocks):
+            arity = len(self.spec.trigger(trigger).params)
+            inner = indent
+            if arity:
+                table = self.gen.const(tuple((base + j, v) for j, v in enumerate(values)))
+                names = "".join(f"p{j}, " for j in range(arity))
+                lines.append(f"{indent}for k, ({names}) in {table}:")
+                inner = indent + "    "
+            else:
+                lines.append(f"{indent}k = {base}")
+            first = True
+            for case in cases:
+                lines.append(f"{inner}{'if' if first else 'elif'} {case.guard}:")
+                first = False
+                body(inner + "    ", t, case, lines)
+            if undefined is not None:
+                if first:
+                    lines.append(f"{inner}{undefined}")
+                else:
+                    lines += [f"{inner}else:", f"{inner}    {undefined}"]
+            elif first and arity:
+                lines.append(f"{inner}pass")
+
+    def _exec(self, lines: list[str], name: str, extra: Mapping[str, Any] | None = None) -> Any:
+        ns: dict[str, Any] = {**self.gen.consts, "_bad": self._bad, **(extra or {})}
+        exec(compile("\n".join(lines), f"<{name} {self.spec.name}>", "exec"), ns)  # noqa: S102
+        return ns[name]
 
     def _build_bfs(self) -> Callable[..., None]:
-        R = len(self.rows)
+        rows = len(self.rows)
+
+        def body(ind: str, t: int, case: _Case, lines: list[str]) -> None:
+            lines += [f"{ind}{c}" for c in case.checks]
+            if case.succ is None:
+                lines.append(f"{ind}pass")
+                return
+            lines += [
+                f"{ind}t = {case.succ}",
+                f"{ind}if sd(t, n) == n:",
+                f"{ind}    if n >= limit: raise _Limit(limit)",
+                f"{ind}    push(t); dpush(d); ppush(i); cpush(k * {rows} + {case.row}); n += 1",
+            ]
+
         lines = [
             "def bfs(states, index, depth, psrc, pcode, undefined, limit):",
             "    sd = index.setdefault",
@@ -290,105 +346,73 @@ class _Compiled:
             f"        {self._unpack()}",
             "        d = depth[i] + 1",
         ]
-        for k, cases in enumerate(self.cases):
-            first = True
-            for row, guard, succ, checks in cases:
-                lines.append(f"        {'if' if first else 'elif'} {guard}:")
-                first = False
-                lines += [f"            {c}" for c in checks]
-                if succ is None:
-                    lines.append("            pass")
-                    continue
-                lines += [
-                    f"            t = {succ}",
-                    "            if sd(t, n) == n:",
-                    "                if n >= limit: raise _Limit(limit)",
-                    f"                push(t); dpush(d); ppush(i); cpush({k * R + row}); n += 1",
-                ]
-            if first:
-                lines.append(f"        undefined.append((i, {k}))")
-            else:
-                lines += ["        else:", f"            undefined.append((i, {k}))"]
+        self._emit(lines, "        ", body, "undefined.append((i, k))")
         lines.append("        i += 1")
-        ns = {**self._namespace(), "_Limit": ExplorationLimit}
-        exec(compile("\n".join(lines), f"<bfs {self.spec.name}>", "exec"), ns)  # noqa: S102
-        return ns["bfs"]  # type: ignore[no-any-return]
+        return self._exec(lines, "bfs", {"_Limit": ExplorationLimit})  # type: ignore[no-any-return]
 
     def _build_succ(self) -> Callable[[State], list[tuple[int, int, State]]]:
         """Every edge out of a state, in firing order: (firing, row, target)."""
+
+        def body(ind: str, t: int, case: _Case, lines: list[str]) -> None:
+            lines += [f"{ind}{c}" for c in case.checks]
+            lines.append(f"{ind}out.append((k, {case.row}, {case.succ or 's'}))")
+
         lines = ["def succ(s):", f"    {self._unpack()}", "    out = []"]
-        for k, cases in enumerate(self.cases):
-            first = True
-            for row, guard, succ, checks in cases:
-                lines.append(f"    {'if' if first else 'elif'} {guard}:")
-                first = False
-                lines += [f"        {c}" for c in checks]
-                lines.append(f"        out.append(({k}, {row}, {succ or 's'}))")
+        self._emit(lines, "    ", body, None)
         lines.append("    return out")
-        ns = self._namespace()
-        exec(compile("\n".join(lines), f"<succ {self.spec.name}>", "exec"), ns)  # noqa: S102
-        return ns["succ"]  # type: ignore[no-any-return]
+        return self._exec(lines, "succ")  # type: ignore[no-any-return]
 
     def state_test(self, pred: Expr) -> Callable[[list[State]], int | None]:
         """The first state (in BFS order) satisfying a state predicate."""
-        body = self.gen.src(_fold(pred))
         lines = [
             "def first(states):",
             "    for i, s in enumerate(states):",
             f"        {self._unpack()}",
-            f"        if {body}: return i",
+            f"        if {self.gen.src(_fold(pred))}: return i",
             "    return None",
         ]
-        ns = self._namespace()
-        exec(compile("\n".join(lines), "<state test>", "exec"), ns)  # noqa: S102
-        return ns["first"]  # type: ignore[no-any-return]
+        return self._exec(lines, "first")  # type: ignore[no-any-return]
 
     def step_test(self, pred: Expr) -> Callable[[list[State]], tuple[int, int, int] | None]:
         """The first edge (BFS order of its source, then firing order) satisfying a step
-        predicate, as (source, firing, row). The predicate is specialised to each firing and
-        row: parameters, outputs, the post-state and the step's names become expressions
-        over the pre-state, so it compiles like a guard."""
+        predicate, as (source, firing, row). The predicate is specialised to each row:
+        outputs, the post-state and the step's names become expressions over the
+        pre-state and the parameters, so it compiles like a guard."""
+
+        def body(ind: str, t: int, case: _Case, lines: list[str]) -> None:
+            self._params(self.blocks[t][0])
+            test = self.gen.src(_fold(self._on_step(pred, self.rows[case.row])))
+            lines.append(f"{ind}if {test}: return (i, k, {case.row})")
+
         lines = [
             "def first(states):",
             "    for i, s in enumerate(states):",
             f"        {self._unpack()}",
         ]
-        for k, cases in enumerate(self.cases):
-            first = True
-            for row, guard, _succ, _checks in cases:
-                test = self.gen.src(_fold(self._on_step(pred, self.firings[k], self.rows[row])))
-                lines.append(f"        {'if' if first else 'elif'} {guard}:")
-                first = False
-                lines.append(f"            if {test}: return (i, {k}, {row})")
+        self._emit(lines, "        ", body, None)
         lines.append("    return None")
-        ns = self._namespace()
-        exec(compile("\n".join(lines), "<step test>", "exec"), ns)  # noqa: S102
-        return ns["first"]  # type: ignore[no-any-return]
+        return self._exec(lines, "first")  # type: ignore[no-any-return]
 
-    def _on_step(self, pred: Expr, f: _Firing, r: Row) -> Expr:
+    def _on_step(self, pred: Expr, r: Row) -> Expr:
         spec = self.spec
-        group = spec.group_of(f.trigger)
+        group = spec.group_of(r.trigger)
 
         def post(name: str) -> Expr:
             if name == spec.control and r.target is not None:
                 return Const(r.target)
-            if name in r.updates:
-                return _bind(spec, r.updates[name], f.params)
-            return Ref("pre", name)
+            return r.updates.get(name, Ref("pre", name))
 
         def go(x: Expr) -> Expr:
             if isinstance(x, Ref):
-                if x.scope == "param":
-                    return Const(f.params[x.name])
                 if x.scope == "post":
                     return post(x.name)
                 if x.scope == "out":
                     if x.name in r.outputs:
-                        return _bind(spec, r.outputs[x.name], f.params)
+                        return r.outputs[x.name]
                     return Const(spec.output(x.name).default)
                 return x
             if isinstance(x, StepIs):
-                seen = {"trigger": f.trigger, "row": r.name, "group": group}[x.kind]
+                seen = {"trigger": r.trigger, "row": r.name, "group": group}[x.kind]
                 return Const(seen in x.names)
             return _map(x, go)
 
