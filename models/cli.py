@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from models.kernel.checks import Checker, CheckResult, SpecReport, verify
+from models.kernel.checks import DEFAULT_TIMEOUT, Checker, CheckResult, SpecReport, verify
 from models.kernel.diagram import DotMissing, render_svg, write_dot
 from models.kernel.spec import Spec
 from models.kernel.trace import render_trace, trace_json
@@ -60,6 +60,14 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=os.cpu_count() or 1,
         help="specs checked in parallel (default: one per CPU)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT,
+        metavar="S",
+        help="z3's budget per check in seconds; past it the check is `unknown` "
+        f"(default: {DEFAULT_TIMEOUT:g})",
     )
     p.set_defaults(run=_verify)
 
@@ -105,7 +113,7 @@ def _verify(args: argparse.Namespace) -> int:
     jobs = max(1, min(args.jobs, len(names)))
     outcomes: list[Outcome] = []
     if jobs == 1:
-        outcomes = [_run_spec(name, args.method, stream=True) for name in names]
+        outcomes = [_run_spec(name, args.method, args.timeout, stream=True) for name in names]
     else:
         # Specs are independent: check them in parallel, print each block in order.
         print(f"checking {len(names)} specs in {jobs} processes", flush=True)
@@ -114,7 +122,7 @@ def _verify(args: argparse.Namespace) -> int:
         cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             futures = {
-                name: pool.submit(_run_spec, name, args.method)
+                name: pool.submit(_run_spec, name, args.method, args.timeout)
                 for name in sorted(names, key=lambda n: -cost[n])
             }
             for name in names:
@@ -144,10 +152,20 @@ def _verify(args: argparse.Namespace) -> int:
     return 0 if not failures else 1
 
 
-def _run_spec(name: str, method: str, stream: bool = False) -> Outcome:
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def _run_spec(name: str, method: str, timeout: float, stream: bool = False) -> Outcome:
     spec = lookup(name)
     out: TextIO = sys.stdout if stream else io.StringIO()
-    report = _verify_one(spec, method, out)
+    report = _verify_one(spec, method, timeout, out)
     failures = [
         f"  {spec.name} {c.id}: {c.verdict}, expected to {c.expected}. {c.detail}\n"
         f"    source: {c.cite}\n"
@@ -159,7 +177,7 @@ def _run_spec(name: str, method: str, stream: bool = False) -> Outcome:
     return Outcome(spec.name, text, _spec_json(report), failures, len(report.checks))
 
 
-def _verify_one(spec: Spec, method: str, stream: TextIO) -> SpecReport:
+def _verify_one(spec: Spec, method: str, timeout: float, stream: TextIO) -> SpecReport:
     stream.write(f"{spec.name} — {spec.source}\n")
     stream.flush()
 
@@ -167,7 +185,7 @@ def _verify_one(spec: Spec, method: str, stream: TextIO) -> SpecReport:
         stream.write(_check_line(check) + "\n")
         stream.flush()
 
-    report = verify(spec, method=method, progress=line)  # type: ignore[arg-type]
+    report = verify(spec, method=method, progress=line, timeout=timeout)  # type: ignore[arg-type]
     g = report.exploration
     stream.write(
         f"  {len(g.states)} reachable states (diameter {g.diameter}), {len(spec.rows)} rows, "

@@ -46,6 +46,8 @@ from .smt import (
 from .spec import Kind, Property, Spec
 from .trace import Trace
 
+DEFAULT_TIMEOUT = QUERY_TIMEOUT_MS / 1000  # seconds of z3 per check (`verify --timeout`)
+
 VerdictName = Literal["proved", "witnessed", "violated", "unknown"]
 Expectation = Literal["hold", "violate"]
 Method = Literal["spacer", "k-induction"]
@@ -131,7 +133,7 @@ class Checker:
         *,
         method: Method = "spacer",
         max_k: int = 12,
-        timeout: float = QUERY_TIMEOUT_MS / 1000,
+        timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         self.spec = spec
         self.method = method
@@ -264,7 +266,15 @@ class Checker:
                 return found
             return Unknown("spacer", "Spacer reaches it but BMC finds no trace within the diameter")
         if isinstance(verdict, Unknown):
-            return self.z3.k_induction(Not(bad), step=step, max_k=self.max_k, params_of=params_of)
+            fallback = self.z3.k_induction(
+                Not(bad), step=step, max_k=self.max_k, params_of=params_of
+            )
+            if isinstance(fallback, Unknown):
+                return Unknown(
+                    "spacer, k-induction",
+                    f"spacer: {verdict.reason}; k-induction: {fallback.reason}",
+                )
+            return fallback
         return verdict
 
     def _explorer_hit(self, bad: Expr, step: bool) -> Trace | None:
@@ -296,7 +306,8 @@ class Checker:
     @staticmethod
     def _unknown(head: Head, verdict: Verdict) -> CheckResult:
         reason = verdict.reason if isinstance(verdict, Unknown) else "no verdict"
-        return _result(head, "unknown", verdict.method, None, detail=reason)
+        detail = f"{verdict.method} gave up on {head.id}: {reason}"
+        return _result(head, "unknown", verdict.method, None, detail=detail)
 
     # ------------------------------------------------------------ structural
 
@@ -443,7 +454,7 @@ def verify(
     method: Method = "spacer",
     only: str | None = None,
     progress: Callable[[CheckResult], None] | None = None,
-    timeout: float = QUERY_TIMEOUT_MS / 1000,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> SpecReport:
     started = time.perf_counter()
     checker = Checker(spec, method=method, timeout=timeout)
