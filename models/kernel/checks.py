@@ -444,7 +444,7 @@ class Checker:
     def z3_sample(self, chosen: Sequence[int]) -> SetCheck:
         g = self.graph
         initial = [g.as_dict(i) for i, d in enumerate(g.depth) if d == 0]
-        sample = [(g.as_dict(i), [g.as_dict(e.target) for e in g.successors(i)]) for i in chosen]
+        sample = [(g.as_dict(i), [g.step(e) for e in g.successors(i)]) for i in chosen]
         return check_reachable_sample(self.z3.enc, initial, len(g.states), sample, self.budget)
 
 

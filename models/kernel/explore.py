@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .domains import IntRange, Value
+from .domains import Domain, IntRange, Option, Value
 from .expr import (
     Add,
     And,
@@ -197,6 +197,14 @@ class _Case:
     succ: str | None
 
 
+def _may_leave(domain: Domain, update: Expr) -> bool:
+    """Can this update's value fall outside the variable's domain? Only through `add`."""
+    bounded = isinstance(domain, IntRange) or (
+        isinstance(domain, Option) and isinstance(domain.inner, IntRange)
+    )
+    return bounded and any(isinstance(n, Add) for n in walk(update))
+
+
 class _Compiled:
     """One spec's rows as generated functions over state tuples.
 
@@ -255,6 +263,11 @@ class _Compiled:
                         checks.append(f"_bad({ri}, {j}, {gen.const(upd.value)})")
                     slots.append(gen.const(upd.value))
                     continue
+                if not _may_leave(v.domain, upd):
+                    slots.append(gen.src(upd))
+                    continue
+                # Integer arithmetic can leave its range, as the oracle reports; nothing else
+                # can: the spec's type check keeps every other update inside its domain.
                 tmp = f"u{j}"
                 checks.append(f"{tmp} = {gen.src(upd)}")
                 if isinstance(v.domain, IntRange):
@@ -514,13 +527,13 @@ class Exploration:
             edges.append(edge)
             i = edge.source
         edges.reverse()
-        return Trace(self.as_dict(i), tuple(self._step(e) for e in edges))
+        return Trace(self.as_dict(i), tuple(self.step(e) for e in edges))
 
     def path_through(self, edge: Edge) -> Trace:
         head = self.path_to(edge.source)
-        return Trace(head.init, (*head.steps, self._step(edge)))
+        return Trace(head.init, (*head.steps, self.step(edge)))
 
-    def _step(self, edge: Edge) -> Step:
+    def step(self, edge: Edge) -> Step:
         return Step(edge.row, edge.trigger, edge.params, self.as_dict(edge.target), edge.outputs)
 
     def edge_env(self, edge: Edge) -> Env:
