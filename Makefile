@@ -14,7 +14,7 @@ help:
 	@echo "make test       the pytest suite (HYPOTHESIS_PROFILE=dev|ci|thorough, default ci)"
 	@echo "make models     only the model checks (python -m models verify)"
 	@echo "make diagrams   render diagrams/*.dot and *.svg from the models"
-	@echo "make bench      time each part of verify against its budget"
+	@echo "make bench      engines side by side, scaling families, verify against its budget"
 	@echo "make mutation   mutmut over impl/ (slow)"
 
 $(STAMP): pyproject.toml

@@ -22,6 +22,8 @@ from typing import Any, TextIO
 
 from models.kernel.checks import DEFAULT_TIMEOUT, Checker, CheckResult, SpecReport, verify
 from models.kernel.diagram import DotMissing, render_svg, write_dot
+from models.kernel.explore import ExplorationLimit
+from models.kernel.oracle import OracleError
 from models.kernel.spec import Spec
 from models.kernel.trace import render_trace, trace_json
 from models.registry import UnknownSpec, all_specs, expand, lookup
@@ -38,6 +40,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {err.args[0]}", file=sys.stderr)
         return 2
     except DotMissing as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except (ExplorationLimit, OracleError) as err:
+        # The spec is too big for the explorer, or a row leaves its variable's domain.
         print(f"error: {err}", file=sys.stderr)
         return 2
 

@@ -16,9 +16,12 @@ the one-value abstraction of data independence. One policy is watched
 or another one; `change` still takes any of the 32, and its rows map the
 arrival to WATCHED or OTHER.
 
-- Why: the values themselves make (in force, pending) pairs, 1,089 states.
-  Exploring them takes ~2 s (twice, with the variant) and the reachable-set
-  check 4.4 s, far beyond the model checks' budget. This is 15 states.
+- The concrete cell is checked too: `policy-concrete` is the same rows,
+  properties and variant with every policy in every slot (2,145 states; one
+  definition, `cell_vars`/`cell_rows`/`cell_outputs`, instantiated twice), and
+  tests/test_policy_concrete.py holds both to the same verdicts. The
+  abstraction stays because conformance drives it and its 15 states keep the
+  diagram readable.
 - Nothing is lost: the properties only compare policies, and x = y iff
   (x = w) ⇔ (y = w) for every w. No row treats two policies differently
   except by comparing them with w (conformance/test_policy.py checks that),

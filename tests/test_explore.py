@@ -8,6 +8,7 @@ states must match: together that makes the two reachable graphs identical.
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -73,3 +74,15 @@ def test_counters_have_ten_to_the_k_states_and_shortest_paths() -> None:
 def test_the_explorer_stops_at_its_state_limit() -> None:
     with pytest.raises(ExplorationLimit, match="more than 500 reachable states"):
         explore(counters(3), max_states=500)
+
+
+def test_verify_reports_a_spec_too_big_for_the_explorer_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from models import cli
+    from models.kernel import checks
+
+    monkeypatch.setattr(checks, "explore", functools.partial(explore, max_states=10))
+    assert cli.main(["verify", "wave", "--jobs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: spec 'wave': more than 10 reachable states\n"
