@@ -20,7 +20,7 @@ from models.kernel.oracle import NotTotal, Oracle
 from models.registry import expand
 
 # Above this many states a seeded sample of states is compared (the oracle is slow).
-SAMPLE = 400
+SAMPLE = 120
 
 SPECS = [*expand([]), counters(2), duplex_product(2)]
 
