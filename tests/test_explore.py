@@ -14,7 +14,23 @@ import random
 import pytest
 from families import counters, duplex_product
 
-from models.kernel import Spec
+from models.kernel import (
+    IntRange,
+    Option,
+    Param,
+    Real,
+    Spec,
+    Trigger,
+    Var,
+    add,
+    eq,
+    ignore,
+    lt,
+    param,
+    row,
+    some,
+    var,
+)
 from models.kernel.explore import ExplorationLimit, explore, initial_states
 from models.kernel.oracle import NotTotal, Oracle
 from models.registry import expand
@@ -22,7 +38,31 @@ from models.registry import expand
 # Above this many states a seeded sample of states is compared (the oracle is slow).
 SAMPLE = 120
 
-SPECS = [*expand([]), counters(2), duplex_product(2)]
+
+def _scale() -> Spec:
+    """A real computed by `add` leaves the samples: the explorer falls back to plain tuples."""
+    weight = Real(samples=(1.0, 2.0))
+    return Spec(
+        name="scale",
+        source="tests/test_explore.py",
+        vars=(Var("w", Option(weight), None), Var("n", IntRange(0, 3), 0)),
+        triggers=(Trigger("put", (Param("kg", weight),)), Trigger("tare")),
+        rows=(
+            row("put", "put", None, sets={"w": some(add(param("kg"), 0.5))}, cite="toy"),
+            row(
+                "tare",
+                "tare",
+                None,
+                guard=lt(var("n"), 3),
+                sets={"n": add(var("n"), 1)},
+                cite="toy",
+            ),
+            ignore("tare_full", "tare", None, guard=eq(var("n"), 3), cite="toy"),
+        ),
+    )
+
+
+SPECS = [*expand([]), counters(2), duplex_product(2), _scale()]
 
 
 def _agree(spec: Spec) -> int:
@@ -69,6 +109,14 @@ def test_counters_have_ten_to_the_k_states_and_shortest_paths() -> None:
     top = graph.first_state(counters(3).prop("all-at-top").pred)
     assert top is not None
     assert len(graph.path_to(top)) == 27
+
+
+def test_specs_pack_into_ints_unless_a_value_leaves_the_layout() -> None:
+    assert explore(counters(2)).code.layout is not None
+    scale = explore(_scale())
+    assert scale.code.layout is None
+    assert {s[0] for s in scale.states} == {None, 1.5, 2.5}
+    assert len(scale.states) == 3 * 4
 
 
 def test_the_explorer_stops_at_its_state_limit() -> None:

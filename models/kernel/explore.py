@@ -23,12 +23,12 @@ import dataclasses
 import itertools
 import time
 from array import array
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, overload
 
-from .domains import Domain, IntRange, Option, Value
+from .domains import Domain, IntRange, Option, Real, Value
 from .expr import (
     Add,
     And,
@@ -56,6 +56,7 @@ from .spec import Row, Spec
 from .trace import Step, Trace
 
 State = tuple[Value, ...]
+Key = Any  # a state as the explorer stores it: a packed int, or the tuple itself
 
 DEFAULT_MAX_STATES = 2_000_000
 
@@ -197,6 +198,58 @@ class _Case:
     succ: str | None
 
 
+class _NoPacking(Exception):
+    """A value the packed layout has no code for: explore with plain tuples instead."""
+
+
+class _Layout:
+    """Integer packing: each variable's value is a code (its index in the domain, or its
+    offset from an integer range's `lo`) in a bit field of its own. A packed state hashes
+    and compares as one int, the cheapest dict key Python has."""
+
+    def __init__(self, spec: Spec) -> None:
+        reals = sorted({x for d in _domains(spec) if isinstance(d, Real) for x in d.samples})
+        self.fields: list[tuple[int, int, int | None, tuple[Value, ...], dict[Value, int]]] = []
+        shift = 0
+        for v in spec.vars:
+            domain = v.domain
+            inner = domain.inner if isinstance(domain, Option) else domain
+            lo = domain.lo if isinstance(domain, IntRange) else None
+            values = domain.values
+            if values is None:  # a real: the explorer only ever meets the spec's samples
+                values = (None, *reals) if isinstance(domain, Option) else tuple(reals)
+                if isinstance(inner, Real):
+                    values = (*values, *(x for x in v.inits if x not in values))
+            enc = {x: i for i, x in enumerate(values)} if lo is None else {}
+            width = max(1, (len(values) - 1).bit_length())
+            self.fields.append((shift, (1 << width) - 1, lo, tuple(values), enc))
+            shift += width
+
+    def code(self, j: int, value: Value) -> int:
+        _, _, lo, _, enc = self.fields[j]
+        try:
+            return value - lo if lo is not None else enc[value]
+        except (KeyError, TypeError):
+            raise _NoPacking(value) from None
+
+    def pack(self, state: State) -> int:
+        return sum(
+            self.code(j, x) << f[0] for j, (x, f) in enumerate(zip(state, self.fields, strict=True))
+        )
+
+    def unpack(self, key: int) -> State:
+        return tuple(
+            ((key >> sh) & mask) + lo if lo is not None else values[(key >> sh) & mask]
+            for sh, mask, lo, values, _ in self.fields
+        )
+
+
+def _domains(spec: Spec) -> list[Domain]:
+    found: list[Domain] = [v.domain for v in spec.vars]
+    found += [p.domain for t in spec.triggers for p in t.params]
+    return found + [d.inner for d in found if isinstance(d, Option)]
+
+
 def _may_leave(domain: Domain, update: Expr) -> bool:
     """Can this update's value fall outside the variable's domain? Only through `add`."""
     bounded = isinstance(domain, IntRange) or (
@@ -206,14 +259,17 @@ def _may_leave(domain: Domain, update: Expr) -> bool:
 
 
 class _Compiled:
-    """One spec's rows as generated functions over state tuples.
+    """One spec's rows as generated functions over packed states (or tuples, when some
+    variable's values are not known up front).
 
     Per trigger, the code loops over its parameter assignments (locals `p0, p1, …`)
     and tests the trigger's rows in spec order; the first enabled row fires.
     """
 
-    def __init__(self, spec: Spec) -> None:
+    def __init__(self, spec: Spec, *, packed: bool = True) -> None:
         self.spec = spec
+        # Packed when every variable's values are known up front (reals: their samples).
+        self.layout = _Layout(spec) if packed else None
         self.rows: list[Row] = list(spec.rows)
         self.row_index = {r.name: i for i, r in enumerate(self.rows)}
         self.firings: list[_Firing] = []
@@ -227,7 +283,20 @@ class _Compiled:
             values = [tuple(a[p.name] for p in t.params) for a in assignments]
             self.blocks.append((t.name, base, values, self._cases(t.name)))
         self.bfs: Callable[..., None] = self._build_bfs()
-        self.successors: Callable[[State], list[tuple[int, int, State]]] = self._build_succ()
+        self.successors: Callable[[Key], list[tuple[int, int, Key]]] = self._build_succ()
+
+    @classmethod
+    def of(cls, spec: Spec) -> _Compiled:
+        try:
+            return cls(spec)
+        except _NoPacking:
+            return cls(spec, packed=False)
+
+    def key(self, state: State) -> Key:
+        return state if self.layout is None else self.layout.pack(state)
+
+    def state(self, key: Key) -> State:
+        return key if self.layout is None else self.layout.unpack(key)
 
     def _params(self, trigger: str) -> None:
         params = self.spec.trigger(trigger).params
@@ -243,31 +312,30 @@ class _Compiled:
             if isinstance(guard, Const) and not guard.value:
                 continue
             checks: list[str] = []
-            slots: list[str] = []
-            changed = False
+            slots: list[tuple[str, Any]] = []  # ("same", None), ("const", value), ("expr", src)
             for j, v in enumerate(spec.vars):
                 if v.name == spec.control and r.target is not None:
-                    slots.append(gen.const(r.target))
-                    changed = True
+                    slots.append(("const", r.target))
                     continue
                 if v.name not in r.updates:
-                    slots.append(f"v{j}")
+                    slots.append(("same", None))
                     continue
                 upd = _fold(r.updates[v.name])
                 if isinstance(upd, Ref) and upd.scope == "pre" and upd.name == v.name:
-                    slots.append(f"v{j}")
+                    slots.append(("same", None))
                     continue
-                changed = True
                 if isinstance(upd, Const):
                     if not v.domain.contains(upd.value):
                         checks.append(f"_bad({ri}, {j}, {gen.const(upd.value)})")
-                    slots.append(gen.const(upd.value))
+                    slots.append(("const", upd.value))
                     continue
-                if not _may_leave(v.domain, upd):
-                    slots.append(gen.src(upd))
+                packed_int = self.layout is not None and isinstance(v.domain, IntRange)
+                if not _may_leave(v.domain, upd) and not packed_int:
+                    slots.append(("expr", gen.src(upd)))
                     continue
                 # Integer arithmetic can leave its range, as the oracle reports; nothing else
-                # can: the spec's type check keeps every other update inside its domain.
+                # can: the spec's type check keeps every other update inside its domain. (A
+                # packed integer is always checked: its bit field must not overflow.)
                 tmp = f"u{j}"
                 checks.append(f"{tmp} = {gen.src(upd)}")
                 if isinstance(v.domain, IntRange):
@@ -276,12 +344,38 @@ class _Compiled:
                 else:
                     domain = gen.const(v.domain)
                     checks.append(f"if not {domain}.contains({tmp}): _bad({ri}, {j}, {tmp})")
-                slots.append(tmp)
-            succ = "(" + "".join(x + ", " for x in slots) + ")" if changed else None
+                slots.append(("expr", tmp))
+            succ = self._successor(slots)
             out.append(_Case(ri, gen.src(guard), tuple(checks), succ))
             if isinstance(guard, Const):
                 break  # always enabled: later rows of this trigger never fire
         return out
+
+    def _successor(self, slots: list[tuple[str, Any]]) -> str | None:
+        """The successor's source: a tuple, or the packed int (None when nothing changes)."""
+        if all(kind == "same" for kind, _ in slots):
+            return None
+        gen, layout = self.gen, self.layout
+        if layout is None:
+            parts = [
+                f"v{j}" if kind == "same" else gen.const(x) if kind == "const" else x
+                for j, (kind, x) in enumerate(slots)
+            ]
+            return "(" + "".join(x + ", " for x in parts) + ")"
+        keep, fixed, computed = 0, 0, []
+        for j, (kind, x) in enumerate(slots):
+            shift, mask, lo, _, _ = layout.fields[j]
+            if kind == "same":
+                keep |= mask << shift
+            elif kind == "const":
+                fixed |= layout.code(j, x) << shift
+            else:
+                if lo is None:
+                    code = f"{gen.const(layout.fields[j][4])}[{x}]"
+                else:
+                    code = f"({x} - {lo})" if lo else x
+                computed.append(f"({code} << {shift})" if shift else f"({code})")
+        return " | ".join([f"(s & {keep})", *([str(fixed)] if fixed else []), *computed])
 
     def _bad(self, row: int, slot: int, value: Value) -> None:
         r, v = self.rows[row], self.spec.vars[slot]
@@ -291,7 +385,16 @@ class _Compiled:
 
     def _unpack(self) -> str:
         n = len(self.spec.vars)
-        return "".join(f"v{j}, " for j in range(n)) + "= s" if n else "pass"
+        if self.layout is None:
+            return "".join(f"v{j}, " for j in range(n)) + "= s" if n else "pass"
+        decoded = []
+        for j, (shift, mask, lo, values, _) in enumerate(self.layout.fields):
+            field = f"((s >> {shift}) & {mask})" if shift else f"(s & {mask})"
+            if lo is None:
+                decoded.append(f"v{j} = {self.gen.const(values)}[{field}]")
+            else:
+                decoded.append(f"v{j} = {field} + {lo}" if lo else f"v{j} = {field}")
+        return "; ".join(decoded) or "pass"
 
     def _emit(
         self,
@@ -363,7 +466,7 @@ class _Compiled:
         lines.append("        i += 1")
         return self._exec(lines, "bfs", {"_Limit": ExplorationLimit})  # type: ignore[no-any-return]
 
-    def _build_succ(self) -> Callable[[State], list[tuple[int, int, State]]]:
+    def _build_succ(self) -> Callable[[Key], list[tuple[int, int, Key]]]:
         """Every edge out of a state, in firing order: (firing, row, target)."""
 
         def body(ind: str, t: int, case: _Case, lines: list[str]) -> None:
@@ -375,7 +478,7 @@ class _Compiled:
         lines.append("    return out")
         return self._exec(lines, "succ")  # type: ignore[no-any-return]
 
-    def state_test(self, pred: Expr) -> Callable[[list[State]], int | None]:
+    def state_test(self, pred: Expr) -> Callable[[list[Key]], int | None]:
         """The first state (in BFS order) satisfying a state predicate."""
         lines = [
             "def first(states):",
@@ -386,7 +489,7 @@ class _Compiled:
         ]
         return self._exec(lines, "first")  # type: ignore[no-any-return]
 
-    def step_test(self, pred: Expr) -> Callable[[list[State]], tuple[int, int, int] | None]:
+    def step_test(self, pred: Expr) -> Callable[[list[Key]], tuple[int, int, int] | None]:
         """The first edge (BFS order of its source, then firing order) satisfying a step
         predicate, as (source, firing, row). The predicate is specialised to each row:
         outputs, the post-state and the step's names become expressions over the
@@ -435,18 +538,59 @@ class _Compiled:
 # ---------------------------------------------------------------- the exploration
 
 
+class _States(Sequence[State]):
+    """The packed states, read as tuples."""
+
+    def __init__(self, keys: list[Key], code: _Compiled) -> None:
+        self._keys, self._code = keys, code
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    @overload
+    def __getitem__(self, i: int) -> State: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[State]: ...
+    def __getitem__(self, i: int | slice) -> State | list[State]:
+        if isinstance(i, slice):
+            return [self._code.state(k) for k in self._keys[i]]
+        return self._code.state(self._keys[i])
+
+
+class _Index(Mapping[State, int]):
+    """State tuple → BFS number, over the packed keys."""
+
+    def __init__(self, index: dict[Key, int], keys: list[Key], code: _Compiled) -> None:
+        self._index, self._keys, self._code = index, keys, code
+
+    def __getitem__(self, state: State) -> int:
+        try:
+            return self._index[self._code.key(state)]
+        except _NoPacking:
+            raise KeyError(state) from None
+
+    def __iter__(self) -> Iterator[State]:
+        return (self._code.state(k) for k in self._keys)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+
 @dataclass
 class Exploration:
-    """The reachable states in BFS order, with depths and shortest-path parents."""
+    """The reachable states in BFS order, with depths and shortest-path parents.
+
+    `states` and `index` read as tuples of values; inside, a state is its key (a packed
+    int, or the tuple itself when the spec cannot be packed)."""
 
     spec: Spec
-    states: list[State] = field(default_factory=list)
-    index: dict[State, int] = field(default_factory=dict)
     depth: array[int] = field(default_factory=lambda: array("q"))
     # Firings no row answered: the spec is not total there (the totality check reports it).
     undefined: list[tuple[int, str, Mapping[str, Value]]] = field(default_factory=list)
     seconds: float = 0.0
     _code: _Compiled | None = field(default=None, repr=False)
+    _keys: list[Key] = field(default_factory=list, repr=False)
+    _index: dict[Key, int] = field(default_factory=dict, repr=False)
     _psrc: array[int] = field(default_factory=lambda: array("q"), repr=False)
     _pcode: array[int] = field(default_factory=lambda: array("q"), repr=False)
     _edges: list[Edge] | None = field(default=None, repr=False)
@@ -455,15 +599,25 @@ class Exploration:
     @property
     def code(self) -> _Compiled:
         if self._code is None:
-            self._code = _Compiled(self.spec)
+            self._code = _Compiled.of(self.spec)
         return self._code
+
+    @property
+    def states(self) -> Sequence[State]:
+        return self._keys if self.code.layout is None else _States(self._keys, self.code)
+
+    @property
+    def index(self) -> Mapping[State, int]:
+        if self.code.layout is None:
+            return self._index
+        return _Index(self._index, self._keys, self.code)
 
     @property
     def names(self) -> list[str]:
         return [v.name for v in self.spec.vars]
 
     def as_dict(self, i: int) -> dict[str, Value]:
-        return dict(zip(self.names, self.states[i], strict=True))
+        return dict(zip(self.names, self.code.state(self._keys[i]), strict=True))
 
     @property
     def diameter(self) -> int:
@@ -472,11 +626,11 @@ class Exploration:
     @property
     def edge_count(self) -> int:
         """Every firing that some row answers (ignore rows are self-loops)."""
-        return len(self.states) * len(self.code.firings) - len(self.undefined)
+        return len(self._keys) * len(self.code.firings) - len(self.undefined)
 
     # ------------------------------------------------------------ edges, on demand
 
-    def _edge(self, source: int, firing: int, row: int, target: State) -> Edge:
+    def _edge(self, source: int, firing: int, row: int, target: Key) -> Edge:
         code = self.code
         f, r = code.firings[firing], code.rows[row]
         env = Env(pre=self.as_dict(source), params=f.params)
@@ -487,17 +641,17 @@ class Exploration:
             r.name,
             f.trigger,
             f.params,
-            self.index[target],
+            self._index[target],
             MappingProxyType(outputs),
         )
 
     def successors(self, i: int) -> list[Edge]:
         """The edges out of state `i`, in firing order."""
-        return [self._edge(i, k, r, t) for k, r, t in self.code.successors(self.states[i])]
+        return [self._edge(i, k, r, t) for k, r, t in self.code.successors(self._keys[i])]
 
     def iter_edges(self) -> Iterator[Edge]:
         """Every edge, in BFS order of its source (so the first hit is a shallowest one)."""
-        for i in range(len(self.states)):
+        for i in range(len(self._keys)):
             yield from self.successors(i)
 
     @property
@@ -510,13 +664,13 @@ class Exploration:
         if i < len(self._psrc) and self._psrc[i] >= 0:
             source, code = self._psrc[i], self._pcode[i]
             firing, row = divmod(code, len(self.code.rows))
-            return self._edge(source, firing, row, self.states[i])
+            return self._edge(source, firing, row, self._keys[i])
         return None
 
     @property
     def parent(self) -> list[Edge | None]:
         if self._parents is None:
-            self._parents = [self.parent_of(i) for i in range(len(self.states))]
+            self._parents = [self.parent_of(i) for i in range(len(self._keys))]
         return self._parents
 
     # ------------------------------------------------------------ paths
@@ -551,25 +705,25 @@ class Exploration:
 
     def first_state(self, pred: Expr) -> int | None:
         """The shallowest state satisfying a state predicate (BFS order)."""
-        return self.code.state_test(pred)(self.states)
+        return self.code.state_test(pred)(self._keys)
 
     def first_edge(self, pred: Expr | Callable[[Edge], bool]) -> Edge | None:
         """The edge satisfying a step predicate with the shortest path through it."""
         if isinstance(pred, Expr):
-            hit = self.code.step_test(pred)(self.states)
+            hit = self.code.step_test(pred)(self._keys)
             if hit is None:
                 return None
             i, firing, row = hit
-            targets = [t for k, _, t in self.code.successors(self.states[i]) if k == firing]
+            targets = [t for k, _, t in self.code.successors(self._keys[i]) if k == firing]
             return self._edge(i, firing, row, targets[0])
         return next((e for e in self.iter_edges() if pred(e)), None)
 
     def row_witnesses(self) -> dict[str, Edge]:
         """For each row that can fire, the edge with the shortest path through it."""
         # BFS order means depth never decreases: the first edge of each row is a shallowest.
-        found: dict[int, tuple[int, int, State]] = {}
+        found: dict[int, tuple[int, int, Key]] = {}
         succ, total = self.code.successors, len(self.code.rows)
-        for i, s in enumerate(self.states):
+        for i, s in enumerate(self._keys):
             for k, r, t in succ(s):
                 if r not in found:
                     found[r] = (i, k, t)
@@ -590,24 +744,33 @@ def initial_states(spec: Spec) -> list[dict[str, Value]]:
 def explore(spec: Spec, *, max_states: int = DEFAULT_MAX_STATES) -> Exploration:
     """Breadth-first search of every reachable state, running the compiled rows."""
     started = time.perf_counter()
-    result = Exploration(spec)
-    code = result.code
+    try:
+        return _explore(spec, _Compiled.of(spec), max_states, started)
+    except _NoPacking:
+        # A value outside the packed layout (a real computed by `add`, say): plain tuples.
+        return _explore(spec, _Compiled(spec, packed=False), max_states, started)
+
+
+def _explore(spec: Spec, code: _Compiled, max_states: int, started: float) -> Exploration:
+    result = Exploration(spec, _code=code)
     names = result.names
     for init in initial_states(spec):
-        state = tuple(init[n] for n in names)
-        if state not in result.index:
-            if len(result.states) >= max_states:
-                raise ExplorationLimit(max_states)
-            result.index[state] = len(result.states)
-            result.states.append(state)
+        key = code.key(tuple(init[n] for n in names))
+        if key not in result._index:
+            if len(result._keys) >= max_states:
+                raise ExplorationLimit(
+                    f"spec {spec.name!r}: more than {max_states} reachable states"
+                )
+            result._index[key] = len(result._keys)
+            result._keys.append(key)
             result.depth.append(0)
             result._psrc.append(-1)
             result._pcode.append(-1)
     undefined: list[tuple[int, int]] = []
     try:
         code.bfs(
-            result.states,
-            result.index,
+            result._keys,
+            result._index,
             result.depth,
             result._psrc,
             result._pcode,
@@ -618,6 +781,10 @@ def explore(spec: Spec, *, max_states: int = DEFAULT_MAX_STATES) -> Exploration:
         raise ExplorationLimit(
             f"spec {spec.name!r}: more than {max_states} reachable states"
         ) from None
+    except (KeyError, IndexError, TypeError) as error:
+        if code.layout is None:
+            raise
+        raise _NoPacking(error) from None
     result.undefined = [(i, code.firings[k].trigger, code.firings[k].params) for i, k in undefined]
     result.seconds = time.perf_counter() - started
     return result
