@@ -138,9 +138,9 @@ class Checker:
         self.spec = spec
         self.method = method
         self.max_k = max_k
-        self.budget = Budget(timeout)
-        self.z3 = Engines(Encoding(spec), self.budget)
         self.graph = explore(spec)
+        self.budget = Budget(timeout)  # restarted by `run` for every check
+        self.z3 = Engines(Encoding(spec), self.budget)
         # The explorer decides reachability on its own unless a real variable is sampled.
         self.sampled = any(isinstance(v.domain, Real) or not v.domain.is_finite for v in spec.vars)
         # BMC looks as deep as the explorer's diameter, plus the step itself.
