@@ -1,13 +1,15 @@
 """The explicit-state explorer: breadth-first search over compiled rows.
 
 Each spec's rows are compiled once into straight-line Python over compact
-states (one tuple of values per state, variables in declaration order): for
-every firing (a trigger with one assignment of its parameters) the guards of
-that trigger's rows are tested in spec order and the first enabled row builds
-the successor tuple, exactly as the `transitions` Machine in `oracle.py`
-fires the first transition whose conditions hold (a test cross-checks the two
-on every spec and variant). Parameters are bound to constants per firing and
-constant subterms are folded before the code is generated.
+states: each state packed into one int (a bit field per variable, a value's
+code being its index in its domain, or its offset from an integer range's
+`lo`; a real's values are the spec's samples), or a plain tuple of values
+when some value falls outside that layout. Per trigger the code loops over
+the parameter assignments and tests the trigger's rows in spec order; the
+first enabled row builds the successor, exactly as the `transitions` Machine
+in `oracle.py` fires the first transition whose conditions hold (a test
+cross-checks the two on every spec and variant). Constant subterms are folded
+before the code is generated.
 
 The search keeps, per state, its depth and its BFS parent (the source state
 and which firing and row led there), so every path it returns is a shortest
