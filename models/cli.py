@@ -25,10 +25,19 @@ from typing import Any, TextIO
 
 from models.cli_trace import add_parser as add_check_trace
 from models.cli_trace import itf_name, write_check_itf
-from models.clikit import TRACEBACK_FLAG, output_dir, output_file, positive_int, run
+from models.clikit import (
+    TRACEBACK_FLAG,
+    output_dir,
+    output_file,
+    positive_int,
+    positive_seconds,
+    run,
+)
 from models.diagram_cli import add_diagram
-from models.kernel.checks import Checker, CheckResult, SpecReport, verify
+from models.kernel.checks import DEFAULT_TIMEOUT, Checker, CheckResult, SpecReport, verify
 from models.kernel.diagram import DotMissing
+from models.kernel.explore import ExplorationLimit
+from models.kernel.oracle import OracleError
 from models.kernel.readable import read_certificate, show, why
 from models.kernel.spec import Spec
 from models.kernel.trace import plural, render_trace, state_count
@@ -41,7 +50,11 @@ CERT_WIDTH = 70
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run(_parser(), argv, input_errors=(UnknownSpec, BrokenSpec, DotMissing))
+    return run(
+        _parser(),
+        argv,
+        input_errors=(UnknownSpec, BrokenSpec, DotMissing, ExplorationLimit, OracleError),
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -74,6 +87,14 @@ def _parser() -> argparse.ArgumentParser:
         type=positive_int,
         default=os.cpu_count() or 1,
         help="specs checked in parallel (default: one per CPU)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        default=DEFAULT_TIMEOUT,
+        metavar="S",
+        help="z3's budget per check in seconds; past it the check is `unknown` "
+        f"(default: {DEFAULT_TIMEOUT:g})",
     )
     p.add_argument(
         "--itf-dir", type=output_dir, metavar="DIR", help="write every trace as ITF here"
@@ -137,7 +158,8 @@ def _verify(args: argparse.Namespace) -> int:
     outcomes: list[Outcome] = []
     if jobs == 1:
         outcomes = [
-            _run_spec(name, args.method, text, args.traceback, args.itf_dir) for name in names
+            _run_spec(name, args.method, args.timeout, text, args.traceback, args.itf_dir)
+            for name in names
         ]
     else:
         # Specs are independent: check them in parallel, print each block in order.
@@ -148,7 +170,9 @@ def _verify(args: argparse.Namespace) -> int:
         cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             futures = {
-                name: pool.submit(_run_spec, name, args.method, None, args.traceback, args.itf_dir)
+                name: pool.submit(
+                    _run_spec, name, args.method, args.timeout, None, args.traceback, args.itf_dir
+                )
                 for name in sorted(names, key=lambda n: -cost[n])
             }
             for name in names:
@@ -206,6 +230,7 @@ def _verify(args: argparse.Namespace) -> int:
 def _run_spec(
     name: str,
     method: str,
+    timeout: float,
     stream: TextIO | None = None,
     show_traceback: bool = False,
     itf_dir: Path | None = None,
@@ -213,7 +238,7 @@ def _run_spec(
     spec = lookup(name)
     out: TextIO = stream or io.StringIO()
     try:
-        report = _verify_one(spec, method, out)
+        report = _verify_one(spec, method, timeout, out)
     except Exception as err:  # a spec the kernel cannot check fails alone; the others go on
         out.write(f"  error: the checks stopped: {one_line(err)}\n")
         failure = (
@@ -240,7 +265,7 @@ def _run_spec(
     return Outcome(spec.name, text, spec_json(report), failures, len(report.checks))
 
 
-def _verify_one(spec: Spec, method: str, stream: TextIO) -> SpecReport:
+def _verify_one(spec: Spec, method: str, timeout: float, stream: TextIO) -> SpecReport:
     stream.write(f"{spec.name} — {spec.source}\n")
     stream.flush()
 
@@ -248,7 +273,7 @@ def _verify_one(spec: Spec, method: str, stream: TextIO) -> SpecReport:
         stream.write(_check_line(spec, check) + "\n")
         stream.flush()
 
-    report = verify(spec, method=method, progress=line)  # type: ignore[arg-type]
+    report = verify(spec, method=method, progress=line, timeout=timeout)  # type: ignore[arg-type]
     g = report.exploration
     stream.write(
         f"  {state_count(spec, g.states)} (diameter {g.diameter}), "

@@ -16,9 +16,12 @@ the one-value abstraction of data independence. One policy is watched
 or another one; `change` still takes any of the 32, and its rows map the
 arrival to WATCHED or OTHER.
 
-- Why: the values themselves make (in force, pending) pairs, 1,089 states.
-  Exploring them takes ~2 s (twice, with the variant) and the reachable-set
-  check 4.4 s, far beyond the model checks' budget. This is 15 states.
+- The concrete cell is checked too: `policy-concrete` is the same rows,
+  properties and variant with every policy in every slot (2,145 states; one
+  definition, `cell_vars`/`cell_rows`/`cell_outputs`, instantiated twice), and
+  tests/test_policy_concrete.py holds both to the same verdicts. The
+  abstraction stays because conformance drives it and its 15 states keep the
+  diagram readable.
 - Nothing is lost: the properties only compare policies, and x = y iff
   (x = w) ⇔ (y = w) for every w. No row treats two policies differently
   except by comparing them with w (conformance/test_policy.py checks that),
@@ -42,7 +45,7 @@ from __future__ import annotations
 import enum
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from models.kernel import (
@@ -177,70 +180,87 @@ def watched(policy: Expr) -> Expr:
     return ite(eq(policy, WATCHED_POLICY), WATCHED, OTHER)
 
 
-ARRIVAL = some(watched(param("policy")))
 ONE_MORE_NOTE = ite(lt(var("notes"), CAP), add(var("notes"), 1), CAP)
 
-CELL_VARS = (
-    Var("mailbox", Finite.of_enum(Mailbox), EMPTY, doc="control: an arrival waits"),
-    Var("in_force", WATCH, OTHER, doc="the policy in force (seed `shared`)"),
-    Var("pending", Option(WATCH), None, doc="the last arrival not yet taken (seed `arrived`)"),
-    Var("wave_start", WATCH, OTHER, doc="ghost: in force when the current wave began"),
-    Var("last_arrival", Option(WATCH), None, doc="ghost: the last arrival since the last wave"),
-    Var("notes", IntRange(0, CAP), 0, doc="window: notes appended, saturating at CAP"),
-    Var("last_note", Option(WATCH), None, doc="window: the policy its last note names"),
-)
+
+def cell_vars(stored: Finite, start: object) -> tuple[Var, ...]:
+    """The cell's variables, each slot holding a `stored` value (watched/other, or a policy)."""
+    return (
+        Var("mailbox", Finite.of_enum(Mailbox), EMPTY, doc="control: an arrival waits"),
+        Var("in_force", stored, start, doc="the policy in force (seed `shared`)"),
+        Var("pending", Option(stored), None, doc="the last arrival not yet taken (seed `arrived`)"),
+        Var("wave_start", stored, start, doc="ghost: in force when the current wave began"),
+        Var(
+            "last_arrival", Option(stored), None, doc="ghost: the last arrival since the last wave"
+        ),
+        Var("notes", IntRange(0, CAP), 0, doc="window: notes appended, saturating at CAP"),
+        Var("last_note", Option(stored), None, doc="window: the policy its last note names"),
+    )
+
+
+CELL_VARS = cell_vars(WATCH, OTHER)
 EVERYTHING = tuple(v.name for v in CELL_VARS)
 
-CELL_ROWS = (
-    row(
-        "change_arrives",
-        "change",
-        EMPTY,
-        HELD,
-        sets={"pending": ARRIVAL, "last_arrival": ARRIVAL},
-        cite="PolicyTake.lean step table, change p; mode.rs PolicyCell::arrive",
-    ),
-    row(
-        "change_overrides",
-        "change",
-        HELD,
-        HELD,
-        sets={"pending": ARRIVAL, "last_arrival": ARRIVAL},
-        cite="PolicyTake.lean step table, change p (last arrival wins); mode.rs arrive overwrites",
-    ),
-    row(
-        "wave_takes_arrival",
-        "wave",
-        HELD,
-        EMPTY,
-        sets={
-            "in_force": unwrap(var("pending")),
-            "pending": None,
-            "wave_start": unwrap(var("pending")),
-            "last_arrival": None,
-            "notes": ONE_MORE_NOTE,
-            "last_note": var("pending"),
-        },
-        emits={"taken": var("pending"), "note": var("pending")},
-        cite="PolicyTake.lean step table, wave/some p; mode.rs take_at_wave; "
-        "policy-take.md §2 taking (1)-(3)",
-    ),
-    row(
-        "wave_takes_nothing",
-        "wave",
-        EMPTY,
-        # The wave still begins: the policy it is judged under is the one already in force.
-        sets={"wave_start": var("in_force"), "last_arrival": None},
-        cite="PolicyTake.lean step table, wave/none; mode.rs take_at_wave (nothing arrived: None)",
-    ),
-    row(
-        "call_reads_in_force",
-        "call",
-        None,
-        emits={"read": some(var("in_force"))},
-        cite="PolicyTake.lean step table, call (enforced reads inForce); mode.rs PolicyReader::now",
-    ),
-)
+
+def cell_rows(arrival: Expr) -> tuple[Row, ...]:
+    """The step table, with `arrival` what `change(policy)` stores (abstracted, or as is)."""
+    return (
+        row(
+            "change_arrives",
+            "change",
+            EMPTY,
+            HELD,
+            sets={"pending": arrival, "last_arrival": arrival},
+            cite="PolicyTake.lean step table, change p; mode.rs PolicyCell::arrive",
+        ),
+        row(
+            "change_overrides",
+            "change",
+            HELD,
+            HELD,
+            sets={"pending": arrival, "last_arrival": arrival},
+            cite="PolicyTake.lean step table, change p (last arrival wins); "
+            "mode.rs arrive overwrites",
+        ),
+        row(
+            "wave_takes_arrival",
+            "wave",
+            HELD,
+            EMPTY,
+            sets={
+                "in_force": unwrap(var("pending")),
+                "pending": None,
+                "wave_start": unwrap(var("pending")),
+                "last_arrival": None,
+                "notes": ONE_MORE_NOTE,
+                "last_note": var("pending"),
+            },
+            emits={"taken": var("pending"), "note": var("pending")},
+            cite="PolicyTake.lean step table, wave/some p; mode.rs take_at_wave; "
+            "policy-take.md §2 taking (1)-(3)",
+        ),
+        row(
+            "wave_takes_nothing",
+            "wave",
+            EMPTY,
+            # The wave still begins: the policy it is judged under is the one already in force.
+            sets={"wave_start": var("in_force"), "last_arrival": None},
+            cite="PolicyTake.lean step table, wave/none; "
+            "mode.rs take_at_wave (nothing arrived: None)",
+        ),
+        row(
+            "call_reads_in_force",
+            "call",
+            None,
+            emits={"read": some(var("in_force"))},
+            cite="PolicyTake.lean step table, call (enforced reads inForce); "
+            "mode.rs PolicyReader::now",
+        ),
+    )
+
+
+ARRIVAL = some(watched(param("policy")))
+CELL_ROWS = cell_rows(ARRIVAL)
 
 CELL_PROPERTIES = (
     always(
@@ -329,6 +349,15 @@ EAGER_READING = Variant(
     },
 )
 
+
+def cell_outputs(stored: Finite) -> tuple[Output, ...]:
+    return (
+        Output("read", Option(stored), None, doc="the policy a call's gate saw"),
+        Output("taken", Option(stored), None, doc="what take_at_wave handed back"),
+        Output("note", Option(stored), None, doc="the note this step appends to the window"),
+    )
+
+
 POLICY_SPEC = Spec(
     name="policy",
     source="seeds/mode.rs PolicyCell (PolicyTake.lean §8-62, runtime D28)",
@@ -340,15 +369,23 @@ POLICY_SPEC = Spec(
         Trigger("wave", doc="Step::Wave: SafePoint::BeforeWave, cell.take_at_wave()"),
         Trigger("call", doc="Step::Call: a call of the wave asks its gate, reader.now()"),
     ),
-    outputs=(
-        Output("read", Option(WATCH), None, doc="the policy a call's gate saw"),
-        Output("taken", Option(WATCH), None, doc="what take_at_wave handed back"),
-        Output("note", Option(WATCH), None, doc="the note this step appends to the window"),
-    ),
+    outputs=cell_outputs(WATCH),
     rows=CELL_ROWS,
     properties=CELL_PROPERTIES,
     variants=(EAGER_READING,),
     layout=Layout(updates=("in_force", "pending", "wave_start"), variables=True),
+)
+
+# The concrete cell: every slot holds one of the 32 policies, stored as it arrives, and the run
+# starts under upstream's start policy. The same rows, properties and variant (one definition,
+# instantiated twice). Both must give the same verdicts (tests/test_policy_concrete.py).
+POLICY_CONCRETE_SPEC = replace(
+    POLICY_SPEC,
+    name="policy-concrete",
+    source="seeds/mode.rs PolicyCell, every policy in every slot (PolicyTake.lean §8-62)",
+    vars=cell_vars(POLICY, UPSTREAM_START),
+    outputs=cell_outputs(POLICY),
+    rows=cell_rows(some(param("policy"))),
 )
 
 # ================================================================ admission: the decision table
@@ -690,4 +727,4 @@ ADMISSION_SPEC = Spec(
     variants=(ADMITS_IGNORES_REQUIREMENT,),
 )
 
-SPECS = (POLICY_SPEC, ADMISSION_SPEC)
+SPECS = (POLICY_SPEC, POLICY_CONCRETE_SPEC, ADMISSION_SPEC)

@@ -1,24 +1,55 @@
-"""`make bench`: time each part of `make verify` against its budget.
+"""`make bench`: the engines side by side, the scaling families, and verify's budget.
 
-Budgets (issue 2): the whole gate under 60 s on a 2-core machine, the model
-checks under 5 s. The machines are shared and noisy, so each part runs
-`--repeat` times and the median is quoted, as a ratio of its budget.
-Not a test: pytest does not collect this file.
+Not a test: pytest does not collect this file. The machines are shared and
+noisy, so every figure is the median of `--repeat` runs (at least 5) with the
+noise shown as min–max, and the things a ratio compares are run alternately,
+round by round, never one batch after the other.
+
+Three parts (`--part`, default all):
+
+- `engines`: per spec, each engine on its own — the explorer (BFS over the
+  compiled rows), witness confirmation (the explorer's path for every
+  `sometimes`, checked step by step by z3), k-induction and Spacer (every
+  `always`/`never`) — and the whole `python -m models verify SPEC` process,
+  as ratios of that end-to-end time.
+- `scaling`: the generated families of `tests/families.py` from 10^2 to 10^6
+  reachable states. Each run is a fresh process (`--end-to-end`) that builds
+  the spec, explores it and decides one safety property and one `sometimes`;
+  it reports explore time, states/s and peak memory (ru_maxrss).
+- `gate`: each part of `make verify` against its budget (60 s for the gate,
+  5 s for the model checks).
+
+SPIN columns: `spin_end_to_end` is where SPIN's end-to-end time (`spin -a`,
+`gcc`, `pan` on the exported model) plugs in; until it is wired to
+`models.kernel.spin`, the SPIN columns print `-`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from families import counters, duplex_product  # noqa: E402
+
+from models.kernel import Kind, Spec  # noqa: E402
+from models.kernel.checks import Checker  # noqa: E402
+from models.kernel.explore import explore  # noqa: E402
+from models.kernel.expr import Not  # noqa: E402
+from models.kernel.smt import Budget, Encoding, Engines  # noqa: E402
+from models.registry import all_specs  # noqa: E402
 
 PARTS: list[tuple[str, list[str], float | None]] = [
     ("model checks", [str(BIN / "python"), "-m", "models", "verify"], 5.0),
@@ -34,6 +65,63 @@ PARTS: list[tuple[str, list[str], float | None]] = [
 ]
 GATE_BUDGET = 60.0
 
+# family: (builder, sizes k, reachable states at k, the safety property and the `sometimes`
+# decided end to end)
+FAMILIES: dict[
+    str, tuple[Callable[[int], Spec], tuple[int, ...], Callable[[int], int], tuple[str, str]]
+] = {
+    "counters": (
+        counters,
+        (2, 3, 4, 5, 6),
+        lambda k: 10**k,
+        ("counters-stay-in-range", "all-at-top"),
+    ),
+    "duplex": (
+        duplex_product,
+        (1, 2, 3, 4),
+        lambda k: 36**k,
+        ("text-never-overlap_0", "every-copy-overlaps"),
+    ),
+}
+
+
+def spin_end_to_end(spec: Spec) -> float | None:
+    """SPIN's end-to-end seconds on `spec` (export, `spin -a`, `gcc -O2`, `pan`), or None.
+
+    The integration point for `models.kernel.spin` (issue 9 §3): None prints `-`."""
+    return None
+
+
+# ---------------------------------------------------------------- measuring
+
+
+def stats(runs: Sequence[float]) -> tuple[float, float, float]:
+    return statistics.median(runs), min(runs), max(runs)
+
+
+def noise(runs: Sequence[float]) -> str:
+    median, lo, hi = stats(runs)
+    return f"{median * 1000:8.1f} ms ({lo * 1000:.1f}–{hi * 1000:.1f})"
+
+
+def ratio(a: Sequence[float] | None, b: Sequence[float] | None) -> str:
+    if not a or not b:
+        return "-"
+    return f"{statistics.median(a) / statistics.median(b):.3g}×"
+
+
+def alternate(
+    contenders: dict[str, Callable[[], float | None]], repeat: int
+) -> dict[str, list[float]]:
+    """Each contender once per round, round after round: load drifts hit all alike."""
+    runs: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(repeat):
+        for name, run in contenders.items():
+            seconds = run()
+            if seconds is not None:
+                runs[name].append(seconds)
+    return runs
+
 
 def timed(command: list[str]) -> float:
     env = {**os.environ, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
@@ -43,6 +131,177 @@ def timed(command: list[str]) -> float:
     if done.returncode != 0:
         sys.exit(f"bench: {' '.join(command)} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     return seconds
+
+
+# ---------------------------------------------------------------- engines, per spec
+
+
+def _engines(spec: Spec) -> Engines:
+    return Engines(Encoding(spec), Budget(60))  # fresh: nothing learnt carries over a run
+
+
+def _explorer(spec: Spec) -> Callable[[], float]:
+    def run() -> float:
+        return explore(spec).seconds
+
+    return run
+
+
+def _confirmation(spec: Spec) -> Callable[[], float | None]:
+    graph = explore(spec)
+    wanted = [p for p in spec.properties if p.kind is Kind.SOMETIMES]
+    traces = []
+    for p in wanted:
+        if p.over_steps:
+            edge = graph.first_edge(p.pred)
+            traces.append((p, None if edge is None else graph.path_through(edge)))
+        else:
+            i = graph.first_state(p.pred)
+            traces.append((p, None if i is None else graph.path_to(i)))
+    found = [(p, t) for p, t in traces if t is not None]
+    if not found:
+        return lambda: None
+
+    def run() -> float:
+        z3 = _engines(spec)
+        started = time.perf_counter()
+        for p, trace in found:
+            z3.confirm(trace, p.pred, step=p.over_steps)
+        return time.perf_counter() - started
+
+    return run
+
+
+def _safety(spec: Spec, engine: str) -> Callable[[], float | None]:
+    wanted = [p for p in spec.properties if p.kind is not Kind.SOMETIMES]
+    if not wanted:
+        return lambda: None
+
+    def run() -> float:
+        z3 = _engines(spec)
+        started = time.perf_counter()
+        for p in wanted:
+            if engine == "spacer":
+                z3.spacer(p.bad, step=p.over_steps)
+            else:
+                z3.k_induction(Not(p.bad), step=p.over_steps, max_k=12)
+        return time.perf_counter() - started
+
+    return run
+
+
+def bench_engines(repeat: int) -> None:
+    print("\n== engines per spec: median (min–max) of", repeat, "alternated runs")
+    header = (
+        f"{'spec':<16} {'end to end (verify)':>28} {'explorer':>8} {'confirm':>8} "
+        f"{'k-ind':>8} {'spacer':>8} {'spin e2e':>9}"
+    )
+    print(header + "   (engines as ratios of our end to end)")
+    for name, spec in all_specs().items():
+        command = [str(BIN / "python"), "-m", "models", "verify", name, "--jobs", "1"]
+        runs = alternate(
+            {
+                "e2e": lambda c=command: timed(c),  # type: ignore[misc]
+                "explorer": _explorer(spec),
+                "confirm": _confirmation(spec),
+                "k-induction": _safety(spec, "k-induction"),
+                "spacer": _safety(spec, "spacer"),
+                "spin": lambda s=spec: spin_end_to_end(s),  # type: ignore[misc]
+            },
+            repeat,
+        )
+        e2e = runs["e2e"]
+        print(
+            f"{name:<16} {noise(e2e):>28} {ratio(runs['explorer'], e2e):>8} "
+            f"{ratio(runs['confirm'], e2e):>8} {ratio(runs['k-induction'], e2e):>8} "
+            f"{ratio(runs['spacer'], e2e):>8} {ratio(runs['spin'], e2e):>9}",
+            flush=True,
+        )
+
+
+# ---------------------------------------------------------------- scaling
+
+
+def end_to_end(family: str, k: int) -> dict[str, float | int | bool]:
+    """One scaling run, in this (fresh) process: build, explore, decide two properties."""
+    build, _, _, (safety, witness) = FAMILIES[family]
+    started = time.perf_counter()
+    spec = build(k)
+    checker = Checker(spec)
+    verdicts = [next(checker.run(only=name)) for name in (safety, witness)]
+    return {
+        "states": len(checker.graph.states),
+        "edges": checker.graph.edge_count,
+        "depth": checker.graph.diameter,
+        "explore": checker.graph.seconds,
+        "check": time.perf_counter() - started,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "ok": all(v.ok for v in verdicts),
+    }
+
+
+def _process(family: str, k: int, report: list[dict[str, float | int | bool]]) -> float:
+    command = [sys.executable, __file__, "--end-to-end", family, str(k)]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"bench: {family} k={k} failed:\n{done.stderr[-2000:]}")
+    report.append(json.loads(done.stdout))
+    return seconds
+
+
+def bench_scaling(repeat: int, largest: int) -> None:
+    print("\n== scaling: one fresh process per run; median (min–max) of", repeat, "runs")
+    print(
+        f"{'family':<14} {'states':>9} {'edges':>10} {'depth':>5} {'explore':>26} "
+        f"{'states/s':>10} {'peak MB':>8} {'end to end (process)':>28} {'spin e2e':>9} "
+        f"{'ours/spin':>9}"
+    )
+    for family, (build, sizes, size, _) in FAMILIES.items():
+        for k in (k for k in sizes if size(k) <= largest):
+            reports: list[dict[str, float | int | bool]] = []
+            spec = build(k)
+            runs = alternate(
+                {
+                    "ours": lambda f=family, k=k, r=reports: _process(f, k, r),  # type: ignore[misc]
+                    "spin": lambda s=spec: spin_end_to_end(s),  # type: ignore[misc]
+                },
+                repeat,
+            )
+            first = reports[0]
+            explored = [float(r["explore"]) for r in reports]
+            rate = int(first["states"]) / statistics.median(explored)
+            peak = max(float(r["peak_mb"]) for r in reports)
+            spin = f"{statistics.median(runs['spin']):.2f}s" if runs["spin"] else "-"
+            print(
+                f"{spec.name:<14} {first['states']:>9} {first['edges']:>10} {first['depth']:>5} "
+                f"{noise(explored):>26} {rate:>10.0f} {peak:>8.0f} {noise(runs['ours']):>28} "
+                f"{spin:>9} {ratio(runs['ours'], runs['spin']):>9}"
+                + ("" if all(r["ok"] for r in reports) else "   VERDICTS WRONG"),
+                flush=True,
+            )
+
+
+# ---------------------------------------------------------------- the gate's budget
+
+
+def bench_gate(repeat: int) -> None:
+    print("\n== make verify, part by part: median (min–max) of", repeat, "runs")
+    print(f"{'part':<22} {'median':>8} {'min':>8} {'max':>8}   budget")
+    total = 0.0
+    for name, command, budget in PARTS:
+        runs = [timed(command) for _ in range(repeat)]
+        median = statistics.median(runs)
+        total += median
+        quota = f"{median:.2f}s / {budget:.0f}s = {median / budget:.2f}×" if budget else "-"
+        print(f"{name:<22} {median:7.2f}s {min(runs):7.2f}s {max(runs):7.2f}s   {quota}")
+    diagrams_and_report(repeat)
+    print(
+        f"{'whole gate (sum)':<22} {total:7.2f}s {'':>8} {'':>8}   "
+        f"{total:.2f}s / {GATE_BUDGET:.0f}s = {total / GATE_BUDGET:.2f}×"
+    )
+    bench_check_trace(repeat)
 
 
 def diagrams_and_report(repeat: int) -> None:
@@ -64,22 +323,29 @@ def diagrams_and_report(repeat: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=3, help="runs per part (median quoted)")
-    args = parser.parse_args()
-    print(f"{'part':<22} {'median':>8} {'min':>8} {'max':>8}   budget")
-    total = 0.0
-    for name, command, budget in PARTS:
-        runs = [timed(command) for _ in range(args.repeat)]
-        median = statistics.median(runs)
-        total += median
-        quota = f"{median:.2f}s / {budget:.0f}s = {median / budget:.2f}×" if budget else "-"
-        print(f"{name:<22} {median:7.2f}s {min(runs):7.2f}s {max(runs):7.2f}s   {quota}")
-    diagrams_and_report(args.repeat)
-    print(
-        f"{'whole gate (sum)':<22} {total:7.2f}s {'':>8} {'':>8}   "
-        f"{total:.2f}s / {GATE_BUDGET:.0f}s = {total / GATE_BUDGET:.2f}×"
+    parser.add_argument("--repeat", type=int, default=5, help="runs per figure (at least 5)")
+    parser.add_argument(
+        "--part", choices=("engines", "scaling", "gate"), action="append", help="default: all"
     )
-    bench_check_trace(args.repeat)
+    parser.add_argument(
+        "--largest", type=int, default=2 * 10**6, help="skip family sizes above this many states"
+    )
+    parser.add_argument("--end-to-end", nargs=2, metavar=("FAMILY", "K"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.end_to_end:
+        family, k = args.end_to_end
+        print(json.dumps(end_to_end(family, int(k))))
+        return 0
+    if args.repeat < 5:
+        parser.error("--repeat must be at least 5: a median of fewer runs is noise")
+    parts = args.part or ["engines", "scaling", "gate"]
+    print(f"bench: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
+    if "engines" in parts:
+        bench_engines(args.repeat)
+    if "scaling" in parts:
+        bench_scaling(args.repeat, args.largest)
+    if "gate" in parts:
+        bench_gate(args.repeat)
     return 0
 
 

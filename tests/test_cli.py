@@ -61,7 +61,7 @@ def test_an_unknown_variant_lists_the_variants(capsys: pytest.CaptureFixture[str
 def test_explain_prints_numbered_steps(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "duplex", "grant-user-in-overlap", "--sources"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "SOMETIMES grant-user-in-overlap: witnessed (bmc, k=5)"
+    assert lines[0] == "SOMETIMES grant-user-in-overlap: witnessed (bfs, k=5)"
     steps = [line for line in lines if line[:2].strip().isdigit()]
     assert [line.split()[0] for line in steps] == ["0", "1", "2", "3", "4", "5"]
     assert "[ADR-068 D1 row 8" in steps[-1]

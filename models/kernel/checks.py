@@ -2,12 +2,17 @@
 
 Properties: `always`/`never` are proved by Spacer (its inductive invariant is
 re-checked and printed as the certificate; k-induction is the fallback, or
-the primary on request) and a violation is reported with BMC's shortest
-counterexample; `sometimes` gets BMC's shortest witness. Structural checks
-come free: determinism, totality, no deadlock, absorbing terminal states,
-every row fires, and the explorer's reachable set equals z3's. The explorer
-re-checks every verdict on its complete state graph; a disagreement is a
-kernel bug and is reported as `unknown`, which fails verification.
+the primary on request). A `sometimes` witness, or a counterexample, is the
+explorer's breadth-first path (shortest by construction), confirmed by z3
+step by step against T; BMC searches only where the explorer cannot decide
+(a spec with a real variable, whose samples may miss a witness). Structural
+checks come free: determinism, totality, no deadlock, absorbing terminal
+states, every row fires, and the explorer's reachable set equals z3's (on a
+seeded sample of states for big specs). The explorer re-checks every verdict
+on its complete state graph; a disagreement is a kernel bug and is reported
+as `unknown`, which fails verification. Each check has a z3 budget
+(`timeout`); z3 giving up is an `unknown` verdict naming the engine and the
+reason, never an exception.
 """
 
 from __future__ import annotations
@@ -17,11 +22,31 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from .domains import Real
 from .explore import Exploration, explore
 from .expr import FALSE, And, Enabled, Expr, Not, Or, eq, nxt, var
-from .smt import Encoding, Engines, Found, Proved, Unknown, Verdict, check_reachable_set
+from .smt import (
+    FULL_SET_CHECK_UP_TO,
+    QUERY_TIMEOUT_MS,
+    Z3_ERRORS,
+    Budget,
+    Encoding,
+    Engines,
+    Found,
+    Proved,
+    SetCheck,
+    SolverLimit,
+    Unknown,
+    Verdict,
+    check_reachable_sample,
+    check_reachable_set,
+    finite_key,
+    sample_states,
+)
 from .spec import Kind, Property, Spec
 from .trace import Trace, plural
+
+DEFAULT_TIMEOUT = QUERY_TIMEOUT_MS / 1000  # seconds of z3 per check (`verify --timeout`)
 
 VerdictName = Literal["proved", "witnessed", "violated", "unknown"]
 Expectation = Literal["hold", "violate"]
@@ -102,12 +127,22 @@ Case = tuple[str, str, Expr]  # (what went wrong, trigger whose parameters it re
 class Checker:
     """Runs the checks of one spec; `run()` yields results as they come."""
 
-    def __init__(self, spec: Spec, *, method: Method = "spacer", max_k: int = 12) -> None:
+    def __init__(
+        self,
+        spec: Spec,
+        *,
+        method: Method = "spacer",
+        max_k: int = 12,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
         self.spec = spec
         self.method = method
         self.max_k = max_k
-        self.z3 = Engines(Encoding(spec))
         self.graph = explore(spec)
+        self.budget = Budget(timeout)  # restarted by `run` for every check
+        self.z3 = Engines(Encoding(spec), self.budget)
+        # The explorer decides reachability on its own unless a real variable is sampled.
+        self.sampled = any(isinstance(v.domain, Real) or not v.domain.is_finite for v in spec.vars)
         # BMC looks as deep as the explorer's diameter, plus the step itself.
         self.depth = self.graph.diameter + 2
 
@@ -137,8 +172,24 @@ class Checker:
         for name, check in self._all():
             if only is None or only == name:
                 started = time.perf_counter()
-                result = check()
+                self.budget.start()
+                try:
+                    result = check()
+                except SolverLimit as limit:
+                    result = self._gave_up(name, limit.engine, limit.reason)
+                except Z3_ERRORS as error:
+                    result = self._gave_up(name, "z3", str(error))
                 yield replace(result, seconds=time.perf_counter() - started)
+
+    def _gave_up(self, name: str, engine: str, reason: str) -> CheckResult:
+        """z3 gave up on a check: `unknown`, naming the engine, the check and the reason."""
+        head = Head(name, "structural", "kernel")
+        if name in {p.name for p in self.spec.properties}:
+            p = self.spec.prop(name)
+            expected: Expectation = "violate" if name in self.spec.expect_violated else "hold"
+            head = Head(name, str(p.kind), p.cite, expected)
+        detail = f"{engine} gave up on {name}: {reason}"
+        return _result(head, "unknown", engine, None, detail=detail)
 
     # ------------------------------------------------------------ properties
 
@@ -147,10 +198,31 @@ class Checker:
         head = Head(p.name, str(p.kind), p.cite, expected)
         explorer_hit = self._explorer_hit(p.bad, p.over_steps)
         if p.kind is Kind.SOMETIMES:
-            found = self.z3.bmc(p.pred, step=p.over_steps, max_depth=self.depth)
-            if isinstance(found, Found):
-                result = _result(head, "witnessed", "bmc", len(found.trace), trace=found.trace)
-                return self._agree(result, found.trace, explorer_hit)
+            if explorer_hit is not None:
+                confirmed = self.z3.confirm(explorer_hit, p.pred, step=p.over_steps)
+                if not isinstance(confirmed, Found):
+                    return self._unknown(head, confirmed)
+                return _result(
+                    head,
+                    "witnessed",
+                    "bfs",
+                    len(explorer_hit),
+                    trace=explorer_hit,
+                    detail=f"trace of {len(explorer_hit)} steps, each confirmed by z3",
+                )
+            if self.sampled:
+                # The explorer saw only the real variables' samples: BMC looks at every value.
+                found = self.z3.bmc(p.pred, step=p.over_steps, max_depth=self.depth)
+                if isinstance(found, Found):
+                    return _result(
+                        head,
+                        "witnessed",
+                        "bmc",
+                        len(found.trace),
+                        trace=found.trace,
+                        detail=f"trace of {len(found.trace)} steps (the explorer's real samples "
+                        "miss it)",
+                    )
             unreachable = self._prove(p.pred, p.over_steps)
             if isinstance(unreachable, Proved):
                 result = _result(
@@ -165,9 +237,8 @@ class Checker:
             return self._unknown(head, unreachable)
         if explorer_hit is not None:
             # The explorer's graph is complete, so a violation is certain: skip the proof
-            # attempt and ask BMC for z3's own shortest counterexample.
-            found = self.z3.bmc(p.bad, step=p.over_steps, max_depth=self.depth)
-            proof: Verdict = found if isinstance(found, Found) else self._prove(p.bad, p.over_steps)
+            # attempt; the explorer's shortest counterexample, confirmed step by step by z3.
+            proof: Verdict = self.z3.confirm(explorer_hit, p.bad, step=p.over_steps)
         else:
             proof = self._prove(p.bad, p.over_steps)
         if isinstance(proof, Proved):
@@ -195,7 +266,15 @@ class Checker:
                 return found
             return Unknown("spacer", "Spacer reaches it but BMC finds no trace within the diameter")
         if isinstance(verdict, Unknown):
-            return self.z3.k_induction(Not(bad), step=step, max_k=self.max_k, params_of=params_of)
+            fallback = self.z3.k_induction(
+                Not(bad), step=step, max_k=self.max_k, params_of=params_of
+            )
+            if isinstance(fallback, Unknown):
+                return Unknown(
+                    "spacer, k-induction",
+                    f"spacer: {verdict.reason}; k-induction: {fallback.reason}",
+                )
+            return fallback
         return verdict
 
     def _explorer_hit(self, bad: Expr, step: bool) -> Trace | None:
@@ -227,7 +306,8 @@ class Checker:
     @staticmethod
     def _unknown(head: Head, verdict: Verdict) -> CheckResult:
         reason = verdict.reason if isinstance(verdict, Unknown) else "no verdict"
-        return _result(head, "unknown", verdict.method, None, detail=reason)
+        detail = f"{verdict.method} gave up on {head.id}: {reason}"
+        return _result(head, "unknown", verdict.method, None, detail=detail)
 
     # ------------------------------------------------------------ structural
 
@@ -331,15 +411,31 @@ class Checker:
 
     def check_reachable_set(self) -> CheckResult:
         g = self.graph
+        head = Head("reachable-set", "structural", "kernel: z3 and the explorer agree")
+        if len({finite_key(self.spec, g.as_dict(i)) for i in range(len(g.states))}) > (
+            FULL_SET_CHECK_UP_TO
+        ):
+            # Too big for one disjunction of every state: a seeded sample, each sampled
+            # state's successors enumerated by z3 against the explorer's.
+            chosen = sample_states(len(g.states))
+            agreed = self.z3_sample(chosen)
+            if agreed.equal:
+                return _result(head, "proved", "bfs", g.diameter, certificate=agreed.detail)
+            return _result(
+                head,
+                "unknown",
+                "bfs",
+                g.diameter,
+                detail=f"z3 and the explorer disagree: {agreed.detail}",
+            )
         tree = [
             (g.as_dict(e.source), e.row, e.params, g.as_dict(e.target))
             for e in g.parent
             if e is not None
         ]
         agreed = check_reachable_set(
-            self.z3.enc, [g.as_dict(i) for i in range(len(g.states))], tree
+            self.z3.enc, [g.as_dict(i) for i in range(len(g.states))], tree, self.budget
         )
-        head = Head("reachable-set", "structural", "kernel: z3 and the explorer agree")
         if agreed.equal:
             return _result(head, "proved", "bfs", g.diameter, certificate=agreed.detail)
         return _result(
@@ -350,6 +446,12 @@ class Checker:
             detail=f"z3 and the explorer disagree: {agreed.detail}",
         )
 
+    def z3_sample(self, chosen: Sequence[int]) -> SetCheck:
+        g = self.graph
+        initial = [g.as_dict(i) for i, d in enumerate(g.depth) if d == 0]
+        sample = [(g.as_dict(i), [g.step(e) for e in g.successors(i)]) for i in chosen]
+        return check_reachable_sample(self.z3.enc, initial, len(g.states), sample, self.budget)
+
 
 def verify(
     spec: Spec,
@@ -357,9 +459,10 @@ def verify(
     method: Method = "spacer",
     only: str | None = None,
     progress: Callable[[CheckResult], None] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> SpecReport:
     started = time.perf_counter()
-    checker = Checker(spec, method=method)
+    checker = Checker(spec, method=method, timeout=timeout)
     report = SpecReport(spec, checker.graph)
     for result in checker.run(only):
         report.checks.append(result)

@@ -1,26 +1,70 @@
-"""The explicit-state explorer: breadth-first search over the oracle.
+"""The explicit-state explorer: breadth-first search over compiled rows.
 
-It computes the complete reachable set (real variables drawn from their
-declared samples), every edge, the shortest path to each state and the
-shortest witness for each row. BFS order makes every path it returns a
-shortest one.
+Each spec's rows are compiled once into straight-line Python over compact
+states: each state packed into one int (a bit field per variable, a value's
+code being its index in its domain, or its offset from an integer range's
+`lo`; a real's values are the spec's samples), or a plain tuple of values
+when some value falls outside that layout. Per trigger the code loops over
+the parameter assignments and tests the trigger's rows in spec order; the
+first enabled row builds the successor, exactly as the `transitions` Machine
+in `oracle.py` fires the first transition whose conditions hold (a test
+cross-checks the two on every spec and variant). Constant subterms are folded
+before the code is generated.
+
+The search keeps, per state, its depth and its BFS parent (the source state
+and which firing and row led there), so every path it returns is a shortest
+one. Edges are not stored: they are regenerated on demand from the compiled
+successor function, in BFS order, for the checks that need them (step
+properties, rows-fire, diagrams, conformance replays). Real variables are
+drawn from their declared samples.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
-from collections import deque
-from collections.abc import Callable, Mapping
+from array import array
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, overload
 
-from .domains import Value
-from .expr import Env, Expr, compiled
-from .oracle import NotTotal, Oracle
-from .spec import Spec
+from .domains import Domain, IntRange, Option, Real, Value
+from .expr import (
+    Add,
+    And,
+    Cmp,
+    Const,
+    Env,
+    Eq,
+    Expr,
+    ExprTypeError,
+    Implies,
+    In,
+    IsSome,
+    Ite,
+    Not,
+    Or,
+    Ref,
+    Some,
+    StepIs,
+    Unwrap,
+    evaluate,
+    walk,
+)
+from .oracle import OracleError
+from .spec import Row, Spec
 from .trace import Step, Trace
 
 State = tuple[Value, ...]
+Key = Any  # a state as the explorer stores it: a packed int, or the tuple itself
+
+DEFAULT_MAX_STATES = 2_000_000
+
+
+class ExplorationLimit(RuntimeError):
+    """The spec has more reachable states than the explorer was allowed to visit."""
 
 
 @dataclass(frozen=True)
@@ -33,49 +77,619 @@ class Edge:
     outputs: Mapping[str, Value]
 
 
+# ---------------------------------------------------------------- expression rewriting
+
+
+def _map(e: Expr, f: Callable[[Expr], Expr]) -> Expr:
+    """`e` with `f` applied to each direct child expression."""
+    changes: dict[str, Any] = {}
+    for fld in dataclasses.fields(e):  # type: ignore[arg-type]
+        value = getattr(e, fld.name)
+        if isinstance(value, Expr):
+            changes[fld.name] = f(value)
+        elif isinstance(value, tuple) and value and all(isinstance(x, Expr) for x in value):
+            changes[fld.name] = tuple(f(x) for x in value)
+    return dataclasses.replace(e, **changes) if changes else e  # type: ignore[type-var]
+
+
+def _closed(e: Expr) -> bool:
+    return not any(isinstance(n, Ref | StepIs) for n in walk(e))
+
+
+def _fold(e: Expr) -> Expr:
+    """Evaluate closed subterms; simplify connectives with constant arguments."""
+    e = _map(e, _fold)
+    if isinstance(e, Const):
+        return e
+    if _closed(e):
+        try:
+            return Const(evaluate(e, Env(pre={})))
+        except (TypeError, ValueError, ExprTypeError):
+            return e  # a dead branch (say, unwrapping None): it is never evaluated at run time
+    if isinstance(e, And):
+        if any(isinstance(a, Const) and not a.value for a in e.args):
+            return Const(False)
+        args = tuple(a for a in e.args if not isinstance(a, Const))
+        return args[0] if len(args) == 1 else And(args) if args else Const(True)
+    if isinstance(e, Or):
+        if any(isinstance(a, Const) and a.value for a in e.args):
+            return Const(True)
+        args = tuple(a for a in e.args if not isinstance(a, Const))
+        return args[0] if len(args) == 1 else Or(args) if args else Const(False)
+    if isinstance(e, Implies) and isinstance(e.premise, Const):
+        return e.conclusion if e.premise.value else Const(True)
+    if isinstance(e, Ite) and isinstance(e.cond, Const):
+        return e.then if e.cond.value else e.other
+    return e
+
+
+# ---------------------------------------------------------------- code generation
+
+
+class _Gen:
+    """Python source for expressions over the pre-state locals `v0, v1, …`."""
+
+    def __init__(self, spec: Spec) -> None:
+        self.slot = {v.name: i for i, v in enumerate(spec.vars)}
+        self.params: dict[str, str] = {}  # the current trigger's parameters, as locals
+        self.consts: dict[str, Any] = {}
+        self._by_id: dict[int, str] = {}
+
+    def const(self, value: Any) -> str:
+        if value is None or type(value) in (bool, int, str):
+            return repr(value)
+        key = id(value)
+        if key not in self._by_id:
+            name = f"K{len(self.consts)}"
+            self.consts[name] = value
+            self._by_id[key] = name
+        return self._by_id[key]
+
+    def src(self, e: Expr) -> str:
+        if isinstance(e, Const):
+            return self.const(e.value)
+        if isinstance(e, Ref):
+            if e.scope == "param" and e.name in self.params:
+                return self.params[e.name]
+            if e.scope != "pre":
+                raise ExprTypeError(f"{e.scope} values are not available here")
+            return f"v{self.slot[e.name]}"
+        if isinstance(e, Eq):
+            return f"({self.src(e.left)} == {self.src(e.right)})"
+        if isinstance(e, In):
+            try:
+                options: Any = frozenset(e.options)
+            except TypeError:
+                options = tuple(e.options)
+            return f"({self.src(e.item)} in {self.const(options)})"
+        if isinstance(e, Not):
+            return f"(not {self.src(e.arg)})"
+        if isinstance(e, And):
+            return "(" + " and ".join(self.src(a) for a in e.args) + ")" if e.args else "True"
+        if isinstance(e, Or):
+            return "(" + " or ".join(self.src(a) for a in e.args) + ")" if e.args else "False"
+        if isinstance(e, Implies):
+            return f"((not {self.src(e.premise)}) or bool({self.src(e.conclusion)}))"
+        if isinstance(e, Ite):
+            return f"({self.src(e.then)} if {self.src(e.cond)} else {self.src(e.other)})"
+        if isinstance(e, Cmp):
+            return f"({self.src(e.left)} {e.op} {self.src(e.right)})"
+        if isinstance(e, Add):
+            return f"({self.src(e.left)} + {self.src(e.right)})"
+        if isinstance(e, IsSome):
+            return f"({self.src(e.arg)} is not None)"
+        if isinstance(e, Some | Unwrap):
+            return self.src(e.arg)
+        raise ExprTypeError(f"cannot compile {type(e).__name__} here")
+
+
+@dataclass(frozen=True)
+class _Firing:
+    trigger: str
+    params: Mapping[str, Value]
+
+
+@dataclass(frozen=True)
+class _Case:
+    """One row of a trigger, as code: its guard, the checks and locals its updates need,
+    and its successor tuple (None when the row changes nothing)."""
+
+    row: int
+    guard: str
+    checks: tuple[str, ...]
+    succ: str | None
+
+
+class _NoPacking(Exception):
+    """A value the packed layout has no code for: explore with plain tuples instead."""
+
+
+class _Layout:
+    """Integer packing: each variable's value is a code (its index in the domain, or its
+    offset from an integer range's `lo`) in a bit field of its own. A packed state hashes
+    and compares as one int, the cheapest dict key Python has."""
+
+    def __init__(self, spec: Spec) -> None:
+        reals = sorted({x for d in _domains(spec) if isinstance(d, Real) for x in d.samples})
+        self.fields: list[tuple[int, int, int | None, tuple[Value, ...], dict[Value, int]]] = []
+        shift = 0
+        for v in spec.vars:
+            domain = v.domain
+            inner = domain.inner if isinstance(domain, Option) else domain
+            lo = domain.lo if isinstance(domain, IntRange) else None
+            values = domain.values
+            if values is None:  # a real: the explorer only ever meets the spec's samples
+                values = (None, *reals) if isinstance(domain, Option) else tuple(reals)
+                if isinstance(inner, Real):
+                    values = (*values, *(x for x in v.inits if x not in values))
+            enc = {x: i for i, x in enumerate(values)} if lo is None else {}
+            width = max(1, (len(values) - 1).bit_length())
+            self.fields.append((shift, (1 << width) - 1, lo, tuple(values), enc))
+            shift += width
+
+    def code(self, j: int, value: Value) -> int:
+        _, _, lo, _, enc = self.fields[j]
+        try:
+            return value - lo if lo is not None else enc[value]
+        except (KeyError, TypeError):
+            raise _NoPacking(value) from None
+
+    def pack(self, state: State) -> int:
+        return sum(
+            self.code(j, x) << f[0] for j, (x, f) in enumerate(zip(state, self.fields, strict=True))
+        )
+
+    def unpack(self, key: int) -> State:
+        return tuple(
+            ((key >> sh) & mask) + lo if lo is not None else values[(key >> sh) & mask]
+            for sh, mask, lo, values, _ in self.fields
+        )
+
+
+def _domains(spec: Spec) -> list[Domain]:
+    found: list[Domain] = [v.domain for v in spec.vars]
+    found += [p.domain for t in spec.triggers for p in t.params]
+    return found + [d.inner for d in found if isinstance(d, Option)]
+
+
+def _may_leave(domain: Domain, update: Expr) -> bool:
+    """Can this update's value fall outside the variable's domain? Only through `add`."""
+    bounded = isinstance(domain, IntRange) or (
+        isinstance(domain, Option) and isinstance(domain.inner, IntRange)
+    )
+    return bounded and any(isinstance(n, Add) for n in walk(update))
+
+
+class _Compiled:
+    """One spec's rows as generated functions over packed states (or tuples, when some
+    variable's values are not known up front).
+
+    Per trigger, the code loops over its parameter assignments (locals `p0, p1, …`)
+    and tests the trigger's rows in spec order; the first enabled row fires.
+    """
+
+    def __init__(self, spec: Spec, *, packed: bool = True) -> None:
+        self.spec = spec
+        # Packed when every variable's values are known up front (reals: their samples).
+        self.layout = _Layout(spec) if packed else None
+        self.rows: list[Row] = list(spec.rows)
+        self.row_index = {r.name: i for i, r in enumerate(self.rows)}
+        self.firings: list[_Firing] = []
+        self.gen = _Gen(spec)
+        # Per trigger: the first firing's index, its parameter tuples, and its cases.
+        self.blocks: list[tuple[str, int, list[tuple[Value, ...]], list[_Case]]] = []
+        for t in spec.triggers:
+            assignments = spec.param_assignments(t.name)
+            base = len(self.firings)
+            self.firings += [_Firing(t.name, MappingProxyType(a)) for a in assignments]
+            values = [tuple(a[p.name] for p in t.params) for a in assignments]
+            self.blocks.append((t.name, base, values, self._cases(t.name)))
+        self.bfs: Callable[..., None] = self._build_bfs()
+        self.successors: Callable[[Key], list[tuple[int, int, Key]]] = self._build_succ()
+
+    @classmethod
+    def of(cls, spec: Spec) -> _Compiled:
+        try:
+            return cls(spec)
+        except _NoPacking:
+            return cls(spec, packed=False)
+
+    def key(self, state: State) -> Key:
+        return state if self.layout is None else self.layout.pack(state)
+
+    def state(self, key: Key) -> State:
+        return key if self.layout is None else self.layout.unpack(key)
+
+    def _params(self, trigger: str) -> None:
+        params = self.spec.trigger(trigger).params
+        self.gen.params = {p.name: f"p{j}" for j, p in enumerate(params)}
+
+    def _cases(self, trigger: str) -> list[_Case]:
+        spec, gen = self.spec, self.gen
+        self._params(trigger)
+        out = []
+        for r in spec.rows_of(trigger):
+            ri = self.row_index[r.name]
+            guard = _fold(spec.step_guard(r))
+            if isinstance(guard, Const) and not guard.value:
+                continue
+            checks: list[str] = []
+            slots: list[tuple[str, Any]] = []  # ("same", None), ("const", value), ("expr", src)
+            for j, v in enumerate(spec.vars):
+                if v.name == spec.control and r.target is not None:
+                    slots.append(("const", r.target))
+                    continue
+                if v.name not in r.updates:
+                    slots.append(("same", None))
+                    continue
+                upd = _fold(r.updates[v.name])
+                if isinstance(upd, Ref) and upd.scope == "pre" and upd.name == v.name:
+                    slots.append(("same", None))
+                    continue
+                if isinstance(upd, Const):
+                    if not v.domain.contains(upd.value):
+                        checks.append(f"_bad({ri}, {j}, {gen.const(upd.value)})")
+                    slots.append(("const", upd.value))
+                    continue
+                packed_int = self.layout is not None and isinstance(v.domain, IntRange)
+                if not _may_leave(v.domain, upd) and not packed_int:
+                    slots.append(("expr", gen.src(upd)))
+                    continue
+                # Integer arithmetic can leave its range, as the oracle reports; nothing else
+                # can: the spec's type check keeps every other update inside its domain. (A
+                # packed integer is always checked: its bit field must not overflow.)
+                tmp = f"u{j}"
+                checks.append(f"{tmp} = {gen.src(upd)}")
+                if isinstance(v.domain, IntRange):
+                    lo, hi = v.domain.lo, v.domain.hi
+                    checks.append(f"if not ({lo} <= {tmp} <= {hi}): _bad({ri}, {j}, {tmp})")
+                else:
+                    domain = gen.const(v.domain)
+                    checks.append(f"if not {domain}.contains({tmp}): _bad({ri}, {j}, {tmp})")
+                slots.append(("expr", tmp))
+            succ = self._successor(slots)
+            out.append(_Case(ri, gen.src(guard), tuple(checks), succ))
+            if isinstance(guard, Const):
+                break  # always enabled: later rows of this trigger never fire
+        return out
+
+    def _successor(self, slots: list[tuple[str, Any]]) -> str | None:
+        """The successor's source: a tuple, or the packed int (None when nothing changes)."""
+        if all(kind == "same" for kind, _ in slots):
+            return None
+        gen, layout = self.gen, self.layout
+        if layout is None:
+            parts = [
+                f"v{j}" if kind == "same" else gen.const(x) if kind == "const" else x
+                for j, (kind, x) in enumerate(slots)
+            ]
+            return "(" + "".join(x + ", " for x in parts) + ")"
+        keep, fixed, computed = 0, 0, []
+        for j, (kind, x) in enumerate(slots):
+            shift, mask, lo, _, _ = layout.fields[j]
+            if kind == "same":
+                keep |= mask << shift
+            elif kind == "const":
+                fixed |= layout.code(j, x) << shift
+            else:
+                if lo is None:
+                    code = f"{gen.const(layout.fields[j][4])}[{x}]"
+                else:
+                    code = f"({x} - {lo})" if lo else x
+                computed.append(f"({code} << {shift})" if shift else f"({code})")
+        return " | ".join([f"(s & {keep})", *([str(fixed)] if fixed else []), *computed])
+
+    def _bad(self, row: int, slot: int, value: Value) -> None:
+        r, v = self.rows[row], self.spec.vars[slot]
+        raise OracleError(
+            f"row {r.name!r} sets {v.name!r} to {value!r}, outside {v.domain.describe()}"
+        )
+
+    def _unpack(self) -> str:
+        n = len(self.spec.vars)
+        if self.layout is None:
+            return "".join(f"v{j}, " for j in range(n)) + "= s" if n else "pass"
+        decoded = []
+        for j, (shift, mask, lo, values, _) in enumerate(self.layout.fields):
+            field = f"((s >> {shift}) & {mask})" if shift else f"(s & {mask})"
+            if lo is None:
+                decoded.append(f"v{j} = {self.gen.const(values)}[{field}]")
+            else:
+                decoded.append(f"v{j} = {field} + {lo}" if lo else f"v{j} = {field}")
+        return "; ".join(decoded) or "pass"
+
+    def _emit(
+        self,
+        lines: list[str],
+        indent: str,
+        body: Callable[[str, int, _Case, list[str]], None],
+        undefined: str | None,
+    ) -> None:
+        """Per trigger: the loop over its parameters, then an if/elif chain over its rows.
+
+        `body(indent, trigger index, case, lines)` writes what a firing row does; `undefined`
+        is the statement for a firing no row answers (None: nothing)."""
+        for t, (trigger, base, values, cases) in enumerate(self.blocks):
+            arity = len(self.spec.trigger(trigger).params)
+            inner = indent
+            if arity:
+                table = self.gen.const(tuple((base + j, v) for j, v in enumerate(values)))
+                names = "".join(f"p{j}, " for j in range(arity))
+                lines.append(f"{indent}for k, ({names}) in {table}:")
+                inner = indent + "    "
+            else:
+                lines.append(f"{indent}k = {base}")
+            first = True
+            for case in cases:
+                lines.append(f"{inner}{'if' if first else 'elif'} {case.guard}:")
+                first = False
+                body(inner + "    ", t, case, lines)
+            if undefined is not None:
+                if first:
+                    lines.append(f"{inner}{undefined}")
+                else:
+                    lines += [f"{inner}else:", f"{inner}    {undefined}"]
+            elif first and arity:
+                lines.append(f"{inner}pass")
+
+    def _exec(self, lines: list[str], name: str, extra: Mapping[str, Any] | None = None) -> Any:
+        ns: dict[str, Any] = {**self.gen.consts, "_bad": self._bad, **(extra or {})}
+        exec(compile("\n".join(lines), f"<{name} {self.spec.name}>", "exec"), ns)  # noqa: S102
+        return ns[name]
+
+    def _build_bfs(self) -> Callable[..., None]:
+        rows = len(self.rows)
+
+        def body(ind: str, t: int, case: _Case, lines: list[str]) -> None:
+            lines += [f"{ind}{c}" for c in case.checks]
+            if case.succ is None:
+                lines.append(f"{ind}pass")
+                return
+            lines += [
+                f"{ind}t = {case.succ}",
+                f"{ind}if sd(t, n) == n:",
+                f"{ind}    if n >= limit: raise _Limit(limit)",
+                f"{ind}    push(t); dpush(d); ppush(i); cpush(k * {rows} + {case.row}); n += 1",
+            ]
+
+        lines = [
+            "def bfs(states, index, depth, psrc, pcode, undefined, limit):",
+            "    sd = index.setdefault",
+            "    push, dpush = states.append, depth.append",
+            "    ppush, cpush = psrc.append, pcode.append",
+            "    n = len(states)",
+            "    i = 0",
+            "    while i < n:",
+            "        s = states[i]",
+            f"        {self._unpack()}",
+            "        d = depth[i] + 1",
+        ]
+        self._emit(lines, "        ", body, "undefined.append((i, k))")
+        lines.append("        i += 1")
+        return self._exec(lines, "bfs", {"_Limit": ExplorationLimit})  # type: ignore[no-any-return]
+
+    def _build_succ(self) -> Callable[[Key], list[tuple[int, int, Key]]]:
+        """Every edge out of a state, in firing order: (firing, row, target)."""
+
+        def body(ind: str, t: int, case: _Case, lines: list[str]) -> None:
+            lines += [f"{ind}{c}" for c in case.checks]
+            lines.append(f"{ind}out.append((k, {case.row}, {case.succ or 's'}))")
+
+        lines = ["def succ(s):", f"    {self._unpack()}", "    out = []"]
+        self._emit(lines, "    ", body, None)
+        lines.append("    return out")
+        return self._exec(lines, "succ")  # type: ignore[no-any-return]
+
+    def state_test(self, pred: Expr) -> Callable[[list[Key]], int | None]:
+        """The first state (in BFS order) satisfying a state predicate."""
+        lines = [
+            "def first(states):",
+            "    for i, s in enumerate(states):",
+            f"        {self._unpack()}",
+            f"        if {self.gen.src(_fold(pred))}: return i",
+            "    return None",
+        ]
+        return self._exec(lines, "first")  # type: ignore[no-any-return]
+
+    def step_test(self, pred: Expr) -> Callable[[list[Key]], tuple[int, int, int] | None]:
+        """The first edge (BFS order of its source, then firing order) satisfying a step
+        predicate, as (source, firing, row). The predicate is specialised to each row:
+        outputs, the post-state and the step's names become expressions over the
+        pre-state and the parameters, so it compiles like a guard."""
+
+        def body(ind: str, t: int, case: _Case, lines: list[str]) -> None:
+            self._params(self.blocks[t][0])
+            test = self.gen.src(_fold(self._on_step(pred, self.rows[case.row])))
+            lines.append(f"{ind}if {test}: return (i, k, {case.row})")
+
+        lines = [
+            "def first(states):",
+            "    for i, s in enumerate(states):",
+            f"        {self._unpack()}",
+        ]
+        self._emit(lines, "        ", body, None)
+        lines.append("    return None")
+        return self._exec(lines, "first")  # type: ignore[no-any-return]
+
+    def _on_step(self, pred: Expr, r: Row) -> Expr:
+        spec = self.spec
+        group = spec.group_of(r.trigger)
+
+        def post(name: str) -> Expr:
+            if name == spec.control and r.target is not None:
+                return Const(r.target)
+            return r.updates.get(name, Ref("pre", name))
+
+        def go(x: Expr) -> Expr:
+            if isinstance(x, Ref):
+                if x.scope == "post":
+                    return post(x.name)
+                if x.scope == "out":
+                    if x.name in r.outputs:
+                        return r.outputs[x.name]
+                    return Const(spec.output(x.name).default)
+                return x
+            if isinstance(x, StepIs):
+                seen = {"trigger": r.trigger, "row": r.name, "group": group}[x.kind]
+                return Const(seen in x.names)
+            return _map(x, go)
+
+        return go(pred)
+
+
+# ---------------------------------------------------------------- the exploration
+
+
+class _States(Sequence[State]):
+    """The packed states, read as tuples."""
+
+    def __init__(self, keys: list[Key], code: _Compiled) -> None:
+        self._keys, self._code = keys, code
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    @overload
+    def __getitem__(self, i: int) -> State: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[State]: ...
+    def __getitem__(self, i: int | slice) -> State | list[State]:
+        if isinstance(i, slice):
+            return [self._code.state(k) for k in self._keys[i]]
+        return self._code.state(self._keys[i])
+
+
+class _Index(Mapping[State, int]):
+    """State tuple → BFS number, over the packed keys."""
+
+    def __init__(self, index: dict[Key, int], keys: list[Key], code: _Compiled) -> None:
+        self._index, self._keys, self._code = index, keys, code
+
+    def __getitem__(self, state: State) -> int:
+        try:
+            return self._index[self._code.key(state)]
+        except _NoPacking:
+            raise KeyError(state) from None
+
+    def __iter__(self) -> Iterator[State]:
+        return (self._code.state(k) for k in self._keys)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+
 @dataclass
 class Exploration:
+    """The reachable states in BFS order, with depths and shortest-path parents.
+
+    `states` and `index` read as tuples of values; inside, a state is its key (a packed
+    int, or the tuple itself when the spec cannot be packed)."""
+
     spec: Spec
-    states: list[State] = field(default_factory=list)
-    index: dict[State, int] = field(default_factory=dict)
-    depth: list[int] = field(default_factory=list)
-    parent: list[Edge | None] = field(default_factory=list)
-    edges: list[Edge] = field(default_factory=list)
+    depth: array[int] = field(default_factory=lambda: array("q"))
     # Firings no row answered: the spec is not total there (the totality check reports it).
     undefined: list[tuple[int, str, Mapping[str, Value]]] = field(default_factory=list)
     seconds: float = 0.0
-    _envs: list[Env] = field(default_factory=list, repr=False)
+    _code: _Compiled | None = field(default=None, repr=False)
+    _keys: list[Key] = field(default_factory=list, repr=False)
+    _index: dict[Key, int] = field(default_factory=dict, repr=False)
+    _psrc: array[int] = field(default_factory=lambda: array("q"), repr=False)
+    _pcode: array[int] = field(default_factory=lambda: array("q"), repr=False)
+    _edges: list[Edge] | None = field(default=None, repr=False)
+    _parents: list[Edge | None] | None = field(default=None, repr=False)
+
+    @property
+    def code(self) -> _Compiled:
+        if self._code is None:
+            self._code = _Compiled.of(self.spec)
+        return self._code
+
+    @property
+    def states(self) -> Sequence[State]:
+        return self._keys if self.code.layout is None else _States(self._keys, self.code)
+
+    @property
+    def index(self) -> Mapping[State, int]:
+        if self.code.layout is None:
+            return self._index
+        return _Index(self._index, self._keys, self.code)
 
     @property
     def names(self) -> list[str]:
         return [v.name for v in self.spec.vars]
 
     def as_dict(self, i: int) -> dict[str, Value]:
-        return dict(zip(self.names, self.states[i], strict=True))
-
-    def _env_of(self, edge_index: int) -> Env:
-        # Every property reads every edge: build each edge's view once.
-        if not self._envs:
-            self._envs = [self.edge_env(e) for e in self.edges]
-        return self._envs[edge_index]
+        return dict(zip(self.names, self.code.state(self._keys[i]), strict=True))
 
     @property
     def diameter(self) -> int:
         return max(self.depth, default=0)
 
+    @property
+    def edge_count(self) -> int:
+        """Every firing that some row answers (ignore rows are self-loops)."""
+        return len(self._keys) * len(self.code.firings) - len(self.undefined)
+
+    # ------------------------------------------------------------ edges, on demand
+
+    def _edge(self, source: int, firing: int, row: int, target: Key) -> Edge:
+        code = self.code
+        f, r = code.firings[firing], code.rows[row]
+        env = Env(pre=self.as_dict(source), params=f.params)
+        outputs = {o.name: o.default for o in self.spec.outputs}
+        outputs.update({name: evaluate(e, env) for name, e in r.outputs.items()})
+        return Edge(
+            source,
+            r.name,
+            f.trigger,
+            f.params,
+            self._index[target],
+            MappingProxyType(outputs),
+        )
+
+    def successors(self, i: int) -> list[Edge]:
+        """The edges out of state `i`, in firing order."""
+        return [self._edge(i, k, r, t) for k, r, t in self.code.successors(self._keys[i])]
+
+    def iter_edges(self) -> Iterator[Edge]:
+        """Every edge, in BFS order of its source (so the first hit is a shallowest one)."""
+        for i in range(len(self._keys)):
+            yield from self.successors(i)
+
+    @property
+    def edges(self) -> list[Edge]:
+        if self._edges is None:
+            self._edges = list(self.iter_edges())
+        return self._edges
+
+    def parent_of(self, i: int) -> Edge | None:
+        if i < len(self._psrc) and self._psrc[i] >= 0:
+            source, code = self._psrc[i], self._pcode[i]
+            firing, row = divmod(code, len(self.code.rows))
+            return self._edge(source, firing, row, self._keys[i])
+        return None
+
+    @property
+    def parent(self) -> list[Edge | None]:
+        if self._parents is None:
+            self._parents = [self.parent_of(i) for i in range(len(self._keys))]
+        return self._parents
+
+    # ------------------------------------------------------------ paths
+
     def path_to(self, i: int) -> Trace:
         edges: list[Edge] = []
-        while (edge := self.parent[i]) is not None:
+        while (edge := self.parent_of(i)) is not None:
             edges.append(edge)
             i = edge.source
         edges.reverse()
-        return Trace(self.as_dict(i), tuple(self._step(e) for e in edges))
+        return Trace(self.as_dict(i), tuple(self.step(e) for e in edges))
 
     def path_through(self, edge: Edge) -> Trace:
         head = self.path_to(edge.source)
-        return Trace(head.init, (*head.steps, self._step(edge)))
+        return Trace(head.init, (*head.steps, self.step(edge)))
 
-    def _step(self, edge: Edge) -> Step:
+    def step(self, edge: Edge) -> Step:
         return Step(edge.row, edge.trigger, edge.params, self.as_dict(edge.target), edge.outputs)
 
     def edge_env(self, edge: Edge) -> Env:
@@ -89,31 +703,36 @@ class Exploration:
             group=self.spec.group_of(edge.trigger),
         )
 
+    # ------------------------------------------------------------ searches
+
     def first_state(self, pred: Expr) -> int | None:
         """The shallowest state satisfying a state predicate (BFS order)."""
-        test = compiled(pred)
-        for i in range(len(self.states)):
-            if test(Env(pre=self.as_dict(i))):
-                return i
-        return None
+        return self.code.state_test(pred)(self._keys)
 
     def first_edge(self, pred: Expr | Callable[[Edge], bool]) -> Edge | None:
         """The edge satisfying a step predicate with the shortest path through it."""
-        # Edges are recorded in BFS order of their source, so the first hit is a shallowest one.
-        test = compiled(pred) if isinstance(pred, Expr) else None
-        for k, edge in enumerate(self.edges):
-            if test(self._env_of(k)) if test is not None else pred(edge):  # type: ignore[operator]
-                return edge
-        return None
+        if isinstance(pred, Expr):
+            hit = self.code.step_test(pred)(self._keys)
+            if hit is None:
+                return None
+            i, firing, row = hit
+            targets = [t for k, _, t in self.code.successors(self._keys[i]) if k == firing]
+            return self._edge(i, firing, row, targets[0])
+        return next((e for e in self.iter_edges() if pred(e)), None)
 
     def row_witnesses(self) -> dict[str, Edge]:
         """For each row that can fire, the edge with the shortest path through it."""
-        found: dict[str, Edge] = {}
-        for edge in self.edges:
-            best = found.get(edge.row)
-            if best is None or self.depth[edge.source] < self.depth[best.source]:
-                found[edge.row] = edge
-        return found
+        # BFS order means depth never decreases: the first edge of each row is a shallowest.
+        found: dict[int, tuple[int, int, Key]] = {}
+        succ, total = self.code.successors, len(self.code.rows)
+        for i, s in enumerate(self._keys):
+            for k, r, t in succ(s):
+                if r not in found:
+                    found[r] = (i, k, t)
+            if len(found) == total:
+                break
+        edges = {r: self._edge(i, k, r, t) for r, (i, k, t) in found.items()}
+        return {self.code.rows[r].name: e for r, e in sorted(edges.items())}
 
 
 def initial_states(spec: Spec) -> list[dict[str, Value]]:
@@ -124,49 +743,50 @@ def initial_states(spec: Spec) -> list[dict[str, Value]]:
     ]
 
 
-def explore(spec: Spec, *, max_states: int = 200_000) -> Exploration:
-    """Breadth-first search of every reachable state, stepping the oracle."""
+def explore(spec: Spec, *, max_states: int = DEFAULT_MAX_STATES) -> Exploration:
+    """Breadth-first search of every reachable state, running the compiled rows."""
     started = time.perf_counter()
-    oracle = Oracle(spec)
-    result = Exploration(spec)
+    try:
+        return _explore(spec, _Compiled.of(spec), max_states, started)
+    except _NoPacking:
+        # A value outside the packed layout (a real computed by `add`, say): plain tuples.
+        return _explore(spec, _Compiled(spec, packed=False), max_states, started)
+
+
+def _explore(spec: Spec, code: _Compiled, max_states: int, started: float) -> Exploration:
+    result = Exploration(spec, _code=code)
     names = result.names
-    queue: deque[int] = deque()
-
-    def add(state: State, depth: int, parent: Edge | None) -> int:
-        known = result.index.get(state)
-        if known is not None:
-            return known
-        if len(result.states) >= max_states:
-            raise RuntimeError(f"spec {spec.name!r}: more than {max_states} reachable states")
-        result.index[state] = len(result.states)
-        result.states.append(state)
-        result.depth.append(depth)
-        result.parent.append(parent)
-        queue.append(result.index[state])
-        return result.index[state]
-
     for init in initial_states(spec):
-        add(tuple(init[n] for n in names), 0, None)
-    firings = [(t.name, params) for t in spec.triggers for params in spec.param_assignments(t.name)]
-    while queue:
-        i = queue.popleft()
-        current = result.as_dict(i)
-        for trigger, params in firings:
-            oracle.load(current)
-            try:
-                fired = oracle.fire(trigger, **params)
-            except NotTotal:
-                result.undefined.append((i, trigger, params))
-                continue
-            target = tuple(fired.state[n] for n in names)
-            pending = Edge(i, fired.row, trigger, fired.params, -1, fired.outputs)
-            j = result.index.get(target)
-            if j is None:
-                j = len(result.states)
-                pending = Edge(i, fired.row, trigger, fired.params, j, fired.outputs)
-                add(target, result.depth[i] + 1, pending)
-            else:
-                pending = Edge(i, fired.row, trigger, fired.params, j, fired.outputs)
-            result.edges.append(pending)
+        key = code.key(tuple(init[n] for n in names))
+        if key not in result._index:
+            if len(result._keys) >= max_states:
+                raise ExplorationLimit(
+                    f"spec {spec.name!r}: more than {max_states} reachable states"
+                )
+            result._index[key] = len(result._keys)
+            result._keys.append(key)
+            result.depth.append(0)
+            result._psrc.append(-1)
+            result._pcode.append(-1)
+    undefined: list[tuple[int, int]] = []
+    try:
+        code.bfs(
+            result._keys,
+            result._index,
+            result.depth,
+            result._psrc,
+            result._pcode,
+            undefined,
+            max_states,
+        )
+    except ExplorationLimit:
+        raise ExplorationLimit(
+            f"spec {spec.name!r}: more than {max_states} reachable states"
+        ) from None
+    except (KeyError, IndexError, TypeError) as error:
+        if code.layout is None:
+            raise
+        raise _NoPacking(error) from None
+    result.undefined = [(i, code.firings[k].trigger, code.firings[k].params) for i, k in undefined]
     result.seconds = time.perf_counter() - started
     return result

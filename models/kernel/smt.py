@@ -7,15 +7,22 @@ its values cross this boundary as `Term`). From the spec's rows it builds
 - BMC, for shortest witnesses and counterexamples;
 - k-induction with simple-path constraints;
 - Spacer (z3's CHC engine), whose inductive invariant is the proof certificate;
-- the cross-check that the explorer's reachable set is exactly z3's.
+- the confirmation of an explorer trace (every step satisfies T);
+- the cross-check that the explorer's reachable set is exactly z3's (on a
+  seeded sample of states above `FULL_SET_CHECK_UP_TO` states).
 
-z3 `unknown` is never read as safe: it becomes an `Unknown` verdict.
+z3 `unknown` is never read as safe: it becomes an `Unknown` verdict. Every
+query runs under the current check's budget (`Engines.start`); a timeout,
+`canceled`, resource limit or any other z3 error raises `SolverLimit`, which
+the checker turns into an `unknown` verdict naming the engine and reason.
 """
 
 from __future__ import annotations
 
 import itertools
+import random
 import re
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -53,7 +60,53 @@ from .trace import Step, Trace, plural
 Term = Any  # a z3 expression; z3 has no type stubs
 Enc = tuple[Term, ...]  # one z3 term per slot (an option has a presence bit first)
 
-QUERY_TIMEOUT_MS = 20_000
+QUERY_TIMEOUT_MS = 20_000  # the default budget of one check, when `verify --timeout` is not given
+FULL_SET_CHECK_UP_TO = 500  # distinct finite states; above it the set check samples
+SET_SAMPLE = 16  # states sampled by the set check above that size (each with all its steps)
+SET_SAMPLE_SEED = 0
+
+
+class SolverLimit(Exception):
+    """z3 gave up (timeout, canceled, resource limit, unknown): never a pass, never a crash."""
+
+    def __init__(self, engine: str, reason: str) -> None:
+        super().__init__(f"{engine}: {reason}")
+        self.engine = engine
+        self.reason = reason
+
+
+class Budget:
+    """The time one check may spend in z3; every query gets what is left of it."""
+
+    def __init__(self, seconds: float = QUERY_TIMEOUT_MS / 1000) -> None:
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+
+    def start(self) -> None:
+        self.deadline = time.monotonic() + self.seconds
+
+    def remaining_ms(self, engine: str) -> int:
+        left = int((self.deadline - time.monotonic()) * 1000)
+        if left <= 0:
+            raise SolverLimit(engine, f"the check's budget of {self.seconds:g}s is spent")
+        return left
+
+
+def _check(budget: Budget, engine: str, solver: Term, *assumptions: Term) -> Term:
+    """`solver.check` under the budget: sat or unsat, else `SolverLimit`."""
+    solver.set("timeout", budget.remaining_ms(engine))
+    try:
+        result = solver.check(*assumptions)
+    except z3.Z3Exception as error:
+        raise SolverLimit(engine, f"z3 error: {_message(error)}") from None
+    if result == z3.unknown:
+        raise SolverLimit(engine, f"z3 unknown: {solver.reason_unknown()}")
+    return result
+
+
+def _message(error: Exception) -> str:
+    value = getattr(error, "value", error)
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 # ---------------------------------------------------------------- verdicts
@@ -88,7 +141,27 @@ Verdict = Proved | Found | Unknown
 _SORTS: dict[tuple[str, tuple[str, ...]], tuple[Term, dict[str, Term]]] = {}
 
 
+# Per domain object: its sort and each value's constant. Labelling every value of a domain
+# is costly (a policy's label is built from its four fields), and encoding is hot.
+_BY_DOMAIN: dict[int, tuple[Finite, Term, dict[str, Term], dict[Value, Term]]] = {}
+
+
+def _enum_value(domain: Finite, value: Value) -> Term:
+    hit = _BY_DOMAIN.get(id(domain))
+    if hit is None or hit[0] is not domain:
+        sort, consts = _enum_sort(domain)
+        by_value = {v: consts[domain.label(v)] for v in domain.values}
+        hit = _BY_DOMAIN[id(domain)] = (domain, sort, consts, by_value)
+    try:
+        return hit[3][value]
+    except (KeyError, TypeError):
+        return hit[2][domain.label(value)]
+
+
 def _enum_sort(domain: Finite) -> tuple[Term, dict[str, Term]]:
+    hit = _BY_DOMAIN.get(id(domain))
+    if hit is not None and hit[0] is domain:
+        return hit[1], hit[2]
     labels = tuple(domain.label(v) for v in domain.values)
     key = (domain.name, labels)
     if key not in _SORTS:
@@ -120,7 +193,7 @@ def slot_sorts(domain: Domain) -> list[Term]:
 
 def encode_value(domain: Domain, value: Value) -> Enc:
     if isinstance(domain, Finite):
-        return (_enum_sort(domain)[1][domain.label(value)],)
+        return (_enum_value(domain, value),)
     if isinstance(domain, Bool):
         return (z3.BoolVal(bool(value)),)
     if isinstance(domain, IntRange):
@@ -299,6 +372,11 @@ class Encoding:
     def trans(self, pre: Frame, post: Frame, act: Action) -> Term:
         """T(pre, act, post): some row fires. Built once, then instantiated by substitution
         (z3 substitutes in C++; rebuilding T term by term in Python costs far more)."""
+        slots, formula = self._trans_template()
+        actual = self.flat(pre) + self.flat(post) + self.flat_action(act)
+        return z3.substitute(formula, *zip(slots, actual, strict=True))
+
+    def _trans_template(self) -> tuple[list[Term], Term]:
         if self._template is None:
             s, s2, a = self.frame("T"), self.frame("T2"), self.action("T")
             formula = z3.And(
@@ -307,9 +385,24 @@ class Encoding:
                 self.action_ok(a),
             )
             self._template = (self.flat(s) + self.flat(s2) + self.flat_action(a), formula)
-        slots, formula = self._template
-        actual = self.flat(pre) + self.flat(post) + self.flat_action(act)
-        return z3.substitute(formula, *zip(slots, actual, strict=True))
+        return self._template
+
+    def is_step(self, pre: Mapping[str, Value], st: Step) -> bool:
+        """Does T hold of this concrete step? Every slot of T is replaced by its value (a
+        parameter of another trigger by its default) and z3 simplifies the ground formula."""
+        slots, formula = self._trans_template()
+        values = self.flat(self.concrete(pre)) + self.flat(self.concrete(st.state))
+        values += [self.trigger_consts[st.trigger], self.row_consts[st.row]]
+        for t in self.spec.triggers:
+            for p in t.params:
+                if t.name == st.trigger:
+                    values += encode_value(p.domain, st.params[p.name])
+                else:
+                    values += _default(p.domain)
+        for o in self.spec.outputs:
+            values += encode_value(o.domain, st.outputs[o.name])
+        ground = z3.simplify(z3.substitute(formula, *zip(slots, values, strict=True)))
+        return bool(z3.is_true(ground))
 
     def flat_action(self, act: Action) -> list[Term]:
         slots = [act.trigger, act.row]
@@ -457,9 +550,7 @@ class _Ctx:
 
 
 def _solver() -> Term:
-    solver = z3.Solver()
-    solver.set("timeout", QUERY_TIMEOUT_MS)
-    return solver
+    return z3.Solver()  # each check sets its timeout from the budget (`_check`)
 
 
 class Engines:
@@ -470,8 +561,9 @@ class Engines:
     keeps a whole spec's checks to a fraction of a second.
     """
 
-    def __init__(self, enc: Encoding) -> None:
+    def __init__(self, enc: Encoding, budget: Budget | None = None) -> None:
         self.enc = enc
+        self.budget = budget or Budget()
         self._unrolling: Term = None
         self._frames: list[Frame] = []
         self._acts: list[Action] = []
@@ -530,7 +622,11 @@ class Engines:
             solver.push()
             at = depth - 1 if step else depth
             solver.add(self._at(target, self._frames, self._acts, at, step, params_of, str(depth)))
-            result = solver.check()
+            try:
+                result = _check(self.budget, "bmc", solver)
+            except SolverLimit as limit:
+                solver.pop()
+                return Unknown("bmc", f"at depth {depth}: {limit.reason}")
             if result == z3.sat:
                 trace = self.enc.read_trace(
                     solver.model(), self._frames[: depth + 1], self._acts[:depth]
@@ -538,8 +634,6 @@ class Engines:
                 solver.pop()
                 return Found("bmc", trace)
             solver.pop()
-            if result == z3.unknown:
-                return Unknown("bmc", f"z3 unknown at depth {depth}: {solver.reason_unknown()}")
         return Unknown("bmc", f"nothing found up to depth {max_depth}")
 
     # ------------------------------------------------------------ k-induction
@@ -573,11 +667,12 @@ class Engines:
             solver.add(self._at(Not(good), frames, acts, k, step, params_of, "bad"))
             for i, j in itertools.combinations(range(k + 1), 2):
                 solver.add(z3.Not(enc.same(frames[i], frames[j])))
-            result = solver.check()
+            try:
+                result = _check(self.budget, "k-induction", solver)
+            except SolverLimit as limit:
+                return Unknown("k-induction", f"at k={k}: {limit.reason}")
             if result == z3.unsat:
                 return Proved("k-induction", k, f"{k}-inductive over simple paths")
-            if result == z3.unknown:
-                return Unknown("k-induction", f"z3 unknown at k={k}: {solver.reason_unknown()}")
         return Unknown("k-induction", f"not inductive up to k={max_k}")
 
     def impossible(self, bad: Expr, *, params_of: str | None = None) -> bool:
@@ -586,8 +681,10 @@ class Engines:
         solver = self._stepping_solvers(s, trans)[0]
         solver.push()
         solver.add(self._at(bad, [s], [], 0, False, params_of, "any"))
-        result = solver.check()
-        solver.pop()
+        try:
+            result = _check(self.budget, "k-induction", solver)
+        finally:
+            solver.pop()
         return bool(result == z3.unsat)
 
     # ------------------------------------------------------------ Spacer
@@ -599,7 +696,6 @@ class Engines:
             fp.set(engine="spacer")
             fp.set("xform.inline_linear", False)
             fp.set("xform.inline_eager", False)
-            fp.set("timeout", QUERY_TIMEOUT_MS)
             reach = z3.Function(f"reach_{enc.spec.name}", *enc.flat_sorts(), z3.BoolSort())
             fp.register_relation(reach)
             s, s2, act = enc.frame("s"), enc.frame("t"), enc.action("a")
@@ -632,10 +728,19 @@ class Engines:
             bad_term = enc.expr(bad, pre=s)
             body = [reach(*enc.flat(s)), bad_term]
         fp.rule(goal(), body)
-        result = fp.query(goal())
+        try:
+            fp.set("timeout", self.budget.remaining_ms("spacer"))
+            result = fp.query(goal())
+        except z3.Z3Exception as error:
+            # A canceled fixedpoint keeps no usable state: the next query builds a fresh one.
+            self._fp = None
+            return Unknown("spacer", f"z3 error: {_message(error)}")
+        except SolverLimit as limit:
+            return Unknown("spacer", limit.reason)
         if result == z3.sat:
             return None
         if result != z3.unsat:
+            self._fp = None
             return Unknown("spacer", f"z3 unknown: {fp.reason_unknown()}")
         cover = fp.get_cover_delta(-1, reach)
         invariant = z3.substitute_vars(cover, *enc.flat(s))
@@ -653,8 +758,10 @@ class Engines:
         stepping = self._stepping_solvers(s, trans)[1]
         stepping.push()
         stepping.add(self.enc.expr(bad, pre=s, post=s2, act=act))
-        result = stepping.check()
-        stepping.pop()
+        try:
+            result = _check(self.budget, "k-induction", stepping)
+        finally:
+            stepping.pop()
         return bool(result == z3.unsat)
 
     def _stepping_solvers(self, s: Frame, trans: Term) -> tuple[Term, Term]:
@@ -683,11 +790,50 @@ class Engines:
         for problem, solver, query in queries:
             solver.push()
             solver.add(*query)
-            result = solver.check()
-            solver.pop()
+            try:
+                result = _check(self.budget, "spacer", solver)
+            finally:
+                solver.pop()
             if result != z3.unsat:
                 return problem
         return ""
+
+    # ------------------------------------------------------------ confirming a trace
+
+    def confirm(self, trace: Trace, target: Expr, *, step: bool) -> Verdict:
+        """z3's reading of an explorer trace: it starts in an initial state, every step
+        satisfies T (states, row, arguments and outputs pinned), and it ends on `target`."""
+        enc = self.enc
+        _, _, s, s2, act, trans = self._spacer()
+        state, stepping = self._stepping_solvers(s, trans)
+        pins = _pin(enc, s, trace.init)
+        if _check(self.budget, "z3-confirm", state, enc.init(s), *pins) != z3.sat:
+            return Unknown("z3-confirm", f"the trace's first state {trace.init} is not initial")
+        pre = trace.init
+        for n, st in enumerate(trace.steps, start=1):
+            pins = _pin(enc, s, pre) + _pin(enc, s2, st.state) + _pin_action(enc, act, st)
+            if step and n == len(trace.steps):
+                stepping.push()
+                stepping.add(enc.expr(target, pre=s, post=s2, act=act))
+                try:
+                    result = _check(self.budget, "z3-confirm", stepping, *pins)
+                finally:
+                    stepping.pop()
+                if result != z3.sat:
+                    return Unknown("z3-confirm", f"the last step ({st.row}) is not the target")
+            elif _check(self.budget, "z3-confirm", stepping, *pins) != z3.sat:
+                return Unknown("z3-confirm", f"step {n} ({st.row}) is not a z3 transition")
+            pre = st.state
+        if not step:
+            state.push()
+            state.add(enc.expr(target, pre=s))
+            try:
+                result = _check(self.budget, "z3-confirm", state, *_pin(enc, s, pre))
+            finally:
+                state.pop()
+            if result != z3.sat:
+                return Unknown("z3-confirm", "the trace's last state is not the target")
+        return Found("bfs", trace)
 
 
 def _readable(term: Term) -> str:
@@ -695,6 +841,21 @@ def _readable(term: Term) -> str:
     text = " ".join(str(term).replace("\n", " ").split()).replace("@s", "")
     text = re.sub(r"Not\(is\((\w+), ([\w.]+)\)\)", r"\2 ≠ \1", text)
     return re.sub(r"is\((\w+), ([\w.]+)\)", r"\2 = \1", text)
+
+
+def _pin(enc: Encoding, frame: Frame, state: Mapping[str, Value]) -> list[Term]:
+    return [a == b for a, b in zip(enc.flat(frame), enc.flat(enc.concrete(state)), strict=True)]
+
+
+def _pin_action(enc: Encoding, act: Action, st: Step) -> list[Term]:
+    pins = [act.row == enc.row_consts[st.row]]
+    for p in enc.spec.trigger(st.trigger).params:
+        value = encode_value(p.domain, st.params[p.name])
+        pins += [a == b for a, b in zip(act.params[(st.trigger, p.name)], value, strict=True)]
+    for o in enc.spec.outputs:
+        value = encode_value(o.domain, st.outputs[o.name])
+        pins += [a == b for a, b in zip(act.outputs[o.name], value, strict=True)]
+    return pins
 
 
 # ---------------------------------------------------------------- set checks
@@ -735,23 +896,26 @@ def check_reachable_set(
     enc: Encoding,
     states: Sequence[Mapping[str, Value]],
     tree_edges: Iterable[tuple[Mapping[str, Value], str, Mapping[str, Value], Mapping[str, Value]]],
+    budget: Budget | None = None,
 ) -> SetCheck:
     """Prove z3's reachable set (finite part) equals `states`.
 
     init ⊆ R and R closed under T give reach ⊆ R; every explorer tree edge
     being a z3 transition gives R ⊆ reach.
     """
+    budget = budget or Budget()
+    engine = "reachable-set"
     distinct = {finite_key(enc.spec, s): s for s in states}
     s, s2, act = enc.frame("r"), enc.frame("r2"), enc.action("ra")
     member = z3.Or(*[finite_view(enc, s, x) for x in distinct.values()])
     member2 = z3.Or(*[finite_view(enc, s2, x) for x in distinct.values()])
     solver = _solver()
     solver.add(enc.init(s), enc.frame_ok(s), z3.Not(member))
-    if (result := solver.check()) != z3.unsat:
+    if (result := _check(budget, engine, solver)) != z3.unsat:
         return SetCheck(False, f"z3 has an initial state the explorer lacks ({result})")
     solver = _solver()
     solver.add(member, enc.frame_ok(s), enc.trans(s, s2, act), z3.Not(member2))
-    result = solver.check()
+    result = _check(budget, engine, solver)
     if result == z3.sat:
         model = solver.model()
         return SetCheck(
@@ -760,8 +924,6 @@ def check_reachable_set(
             f"{model.eval(act.row)} to {enc.read_state(model, s2)}, "
             "which the explorer never reached",
         )
-    if result == z3.unknown:
-        return SetCheck(False, f"z3 unknown on closure: {solver.reason_unknown()}")
     count = 0
     # T is asserted once; each edge pins the states, the row and the arguments as assumptions.
     solver = _solver()
@@ -775,7 +937,7 @@ def check_reachable_set(
         for p in enc.spec.trigger(r.trigger).params:
             value = encode_value(p.domain, params[p.name])
             pins += [a == b for a, b in zip(act.params[(r.trigger, p.name)], value, strict=True)]
-        result = solver.check(*pins)
+        result = _check(budget, engine, solver, *pins)
         if result != z3.sat:
             return SetCheck(
                 False, f"the explorer's step {pre} --{row}--> {post} is not a z3 transition"
@@ -786,3 +948,62 @@ def check_reachable_set(
         f"{plural(len(distinct), 'state')}: init ⊆ R, R closed under T, "
         f"{edges}{'' if count == 1 else 's'}",
     )
+
+
+def check_reachable_sample(
+    enc: Encoding,
+    initial: Sequence[Mapping[str, Value]],
+    total: int,
+    sample: Sequence[tuple[Mapping[str, Value], Sequence[Step]]],
+    budget: Budget | None = None,
+) -> SetCheck:
+    """The set check for big state spaces, on a sample: z3's initial states (finite part)
+    are the explorer's, and from each sampled state z3's successors are exactly the
+    explorer's: every explorer step is a z3 transition (one query for all of them), and z3
+    has no step to any other state (one more)."""
+    budget = budget or Budget()
+    engine = "reachable-set"
+    spec = enc.spec
+    s, s2, act = enc.frame("q"), enc.frame("q2"), enc.action("qa")
+    inits = [finite_view(enc, s, x) for x in {finite_key(spec, x): x for x in initial}.values()]
+    solver = _solver()
+    solver.add(enc.init(s), enc.frame_ok(s), z3.Not(z3.Or(*inits)))
+    if _check(budget, engine, solver) != z3.unsat:
+        found = enc.read_state(solver.model(), s)
+        return SetCheck(False, f"z3 has an initial state the explorer lacks: {found}")
+    others = _solver()
+    others.add(enc.frame_ok(s), enc.trans(s, s2, act))
+    edges = 0
+    for state, steps in sample:
+        pinned = _pin(enc, s, state)
+        for st in steps:
+            if not enc.is_step(state, st):
+                return SetCheck(
+                    False, f"the explorer's step {dict(state)} --{st.row}--> is not a z3 transition"
+                )
+        views = [finite_view(enc, s2, st.state) for st in steps]
+        others.push()
+        others.add(*pinned, z3.Not(z3.Or(*views)) if views else z3.BoolVal(True))
+        try:
+            if _check(budget, engine, others) == z3.sat:
+                found = enc.read_state(others.model(), s2)
+                return SetCheck(
+                    False, f"z3 steps from {dict(state)} to {found}, which the explorer lacks"
+                )
+        finally:
+            others.pop()
+        edges += len(steps)
+    return SetCheck(
+        True,
+        f"sampled {len(sample)} of {total} states (seed {SET_SAMPLE_SEED}): init = z3's; "
+        f"from each, z3's successors = the explorer's ({edges} steps)",
+    )
+
+
+def sample_states(total: int) -> list[int]:
+    """The states the sampled set check visits: seeded, so a run can be repeated."""
+    return sorted(random.Random(SET_SAMPLE_SEED).sample(range(total), min(SET_SAMPLE, total)))
+
+
+# z3's own exception type, for the checker's last line of defence (it must not import z3).
+Z3_ERRORS: tuple[type[Exception], ...] = (z3.Z3Exception,)

@@ -1,0 +1,79 @@
+"""z3 limits are `unknown` verdicts, never exceptions and never passes.
+
+The hard query is the one that used to crash `verify` with
+`Z3Exception: canceled` from Spacer's `fp.query`: reaching the deepest state of
+three counters (depth 27) symbolically.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import pytest
+import z3  # only to interrupt a running query, as a second thread (or a signal) would
+from families import counters
+
+from models.cli import main
+from models.kernel import and_, eq, var
+from models.kernel.checks import verify
+from models.kernel.smt import Budget, Encoding, Engines, Unknown
+
+TOP = and_(*(eq(var(f"c{i}"), 9) for i in range(3)))
+
+
+def test_spacer_past_its_budget_is_unknown_not_a_crash() -> None:
+    engines = Engines(Encoding(counters(3)), Budget(0.3))
+    verdict = engines.spacer(TOP, step=False)
+    assert isinstance(verdict, Unknown) and verdict.method == "spacer"
+    assert re.search(r"canceled|timeout|budget", verdict.reason), verdict.reason
+
+
+def test_bmc_past_its_budget_is_unknown() -> None:
+    engines = Engines(Encoding(counters(3)), Budget(0.3))
+    verdict = engines.bmc(TOP, step=False, max_depth=27)
+    assert isinstance(verdict, Unknown) and verdict.method == "bmc"
+    assert re.search(r"at depth \d+: .*(canceled|timeout|budget)", verdict.reason), verdict.reason
+
+
+def test_an_interrupted_query_is_unknown() -> None:
+    engines = Engines(Encoding(counters(3)), Budget(60))
+    timer = threading.Timer(0.3, z3.main_ctx().interrupt)
+    timer.start()
+    try:
+        verdict = engines.spacer(TOP, step=False)
+    finally:
+        timer.cancel()
+    assert isinstance(verdict, Unknown) and "canceled" in verdict.reason, verdict
+    # The canceled fixedpoint is dropped: the next query works on a fresh one.
+    engines.budget = Budget(20)
+    assert engines.spacer(eq(var("c0"), 12), step=False) is not None
+
+
+def test_a_tiny_timeout_makes_every_z3_check_unknown_naming_engine_and_reason() -> None:
+    report = verify(counters(2), timeout=0.001)
+    assert not report.ok
+    by_z3 = [c for c in report.checks if c.id != "rows-fire"]
+    assert by_z3 and all(c.verdict == "unknown" for c in by_z3), [(c.id, c.verdict) for c in by_z3]
+    for c in by_z3:
+        assert re.match(rf"[\w ,-]+ gave up on {c.id}: .*budget of 0.001s is spent", c.detail), (
+            c.detail
+        )
+    rows = next(c for c in report.checks if c.id == "rows-fire")
+    assert rows.verdict == "witnessed"  # the explorer alone needs no z3 budget
+
+
+def test_verify_timeout_reports_unknown_and_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", "policy", "--timeout", "0.001", "--jobs", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "unknown" in out and "gave up on" in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon", "inf"])
+def test_verify_refuses_a_timeout_that_is_not_a_positive_number(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["verify", "duplex", "--timeout", value])
+    assert stopped.value.code == 2
+    assert "expected a positive number of seconds" in capsys.readouterr().err

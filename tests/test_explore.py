@@ -1,0 +1,136 @@
+"""The compiled explorer against the `transitions` oracle, on every spec and variant.
+
+The explorer compiles rows into generated code; the oracle is the conformance
+reference. From every reachable state, every firing must give the same row,
+successor and outputs in both (or be undefined in both), and the initial
+states must match: together that makes the two reachable graphs identical.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import pytest
+from families import counters, duplex_product
+
+from models.kernel import (
+    IntRange,
+    Option,
+    Param,
+    Real,
+    Spec,
+    Trigger,
+    Var,
+    add,
+    eq,
+    ignore,
+    lt,
+    param,
+    row,
+    some,
+    var,
+)
+from models.kernel.explore import ExplorationLimit, explore, initial_states
+from models.kernel.oracle import NotTotal, Oracle
+from models.registry import expand
+
+# Above this many states a seeded sample of states is compared (the oracle is slow).
+SAMPLE = 120
+
+
+def _scale() -> Spec:
+    """A real computed by `add` leaves the samples: the explorer falls back to plain tuples."""
+    weight = Real(samples=(1.0, 2.0))
+    return Spec(
+        name="scale",
+        source="tests/test_explore.py",
+        vars=(Var("w", Option(weight), None), Var("n", IntRange(0, 3), 0)),
+        triggers=(Trigger("put", (Param("kg", weight),)), Trigger("tare")),
+        rows=(
+            row("put", "put", None, sets={"w": some(add(param("kg"), 0.5))}, cite="toy"),
+            row(
+                "tare",
+                "tare",
+                None,
+                guard=lt(var("n"), 3),
+                sets={"n": add(var("n"), 1)},
+                cite="toy",
+            ),
+            ignore("tare_full", "tare", None, guard=eq(var("n"), 3), cite="toy"),
+        ),
+    )
+
+
+SPECS = [*expand([]), counters(2), duplex_product(2), _scale()]
+
+
+def _agree(spec: Spec) -> int:
+    graph = explore(spec)
+    oracle = Oracle(spec)
+    names = graph.names
+    assert {tuple(s[n] for n in names) for s in initial_states(spec)} == {
+        graph.states[i] for i, d in enumerate(graph.depth) if d == 0
+    }
+    undefined = {(i, t, tuple(sorted(p.items()))) for i, t, p in graph.undefined}
+    chosen = range(len(graph.states))
+    if len(graph.states) > SAMPLE:
+        chosen = sorted(random.Random(0).sample(chosen, SAMPLE))  # type: ignore[assignment]
+    compared = 0
+    for i in chosen:
+        by_firing = {(e.trigger, tuple(sorted(e.params.items()))): e for e in graph.successors(i)}
+        for t in spec.triggers:
+            for params in spec.param_assignments(t.name):
+                key = (t.name, tuple(sorted(params.items())))
+                oracle.load(graph.as_dict(i))
+                try:
+                    fired = oracle.fire(t.name, **params)
+                except NotTotal:
+                    assert key not in by_firing and (i, *key) in undefined, (spec.name, i, key)
+                    continue
+                edge = by_firing[key]
+                assert edge.row == fired.row, (spec.name, graph.as_dict(i), key)
+                assert graph.as_dict(edge.target) == dict(fired.state), (spec.name, edge.row)
+                assert dict(edge.outputs) == dict(fired.outputs), (spec.name, edge.row)
+                compared += 1
+    return compared
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
+def test_the_compiled_explorer_steps_exactly_like_the_oracle(spec: Spec) -> None:
+    assert _agree(spec) > 0
+
+
+def test_counters_have_ten_to_the_k_states_and_shortest_paths() -> None:
+    graph = explore(counters(3))
+    assert len(graph.states) == 1000
+    assert graph.diameter == 27
+    assert graph.edge_count == 1000 * 6
+    top = graph.first_state(counters(3).prop("all-at-top").pred)
+    assert top is not None
+    assert len(graph.path_to(top)) == 27
+
+
+def test_specs_pack_into_ints_unless_a_value_leaves_the_layout() -> None:
+    assert explore(counters(2)).code.layout is not None
+    scale = explore(_scale())
+    assert scale.code.layout is None
+    assert {s[0] for s in scale.states} == {None, 1.5, 2.5}
+    assert len(scale.states) == 3 * 4
+
+
+def test_the_explorer_stops_at_its_state_limit() -> None:
+    with pytest.raises(ExplorationLimit, match="more than 500 reachable states"):
+        explore(counters(3), max_states=500)
+
+
+def test_verify_reports_a_spec_too_big_for_the_explorer_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from models import cli
+    from models.kernel import checks
+
+    monkeypatch.setattr(checks, "explore", functools.partial(explore, max_states=10))
+    assert cli.main(["verify", "wave", "--jobs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: spec 'wave': more than 10 reachable states\n"
