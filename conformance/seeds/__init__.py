@@ -17,6 +17,14 @@ Each plugin module `conformance/seeds/<name>.py` defines:
   Seed and impl logs are diffed before this mapping, so the diff sees concrete values;
 - optionally `enabled(trigger, state) -> bool` — which triggers a random walk may take
   in a model state (a conformance driver's `enabled`); every trigger when absent.
+- optionally `DIRECTED_WALKS: tuple[Walk, ...]` — hand-chosen edge cases the model's
+  walks reach rarely, run and checked like the others;
+- optionally `IMPL_ONLY: frozenset[str]` — state variables only impl's log observes
+  (the seed gives no way to see them): check-trace checks them in impl's log, and they
+  are left out of the seed-vs-impl diff.
+
+Where the plugin has a SEED_VARIANT, the variant's row witnesses are walked too, so
+the seed's own rows are each met.
 
 A walk is `{"init": {...}, "steps": [{"trigger": str, "args": {...}}, ...]}` in the
 spelling of check-trace; a log is a list of check-trace lines, the first `{"init": ...}`.
@@ -35,7 +43,7 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -96,8 +104,9 @@ def seed_path(seeds: Path, name: str) -> Path:
 class ProcessHarness:
     """A compiled harness run once for all walks, over the pipe protocol."""
 
-    def __init__(self, argv: Sequence[str]) -> None:
+    def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> None:
         self.argv = list(argv)
+        self.env = dict(env or {})  # set over the inherited environment
 
     def run(self, walks: list[Walk]) -> list[Log]:
         if not walks:
@@ -108,6 +117,7 @@ class ProcessHarness:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            env={**os.environ, **self.env},
         )
         assert process.stdin is not None and process.stdout is not None
         stdin = process.stdin

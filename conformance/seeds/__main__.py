@@ -31,12 +31,12 @@ from typing import Literal
 
 import conformance.seeds as framework
 from conformance.seeds import BuildError, HarnessError, Log, SeedMissing, Walk
-from conformance.seeds.walks import model_walks
+from conformance.seeds.walks import model_walks, witness_walks
 from models.kernel.spec import Spec
 from models.kernel.tracecheck import TraceInputError, check_trace, parse_objects
 from models.registry import lookup
 
-NOT_PLUGINS = {"walks"}
+NOT_PLUGINS = {"walks"}  # and the private modules, `_*`
 Status = Literal["ok", "skipped", "failed"]
 RANDOM_WALKS = 1000  # per seed plugin: a few thousand in all
 LENGTH = 24
@@ -90,7 +90,14 @@ def run_plugin(plugin: ModuleType, require: bool) -> Status:
     built = time.perf_counter() - started
     enabled = getattr(plugin, "enabled", None)
     generated = model_walks(spec, random_walks=RANDOM_WALKS, length=LENGTH, enabled=enabled)
-    walks = generated.walks
+    walks, kinds = list(generated.walks), dict(generated.kinds)
+    if seed_spec is not spec:  # the seed's own rows, each met
+        walks += witness_walks(seed_spec)
+        kinds[f"{seed_spec.name} row witnesses"] = len(walks) - len(generated.walks)
+    directed = list(getattr(plugin, "DIRECTED_WALKS", ()))
+    if directed:
+        walks += directed
+        kinds["directed walks"] = len(directed)
     try:
         seed_logs = harness.run(walks)
     except HarnessError as err:
@@ -102,7 +109,9 @@ def run_plugin(plugin: ModuleType, require: bool) -> Status:
     impl_steps, impl_problems = check_logs(spec, [to_model(log) for log in impl_logs], "impl")
     problems += impl_problems
     allowed: Counter[str] = Counter()
+    impl_only: frozenset[str] = getattr(plugin, "IMPL_ONLY", frozenset())
     for k, (walk, seed, impl) in enumerate(zip(walks, seed_logs, impl_logs, strict=True)):
+        impl = _without(impl, impl_only)
         if seed == impl:
             continue
         why = next((a.name for a in plugin.ALLOWED if a.applies(walk, seed, impl)), None)
@@ -114,10 +123,10 @@ def run_plugin(plugin: ModuleType, require: bool) -> Status:
         else:
             allowed[why] += 1
     seconds = time.perf_counter() - started
-    kinds = ", ".join(f"{n} {k}" for k, n in generated.kinds.items())
+    shown = ", ".join(f"{n} {k}" for k, n in kinds.items())
     variant = f" (seed against {seed_spec.name})" if seed_spec is not spec else ""
     print(
-        f"seeds {name}: {plugin.SEED_FILE} → {spec.name}{variant}: {len(walks)} walks ({kinds}); "
+        f"seeds {name}: {plugin.SEED_FILE} → {spec.name}{variant}: {len(walks)} walks ({shown}); "
         f"checked {2 * len(walks)} traces, {seed_steps} seed + {impl_steps} impl steps; "
         f"{sum(allowed.values())} allowed differences"
         + (" (" + ", ".join(f"{k} ×{n}" for k, n in allowed.items()) + ")" if allowed else "")
@@ -136,6 +145,20 @@ def _run_named(name: str, require: bool) -> tuple[Status, str]:
     with contextlib.redirect_stdout(out):
         status = run_plugin(importlib.import_module(f"conformance.seeds.{name}"), require)
     return status, out.getvalue()
+
+
+def _without(log: Log, names: frozenset[str]) -> Log:
+    """`log` without the state variables `names` (what only impl's log observes)."""
+    if not names:
+        return log
+    keep = ("init", "state")
+    return [
+        {
+            k: {n: v for n, v in x.items() if n not in names} if k in keep else x
+            for k, x in line.items()
+        }
+        for line in log
+    ]
 
 
 def _first_difference(walk: Walk, seed: Log, impl: Log) -> str:
