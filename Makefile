@@ -5,10 +5,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+TRANSPORT := conformance/seeds/transport
+NPM_STAMP := $(TRANSPORT)/node_modules/.installed
 export HYPOTHESIS_PROFILE ?= ci
 
 .PHONY: help test verify models diagrams diagrams-check typecheck lint format bench mutation clean dot \
-	package-check spin seeds rustc node seed-transport
+	package-check spin seeds rustc node
 
 help:
 	@echo "make verify     the merge gate: model checks, pytest, diagrams up to date, mypy, ruff"
@@ -16,11 +18,10 @@ help:
 	@echo "make models     only the model checks (python -m models verify)"
 	@echo "make diagrams   render diagrams/*.dot and *.svg from the models"
 	@echo "make bench      time each part of verify against its budget"
-	@echo "make seeds      the seed differential: seeds (SEEDS_DIR) vs model vs impl"
+	@echo "make seeds      the seed differential: duplex.rs, mode.rs, transport.ts (SEEDS_DIR) vs model vs impl"
 	@echo "make mutation   mutmut over impl/ (slow)"
 	@echo "make package-check  build the wheel, install it apart, mypy a user script against it"
 	@echo "make spin       install SPIN and gcc (the SPIN agreement test needs them)"
-	@echo "make seed-transport  the transport.ts seed against wave:seed and impl (SEEDS_DIR)"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -78,7 +79,7 @@ rustc:
 	command -v rustc >/dev/null 2>&1 || { echo "error: rustc installed but not on PATH"; exit 1; }
 
 # SEEDS_DIR (default ../shared/seeds) holds the seed sources; REQUIRE_SEEDS=1 fails without them.
-seeds: $(STAMP) rustc
+seeds: $(STAMP) rustc $(NPM_STAMP)
 	@$(BIN)/python -m conformance.seeds || \
 		{ echo "seeds: the seed differential failed (above)"; exit 1; }
 
@@ -94,14 +95,15 @@ node:
 	else \
 		echo "error: node and npm are missing. Install the nodejs and npm packages."; \
 		exit 1; \
-	fi
+	fi; \
+	command -v npm >/dev/null 2>&1 || { echo "error: nodejs installed but 'npm' is not on PATH"; exit 1; }
 
-# The seed differential for transport.ts alone; a missing seed fails here (REQUIRE_SEEDS=1).
-seed-transport: $(STAMP) node
-	cd conformance/seeds/transport && npm ci --no-audit --no-fund --loglevel=error
-	REQUIRE_SEEDS=1 $(BIN)/pytest -q conformance/seeds/test_wave_seed.py
+# The pinned tsc and @types/node (package-lock.json), installed again only when the lock changes.
+$(NPM_STAMP): $(TRANSPORT)/package-lock.json | node
+	cd $(TRANSPORT) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
-test: $(STAMP) spin
+test: $(STAMP) spin rustc $(NPM_STAMP)
 	$(BIN)/pytest
 
 models: $(STAMP)
@@ -154,4 +156,5 @@ mutation: $(STAMP)
 	$(BIN)/mutmut results
 
 clean:
-	rm -rf $(VENV) mutants reports .mypy_cache .ruff_cache .pytest_cache .hypothesis diagrams/*.svg build/spin
+	rm -rf $(VENV) mutants reports .mypy_cache .ruff_cache .pytest_cache .hypothesis diagrams/*.svg build/spin \
+		build/seeds $(TRANSPORT)/node_modules

@@ -8,6 +8,7 @@ Each plugin module `conformance/seeds/<name>.py` defines:
   against where the project deliberately departs from the seed (None: SPEC itself);
 - `ALLOWED: tuple[Allowed, ...]` — the documented seed-vs-impl differences, each
   naming the decision it follows and a predicate over (walk, seed_log, impl_log);
+  each must cover at least one walk (an entry nothing needs is stale);
 - `build(seeds_dir, build_dir) -> Harness` — builds the seed's harness, raising
   `SeedMissing` or `BuildError` with a clear message; `Harness.run(walks)` runs many
   walks in one process;
@@ -17,6 +18,8 @@ Each plugin module `conformance/seeds/<name>.py` defines:
   Seed and impl logs are diffed before this mapping, so the diff sees concrete values;
 - optionally `enabled(trigger, state) -> bool` — which triggers a random walk may take
   in a model state (a conformance driver's `enabled`); every trigger when absent.
+- optionally `RANDOM_WALKS: int` — its count of random walks, where the runner's
+  default (1,000) costs more than it finds;
 - optionally `DIRECTED_WALKS: tuple[Walk, ...]` — hand-chosen edge cases the model's
   walks reach rarely, run and checked like the others;
 - optionally `IMPL_ONLY: frozenset[str]` — state variables only impl's log observes

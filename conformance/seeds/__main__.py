@@ -3,8 +3,9 @@
 For every plugin in conformance/seeds/ (or those named): build the seed's harness,
 generate walks from the model, run them through the seed and through impl, check
 every log with check-trace (the seed's against SEED_VARIANT, impl's against SPEC),
-diff seed against impl and apply the plugin's ALLOWED list. Prints, per seed, the
-counts of traces and steps checked and of each allowed difference.
+diff seed against impl and apply the plugin's ALLOWED list, each entry of which
+must cover at least one walk. Prints, per seed, the counts of traces and steps
+checked and of each allowed difference.
 
 Exit 0 when every log is accepted and every difference is allowed; 1 otherwise; 2 for
 an unknown plugin name. A
@@ -38,7 +39,7 @@ from models.registry import lookup
 
 NOT_PLUGINS = {"walks"}  # and the private modules, `_*`
 Status = Literal["ok", "skipped", "failed"]
-RANDOM_WALKS = 1000  # per seed plugin: a few thousand in all
+RANDOM_WALKS = 1000  # per seed plugin (a plugin's own RANDOM_WALKS wins): a few thousand in all
 LENGTH = 24
 
 
@@ -89,7 +90,8 @@ def run_plugin(plugin: ModuleType, require: bool) -> Status:
         return "failed"
     built = time.perf_counter() - started
     enabled = getattr(plugin, "enabled", None)
-    generated = model_walks(spec, random_walks=RANDOM_WALKS, length=LENGTH, enabled=enabled)
+    count = getattr(plugin, "RANDOM_WALKS", RANDOM_WALKS)
+    generated = model_walks(spec, random_walks=count, length=LENGTH, enabled=enabled)
     walks, kinds = list(generated.walks), dict(generated.kinds)
     if seed_spec is not spec:  # the seed's own rows, each met
         walks += witness_walks(seed_spec)
@@ -122,6 +124,9 @@ def run_plugin(plugin: ModuleType, require: bool) -> Status:
             )
         else:
             allowed[why] += 1
+    for entry in plugin.ALLOWED:  # an entry no walk needs is stale, or the walks lost it
+        if not allowed[entry.name]:
+            problems.append(f"ALLOWED entry {entry.name!r} covers no walk: stale or unreached")
     seconds = time.perf_counter() - started
     shown = ", ".join(f"{n} {k}" for k, n in kinds.items())
     variant = f" (seed against {seed_spec.name})" if seed_spec is not spec else ""
