@@ -94,7 +94,7 @@ def test_a_changed_seed_step_is_rejected_at_that_step(harness: plugin.TransportH
     broken[3]["outputs"]["calls"] = ["STOP"]
     _, problems = runner.check_logs(SEED, [broken], "seed")
     assert len(problems) == 1 and "rejected by wave:seed" in problems[0]
-    assert "step 3" in problems[0], problems[0]
+    assert "REJECTED at step 3 (line 4)" in problems[0], problems[0]
 
 
 def test_an_allowed_entry_names_its_own_difference_alone(

@@ -173,6 +173,9 @@ def test_every_plugin_module_has_the_interface() -> None:
         assert plugin.SEED_VARIANT is None or isinstance(plugin.SEED_VARIANT, str)
         assert all(isinstance(a, Allowed) and a.decision for a in plugin.ALLOWED)
         assert callable(plugin.build) and callable(plugin.impl_logs)
+        assert isinstance(getattr(plugin, "RANDOM_WALKS", 1), int)
+        assert isinstance(getattr(plugin, "DIRECTED_WALKS", ()), tuple)
+        assert isinstance(getattr(plugin, "IMPL_ONLY", frozenset()), frozenset)
 
 
 def test_random_walks_take_only_the_triggers_a_plugin_enables() -> None:
