@@ -104,6 +104,20 @@ def test_an_allowed_entry_no_walk_needs_fails(capsys: pytest.CaptureFixture[str]
     assert "ALLOWED entry 'never-seen' covers no walk" in capsys.readouterr().out
 
 
+def test_impl_failing_under_the_driver_is_a_failed_check(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    plugin = fake_plugin()
+
+    def broken(walks: list[Walk]) -> list[Log]:
+        raise AssertionError("the driver saw 2 live subscriptions")
+
+    plugin.impl_logs = broken  # type: ignore[attr-defined]
+    assert runner.run_plugin(plugin, require=False) == "failed"
+    out = capsys.readouterr().out
+    assert "FAILED — driving impl: AssertionError: the driver saw 2 live subscriptions" in out
+
+
 def test_impl_only_variables_are_checked_but_not_diffed(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

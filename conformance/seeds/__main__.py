@@ -105,7 +105,11 @@ def run_plugin(plugin: ModuleType, require: bool) -> Status:
     except HarnessError as err:
         print(f"seeds {name}: FAILED — the seed harness: {err}")
         return "failed"
-    impl_logs = plugin.impl_logs(walks)
+    try:
+        impl_logs = plugin.impl_logs(walks)
+    except Exception as err:  # a driver's Mismatch, or impl raising: a failed check, one line
+        print(f"seeds {name}: FAILED — driving impl: {type(err).__name__}: {err}")
+        return "failed"
     to_model = getattr(plugin, "to_model", lambda log: log)
     seed_steps, problems = check_logs(seed_spec, [to_model(log) for log in seed_logs], "seed")
     impl_steps, impl_problems = check_logs(spec, [to_model(log) for log in impl_logs], "impl")
