@@ -5,10 +5,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+TRANSPORT := conformance/seeds/transport
+NPM_STAMP := $(TRANSPORT)/node_modules/.installed
 export HYPOTHESIS_PROFILE ?= ci
 
 .PHONY: help test verify models diagrams diagrams-check typecheck lint format bench mutation clean dot \
-	package-check spin seeds rustc node seed-transport report browser
+	package-check spin seeds rustc node report browser
 
 help:
 	@echo "make verify     the merge gate: model checks, pytest, diagrams up to date, mypy, ruff"
@@ -17,11 +19,10 @@ help:
 	@echo "make diagrams   write diagrams/*.dot and *.mmd and render *.svg from the models"
 	@echo "make report     write reports/index.html, the verification report"
 	@echo "make bench      time each part of verify against its budget"
-	@echo "make seeds      the seed differential: seeds (SEEDS_DIR) vs model vs impl"
+	@echo "make seeds      the seed differential: duplex.rs, mode.rs, transport.ts (SEEDS_DIR) vs model vs impl"
 	@echo "make mutation   mutmut over impl/ (slow)"
 	@echo "make package-check  build the wheel, install it apart, mypy a user script against it"
 	@echo "make spin       install SPIN and gcc (the SPIN agreement test needs them)"
-	@echo "make seed-transport  the transport.ts seed against wave:seed and impl (SEEDS_DIR)"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -79,7 +80,7 @@ rustc:
 	command -v rustc >/dev/null 2>&1 || { echo "error: rustc installed but not on PATH"; exit 1; }
 
 # SEEDS_DIR (default ../shared/seeds) holds the seed sources; REQUIRE_SEEDS=1 fails without them.
-seeds: $(STAMP) rustc
+seeds: $(STAMP) rustc $(NPM_STAMP)
 	@$(BIN)/python -m conformance.seeds || \
 		{ echo "seeds: the seed differential failed (above)"; exit 1; }
 
@@ -95,12 +96,13 @@ node:
 	else \
 		echo "error: node and npm are missing. Install the nodejs and npm packages."; \
 		exit 1; \
-	fi
+	fi; \
+	command -v npm >/dev/null 2>&1 || { echo "error: nodejs installed but 'npm' is not on PATH"; exit 1; }
 
-# The seed differential for transport.ts alone; a missing seed fails here (REQUIRE_SEEDS=1).
-seed-transport: $(STAMP) node
-	cd conformance/seeds/transport && npm ci --no-audit --no-fund --loglevel=error
-	REQUIRE_SEEDS=1 $(BIN)/pytest -q conformance/seeds/test_wave_seed.py
+# The pinned tsc and @types/node (package-lock.json), installed again only when the lock changes.
+$(NPM_STAMP): $(TRANSPORT)/package-lock.json | node
+	cd $(TRANSPORT) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 # Debian's chromium and chromium-driver run the report's browser test (never a downloaded browser).
 browser:
@@ -118,7 +120,7 @@ browser:
 	fi; \
 	command -v chromedriver >/dev/null 2>&1 || { echo "error: chromium-driver installed but 'chromedriver' is not on PATH"; exit 1; }
 
-test: $(STAMP) dot spin browser
+test: $(STAMP) dot spin browser rustc $(NPM_STAMP)
 	$(BIN)/pytest
 
 models: $(STAMP)
@@ -144,7 +146,7 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-verify: $(STAMP) dot spin browser
+verify: $(STAMP) dot spin browser rustc $(NPM_STAMP)
 	@echo "== 1/7 model checks (python -m models verify)"
 	@$(BIN)/python -m models verify --json reports/verify.json || \
 		{ echo "verify: the model checks failed (above); reports/verify.json has the traces"; exit 1; }
@@ -177,4 +179,5 @@ mutation: $(STAMP)
 	$(BIN)/mutmut results
 
 clean:
-	rm -rf $(VENV) mutants reports .mypy_cache .ruff_cache .pytest_cache .hypothesis diagrams/*.svg build/spin
+	rm -rf $(VENV) mutants reports .mypy_cache .ruff_cache .pytest_cache .hypothesis diagrams/*.svg build/spin \
+		build/seeds $(TRANSPORT)/node_modules

@@ -98,6 +98,42 @@ def test_an_allowed_difference_is_counted_by_name(capsys: pytest.CaptureFixture[
     assert "erl-f32-narrowing ×" in capsys.readouterr().out
 
 
+def test_an_allowed_entry_no_walk_needs_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    never = Allowed("never-seen", "a decision", lambda walk, seed, impl: False)
+    assert runner.run_plugin(fake_plugin(allowed=(never,)), require=False) == "failed"
+    assert "ALLOWED entry 'never-seen' covers no walk" in capsys.readouterr().out
+
+
+def test_impl_failing_under_the_driver_is_a_failed_check(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    plugin = fake_plugin()
+
+    def broken(walks: list[Walk]) -> list[Log]:
+        raise AssertionError("the driver saw 2 live subscriptions")
+
+    plugin.impl_logs = broken  # type: ignore[attr-defined]
+    assert runner.run_plugin(plugin, require=False) == "failed"
+    out = capsys.readouterr().out
+    assert "FAILED — driving impl: AssertionError: the driver saw 2 live subscriptions" in out
+
+
+def test_impl_only_variables_are_checked_but_not_diffed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def unobserved(log: Log) -> Log:  # the seed cannot see `state`
+        for line in log:
+            (line["init"] if "init" in line else line["state"]).pop("state")
+        return log
+
+    plugin = fake_plugin(change=unobserved)
+    assert runner.run_plugin(plugin, require=False) == "failed"
+    assert "no ALLOWED entry covers it" in capsys.readouterr().out
+    plugin.IMPL_ONLY = frozenset({"state"})  # type: ignore[attr-defined]
+    assert runner.run_plugin(plugin, require=False) == "ok"
+    assert "0 problems" in capsys.readouterr().out
+
+
 def test_the_erl_allowance_covers_f32_narrowing_and_nothing_else() -> None:
     walk: Walk = {"init": {"payload": "AUDIO"}, "steps": []}
     impl = [{"trigger": "erl", "args": {"value": 0.49999999}, "state": {"last_erl": 0.49999999}}]
@@ -151,6 +187,9 @@ def test_every_plugin_module_has_the_interface() -> None:
         assert plugin.SEED_VARIANT is None or isinstance(plugin.SEED_VARIANT, str)
         assert all(isinstance(a, Allowed) and a.decision for a in plugin.ALLOWED)
         assert callable(plugin.build) and callable(plugin.impl_logs)
+        assert isinstance(getattr(plugin, "RANDOM_WALKS", 1), int)
+        assert isinstance(getattr(plugin, "DIRECTED_WALKS", ()), tuple)
+        assert isinstance(getattr(plugin, "IMPL_ONLY", frozenset()), frozenset)
 
 
 def test_random_walks_take_only_the_triggers_a_plugin_enables() -> None:

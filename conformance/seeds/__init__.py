@@ -8,6 +8,7 @@ Each plugin module `conformance/seeds/<name>.py` defines:
   against where the project deliberately departs from the seed (None: SPEC itself);
 - `ALLOWED: tuple[Allowed, ...]` — the documented seed-vs-impl differences, each
   naming the decision it follows and a predicate over (walk, seed_log, impl_log);
+  each must cover at least one walk (an entry nothing needs is stale);
 - `build(seeds_dir, build_dir) -> Harness` — builds the seed's harness, raising
   `SeedMissing` or `BuildError` with a clear message; `Harness.run(walks)` runs many
   walks in one process;
@@ -17,6 +18,16 @@ Each plugin module `conformance/seeds/<name>.py` defines:
   Seed and impl logs are diffed before this mapping, so the diff sees concrete values;
 - optionally `enabled(trigger, state) -> bool` — which triggers a random walk may take
   in a model state (a conformance driver's `enabled`); every trigger when absent.
+- optionally `RANDOM_WALKS: int` — its count of random walks, where the runner's
+  default (1,000) costs more than it finds;
+- optionally `DIRECTED_WALKS: tuple[Walk, ...]` — hand-chosen edge cases the model's
+  walks reach rarely, run and checked like the others;
+- optionally `IMPL_ONLY: frozenset[str]` — state variables only impl's log observes
+  (the seed gives no way to see them): check-trace checks them in impl's log, and they
+  are left out of the seed-vs-impl diff.
+
+Where the plugin has a SEED_VARIANT, the variant's row witnesses are walked too, so
+the seed's own rows are each met.
 
 A walk is `{"init": {...}, "steps": [{"trigger": str, "args": {...}}, ...]}` in the
 spelling of check-trace; a log is a list of check-trace lines, the first `{"init": ...}`.
@@ -35,7 +46,7 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -96,8 +107,9 @@ def seed_path(seeds: Path, name: str) -> Path:
 class ProcessHarness:
     """A compiled harness run once for all walks, over the pipe protocol."""
 
-    def __init__(self, argv: Sequence[str]) -> None:
+    def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> None:
         self.argv = list(argv)
+        self.env = dict(env or {})  # set over the inherited environment
 
     def run(self, walks: list[Walk]) -> list[Log]:
         if not walks:
@@ -108,6 +120,7 @@ class ProcessHarness:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            env={**os.environ, **self.env},
         )
         assert process.stdin is not None and process.stdout is not None
         stdin = process.stdin

@@ -1,6 +1,7 @@
 """Walks generated from the model: what the seed and impl are both driven through.
 
-Three kinds, all from the one spec: every row's shortest witness, every edge of
+Three kinds, all from the one spec: every row's shortest witness (of a seed variant
+too: `witness_walks`), every edge of
 the explorer's graph when the graph is small (the shortest path to its source,
 then the edge), and seeded random walks over every trigger. A random real
 argument is drawn from the domain's samples, a few values that f32 cannot hold
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from models.kernel.domains import Domain, Option, Real, Value
-from models.kernel.explore import explore, initial_states
+from models.kernel.explore import Exploration, explore, initial_states
 from models.kernel.spec import Spec
 from models.kernel.trace import Trace
 from models.kernel.tracecheck import stepper_for
@@ -37,6 +38,12 @@ def trace_walk(spec: Spec, trace: Trace) -> dict[str, Any]:
         "init": {k: encode(spec.var(k).domain, v) for k, v in trace.init.items()},
         "steps": [_step(spec, s.trigger, dict(s.params)) for s in trace.steps],
     }
+
+
+def witness_walks(spec: Spec, graph: Exploration | None = None) -> list[dict[str, Any]]:
+    """Every row's shortest witness, as a walk."""
+    graph = graph or explore(spec)
+    return [trace_walk(spec, graph.path_through(e)) for e in graph.row_witnesses().values()]
 
 
 def _step(spec: Spec, trigger: str, args: dict[str, Value]) -> dict[str, Any]:
@@ -69,11 +76,8 @@ def model_walks(
     the triggers `enabled(trigger, state)` allows (a conformance driver's `enabled`: what the
     implementation can be asked in that model state); all of them when it is None."""
     graph = explore(spec)
-    walks: list[dict[str, Any]] = []
-    kinds: dict[str, int] = {}
-    for edge in graph.row_witnesses().values():
-        walks.append(trace_walk(spec, graph.path_through(edge)))
-    kinds["row witnesses"] = len(walks)
+    walks = witness_walks(spec, graph)
+    kinds: dict[str, int] = {"row witnesses": len(walks)}
     if len(graph.edges) <= EDGE_LIMIT:
         for edge in graph.edges:
             walks.append(trace_walk(spec, graph.path_through(edge)))

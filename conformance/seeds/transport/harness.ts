@@ -417,7 +417,7 @@ async function runWalk(walk: { steps: { trigger: string; args?: Record<string, s
   now = 0;
   timers.clear();
   const w = new Walk();
-  const log: unknown[] = [{ init: {} }];
+  const log: unknown[] = [{ init: w.observe() }];
   for (const s of walk.steps) {
     const args = s.args ?? {};
     const outputs = await w.step(s.trigger, args);
