@@ -11,12 +11,13 @@ Nothing here knows a spec's rows: the driver only translates vocabulary.
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
-from hypothesis import event, note, target
+from hypothesis import HealthCheck, event, note, target
 from hypothesis import settings as Settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -29,7 +30,7 @@ from hypothesis.stateful import (
 )
 
 from models.kernel.domains import Bool, Domain, Finite, IntRange, Option, Real, Value
-from models.kernel.explore import Exploration, explore, initial_states
+from models.kernel.explore import Edge, Exploration, explore, initial_states
 from models.kernel.oracle import Oracle
 from models.kernel.spec import Spec
 from models.kernel.trace import Trace
@@ -264,3 +265,91 @@ def run_lockstep(
 
 
 _WITNESSES: dict[str, dict[str, Trace]] = {}
+
+
+# ---------------------------------------------------------------- the mutant gate's layer
+
+
+def drivers() -> dict[str, Driver]:
+    """Every conformance module's driver, by the name of the spec it drives."""
+    import importlib
+    import pkgutil
+
+    import conformance
+
+    found: dict[str, Driver] = {}
+    for module in pkgutil.iter_modules(conformance.__path__):
+        if not module.name.startswith("test_"):
+            continue
+        loaded = importlib.import_module(f"conformance.{module.name}")
+        for value in vars(loaded).values():
+            if isinstance(value, BaseDriver) and isinstance(getattr(value, "spec", None), Spec):
+                found[value.spec.name] = cast(Driver, value)
+    return found
+
+
+def against(driver: Driver, spec: Spec) -> Driver:
+    """The same driver, translating for `spec` (a mutant of its own) instead."""
+    other = copy.copy(driver)
+    other.spec = spec
+    return other
+
+
+def transitions(graph: Exploration) -> list[Edge]:
+    """One edge per reachable state and firing: each argument of a row that does
+    something, and each no-op once per state."""
+    chosen: dict[tuple[Any, ...], Edge] = {}
+    for edge in graph.edges:
+        if graph.spec.row(edge.row).ignore:
+            key: tuple[Any, ...] = (edge.source, edge.row)
+        else:
+            key = (edge.source, edge.row, tuple(edge.params.items()))
+        chosen.setdefault(key, edge)
+    return list(chosen.values())
+
+
+def conformance_kill(
+    driver: Driver, spec: Spec, *, lockstep_examples: int = 0, max_states: int = 20_000
+) -> tuple[str, int | None] | None:
+    """Run `spec` (a mutated model) against the implementation: the first disagreement.
+
+    In order: every row's shortest witness replayed, every reachable transition
+    replayed (its shortest path, then the step), and, when asked, a short
+    derandomized lockstep run. Returns the check that failed and the length of its
+    trace, or None when the implementation agrees with the mutant everywhere.
+    """
+    mutated = against(driver, spec)
+    try:
+        graph = explore(spec, max_states=max_states)
+    except RuntimeError:
+        return None  # a mutant this large is beyond the replay budget: no verdict
+    for row, trace in sorted(row_witnesses(spec, graph).items()):
+        if _disagrees(mutated, trace):
+            return f"replay {row}", len(trace)
+    for edge in transitions(graph):
+        trace = graph.path_through(edge)
+        if _disagrees(mutated, trace):
+            return f"transition replay {edge.row}", len(trace)
+    if lockstep_examples:
+        budget = Settings(
+            max_examples=lockstep_examples,
+            stateful_step_count=20,
+            derandomize=True,
+            database=None,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            report_multiple_bugs=False,
+        )
+        try:
+            run_state_machine_as_test(lockstep(mutated, Coverage(spec)), settings=budget)
+        except Exception:  # noqa: BLE001 - any failure of the run is a disagreement
+            return "lockstep", None
+    return None
+
+
+def _disagrees(driver: Driver, trace: Trace) -> bool:
+    try:
+        replay(driver, trace)
+    except Exception:  # noqa: BLE001 - a mismatch, or an impl that cannot do what the model says
+        return True
+    return False

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from models import cli_mutants
 from models.kernel.checks import Checker, CheckResult, SpecReport, verify
 from models.kernel.diagram import DotMissing, render_svg, write_dot
 from models.kernel.spec import Spec
@@ -78,6 +79,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="fail if a committed .dot is stale")
     p.add_argument("--render", action="store_true", help="also render .svg with graphviz's dot")
     p.set_defaults(run=_diagram)
+
+    cli_mutants.add_parser(sub)
 
     p = sub.add_parser("list", help="list the specs, their variants and their checks")
     p.set_defaults(run=_list)

@@ -10,7 +10,7 @@ import pkgutil
 
 from models.kernel import Spec
 
-_NOT_SPECS = {"kernel", "cli", "registry", "__main__"}
+_NOT_SPECS = {"kernel", "cli", "cli_mutants", "registry", "__main__"}
 
 
 class UnknownSpec(LookupError):

@@ -785,3 +785,82 @@ def check_reachable_set(
         f"{len(distinct)} states: init ⊆ R, R closed under T, "
         f"{count} tree edges are z3 transitions",
     )
+
+
+# ---------------------------------------------------------------- mutant equivalence
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """z3's verdict on a mutant: the same reachable behaviour as the original, or where not."""
+
+    equal: bool
+    detail: str
+
+
+def prove_equivalent(
+    original: Spec, mutant: Spec, states: Sequence[Mapping[str, Value]]
+) -> Equivalence:
+    """Prove that `mutant` has the original's reachable behaviour, for every real value too.
+
+    `states` is the original's reachable set (the explorer's; its finite part). The
+    proof: (1) R is an inductive invariant of the original (init ⊆ R, R closed under
+    T); (2) both start in the same states; (3) from every state of R, for every
+    trigger and argument, the two allow exactly the same steps: the same after-states
+    and the same outputs (which row fires is a name, not behaviour). By induction
+    the mutant then reaches exactly R and does there what the original does.
+    """
+    eo, em = Encoding(original), Encoding(mutant)
+    # Both specs declare the same variables and outputs, so one set of constants serves both.
+    s, s2, act = eo.frame("eq"), eo.frame("eq2"), eo.action("eq")
+    distinct = {finite_key(original, x): x for x in states}
+    member = z3.Or(*[finite_view(eo, s, x) for x in distinct.values()])
+    member2 = z3.Or(*[finite_view(eo, s2, x) for x in distinct.values()])
+    queries = [
+        ("an initial state lies outside R", z3.And(eo.init(s), z3.Not(member))),
+        (
+            "R is not closed under the original's steps",
+            z3.And(member, eo.trans(s, s2, act), z3.Not(member2)),
+        ),
+        ("the initial states differ", eo.init(s) != em.init(s)),
+    ]
+    for t in original.triggers:
+        queries.append(
+            (
+                f"a {t.name} step differs (after-state or outputs)",
+                z3.And(member, _moves(eo, t.name, s, s2, act) != _moves(em, t.name, s, s2, act)),
+            )
+        )
+    for what, query in queries:
+        solver = _solver()
+        solver.add(eo.frame_ok(s), eo.frame_ok(s2), eo.action_ok(act), query)
+        result = solver.check()
+        if result == z3.sat:
+            return Equivalence(False, f"{what}: from {eo.read_state(solver.model(), s)}")
+        if result != z3.unsat:
+            return Equivalence(False, f"{what}? z3 {result}: {solver.reason_unknown()}")
+    return Equivalence(
+        True,
+        f"same initial states, and every step of every trigger the same on the {len(distinct)} "
+        "reachable states",
+    )
+
+
+def _moves(enc: Encoding, trigger: str, pre: Frame, post: Frame, act: Action) -> Term:
+    """Some row of `trigger` takes `pre` to `post` with `act`'s outputs (whichever row)."""
+    # The row and trigger names live in this encoding's own sorts; the arguments are shared.
+    own = Action(
+        z3.Const("trigger@moves", enc.trigger_sort),
+        z3.Const("row@moves", enc.row_sort),
+        act.params,
+        act.outputs,
+    )
+    steps = [
+        z3.substitute(
+            enc.row_step(r, pre, post, own),
+            (own.row, enc.row_consts[r.name]),
+            (own.trigger, enc.trigger_consts[trigger]),
+        )
+        for r in enc.spec.rows_of(trigger)
+    ]
+    return z3.simplify(z3.Or(*steps)) if steps else z3.BoolVal(False)
