@@ -309,6 +309,22 @@ CELL_PROPERTIES = (
         eq(var("notes"), CAP),
         cite="PolicyTake.lean the_window_only_grows (the abstraction reaches its cap)",
     ),
+    always(
+        "the-mailbox-holds-exactly-the-pending-arrival",
+        eq(eq(var("mailbox"), HELD), is_some(var("pending"))),
+        cite="policy-take.md §1 state (`pending : Option P`, the last arrival not yet taken); "
+        "mode.rs PolicyCell (`arrived: Mutex<Option<RunPolicy>>`)",
+        doc="The mailbox is held exactly while an arrival waits: a run starts with nothing "
+        "pending, and nothing else marks the mailbox.",
+    ),
+    always(
+        "a-note-is-named-exactly-when-the-window-has-one",
+        eq(is_some(var("last_note")), ne(var("notes"), 0)),
+        cite="policy-take.md §1 (for z3 the window is abstracted to its length plus its last "
+        "note; it starts empty and is only ever appended to)",
+        doc="The window's abstraction is consistent: the last note exists iff the window is "
+        "non-empty, so a run starts with an empty window.",
+    ),
 )
 
 EAGER_READING = Variant(
@@ -560,6 +576,40 @@ EVIDENCED = or_(
     and_(eq(out("admit"), DOUBLE_VALIDATED), eq(out("held_in"), True), eq(out("held_out"), True)),
 )
 ADMITS = trigger_is("admits")
+# Mode.lean's order, from the doc's table (not the rows): landing, then the requirement's evidence.
+FIRST_MISSING = ite(
+    eq(out("landing"), EXPERIMENT),
+    Outcome.EXPERIMENT_NEVER_LANDS,
+    ite(
+        eq(out("admit"), STANDING),
+        Outcome.LANDS,
+        ite(
+            eq(out("admit"), TESTED),
+            ite(
+                eq(out("tests_passed"), True),
+                Outcome.LANDS,
+                ite(eq(out("tests_passed"), False), Outcome.TESTS_FAILED, Outcome.NO_TESTS),
+            ),
+            ite(
+                eq(out("admit"), CONTRACT_KEPT),
+                ite(out("contract_moved"), Outcome.CONTRACT_MOVED, Outcome.LANDS),
+                ite(
+                    eq(out("held_in"), False),
+                    Outcome.WORSE_HELD_IN,
+                    ite(
+                        eq(out("held_out"), False),
+                        Outcome.FAILED_HELD_OUT,
+                        ite(
+                            and_(eq(out("held_in"), True), eq(out("held_out"), True)),
+                            Outcome.LANDS,
+                            Outcome.HALF_MISSING,
+                        ),
+                    ),
+                ),
+            ),
+        ),
+    ),
+)
 GATE = trigger_is("mode_admits")
 
 ADMISSION_PROPERTIES = (
@@ -604,6 +654,36 @@ ADMISSION_PROPERTIES = (
         ),
         cite="policy-take.md §6 (a dormant tool reached via call is not judged here); "
         "mode.rs mode_admits",
+    ),
+    always(
+        "refusals-name-the-first-missing-evidence",
+        implies(ADMITS, eq(out("outcome"), FIRST_MISSING)),
+        cite="Mode.lean admits (Experiment first, then the requirement's evidence in order: "
+        "Tested tests, ContractKept contract, DoubleValidated held-in then held-out); "
+        "policy-take.md §5 table",
+        doc="The answer is Lands, or the refusal naming the first piece of evidence missing, "
+        "in the order Mode.lean checks them, computed from the echoed inputs.",
+    ),
+    always(
+        "the-gate-judges-core-tools-by-the-mode",
+        implies(
+            GATE,
+            and_(
+                eq(out("judged"), is_in(out("tool"), *IN_SOME_CORE)),
+                eq(
+                    out("allowed"),
+                    or_(
+                        not_(out("judged")),
+                        *(
+                            and_(eq(out("mode"), m), is_in(out("tool"), *CORES[m]))
+                            for m in Mode
+                        ),
+                    ),
+                ),
+            ),
+        ),
+        cite="policy-take.md §6 (mode_admits: a tool in no core passes unjudged; a core tool "
+        "runs only in a mode whose core lists it); mode.rs mode_admits, core_tools",
     ),
     # Witnesses for the outcomes the match order makes subtle; rows-fire witnesses the rest.
     sometimes(

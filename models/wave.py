@@ -1315,6 +1315,28 @@ PROPERTIES = (
         implies(group_is(ENV), le(rank("post"), rank())),
         cite="wave-transport.md §10 liveness (whatever the adapter and the caller do)",
     ),
+    always(
+        "a-settled-wave-holds-nothing",
+        implies(
+            SETTLED_NOW,
+            and_(
+                not_(var("aborted")),
+                not_(var("subscribed")),
+                not_(var("unsub_raises")),
+                is_none(var("buffer")),
+                eq(var("decided"), UNDECIDED),
+                not_(var("cancelled")),
+                not_(var("hung")),
+            ),
+        ),
+        cite="wave-transport.md §3 (settle's `finally` sets accepting=false, unsubscribes, "
+        "clears state), §10 property 10 (all released on settle), 11 (timer and listener "
+        "cleared on settle)",
+        doc="Once a wave has settled it holds no subscription, no buffered completion, no "
+        "pending decision, abort flag or hung call: only the match it settled with stays. "
+        "It reads state that the settling rows write, so it is kept honest from outside: the "
+        "mutant gate checks that dropping any one of those releases breaks it.",
+    ),
 )
 
 # ---------------------------------------------------------------- variants
