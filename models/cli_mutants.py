@@ -36,7 +36,7 @@ from models.registry import UnknownSpec, all_specs, lookup
 # mutated spec and returns (check, trace length) for a disagreement, or None.
 SEED_LAYERS: dict[str, Callable[[Spec], tuple[str, int | None] | None]] = {}
 
-FAST_LIMIT = 30  # mutants per spec under --fast (a subset of the --full sample)
+FAST_LIMIT = 24  # mutants per spec under --fast (a subset of the --full sample)
 FAST_SHARE = 10  # --fast also runs conformance on one in this many model-killed mutants
 LOCKSTEP_EXAMPLES = 10  # --full: the lockstep run's fixed budget per mutant
 

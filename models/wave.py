@@ -1316,6 +1316,25 @@ PROPERTIES = (
         cite="wave-transport.md §10 liveness (whatever the adapter and the caller do)",
     ),
     always(
+        "the-winner-is-the-event-that-fired",
+        implies(
+            and_(eq(var("decided"), UNDECIDED), ne(nxt("decided"), UNDECIDED)),
+            and_(
+                implies(eq(nxt("decided"), TIMER), trigger_is("deadline")),
+                implies(
+                    eq(nxt("decided"), ABORT), or_(trigger_is("abort", "cancel"), var("aborted"))
+                ),
+                implies(eq(nxt("decided"), MATCH), trigger_is("completion", "spawn_replies")),
+            ),
+        ),
+        cite="wave-transport.md §3 B1 (the timer → timeout, the abort listener or the "
+        "synchronous `aborted` check → cancelled, notifyMatch → complete; the first to fire wins)",
+        doc="B1's winner names the event that decided it: a timeout only when the deadline "
+        "passes, a cancel only on an abort (or one already signalled), a match only when a "
+        "completion arrives or was buffered before the spawn reply. `decided` is written by "
+        "the deciding rows; the property judges it by the trigger, which no row writes.",
+    ),
+    always(
         "a-settled-wave-holds-nothing",
         implies(
             SETTLED_NOW,
