@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: help test verify models diagrams diagrams-check typecheck lint format bench mutation clean dot
+.PHONY: help test verify models mutants diagrams diagrams-check typecheck lint format bench mutation clean dot
 
 help:
 	@echo "make verify     the merge gate: model checks, pytest, diagrams up to date, mypy, ruff"
@@ -15,6 +15,7 @@ help:
 	@echo "make models     only the model checks (python -m models verify)"
 	@echo "make diagrams   render diagrams/*.dot and *.svg from the models"
 	@echo "make bench      time each part of verify against its budget"
+	@echo "make mutants    the model-mutant gate, every layer on every mutant (slow)"
 	@echo "make mutation   mutmut over impl/ (slow)"
 
 $(STAMP): pyproject.toml
@@ -65,10 +66,17 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+mutants: $(STAMP)
+	$(BIN)/python -m models mutants --full --json reports/mutants.json
+
 verify: $(STAMP) dot
-	@echo "== 1/5 model checks (python -m models verify)"
+	@echo "== 1/5 model checks (python -m models verify), then the fast mutant gate"
 	@$(BIN)/python -m models verify --json reports/verify.json || \
 		{ echo "verify: the model checks failed (above); reports/verify.json has the traces"; exit 1; }
+	@mkdir -p reports
+	@$(BIN)/python -m models mutants --fast --json reports/mutants.json > reports/mutants.txt || \
+		{ cat reports/mutants.txt; echo "verify: a model mutant survived (above); see reports/mutants.json"; exit 1; }
+	@grep -v '^  ' reports/mutants.txt
 	@echo "== 2/5 pytest (HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE))"
 	@$(BIN)/pytest -q || { echo "verify: pytest failed (above)"; exit 1; }
 	@echo "== 3/5 diagrams are up to date"
