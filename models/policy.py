@@ -674,10 +674,7 @@ ADMISSION_PROPERTIES = (
                     out("allowed"),
                     or_(
                         not_(out("judged")),
-                        *(
-                            and_(eq(out("mode"), m), is_in(out("tool"), *CORES[m]))
-                            for m in Mode
-                        ),
+                        *(and_(eq(out("mode"), m), is_in(out("tool"), *CORES[m])) for m in Mode),
                     ),
                 ),
             ),

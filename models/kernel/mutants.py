@@ -31,7 +31,8 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from functools import partial
 from types import MappingProxyType
 
 from .domains import Domain, Value
@@ -430,7 +431,8 @@ def model_kill(base: Baseline, spec: Spec) -> Kill | None:
     `always`/`never` properties are checked as the search finds each state and step
     (a broken one stops it); the checks that need the whole graph run after it.
     """
-    state_props, step_props = [], []
+    state_props: list[tuple[str, Callable[[Env], Value], bool]] = []
+    step_props: list[tuple[str, Callable[[Env], Value], bool]] = []
     for p in spec.properties:
         if p.kind is Kind.SOMETIMES:
             continue
@@ -465,7 +467,7 @@ def model_kill(base: Baseline, spec: Spec) -> Kill | None:
     g, new_states = graph.g, graph.new_states
     checks: list[Callable[[], Kill | None]] = [
         lambda: _totality(g),
-        *[lambda p=p: _sometimes(g, p) for p in spec.properties if p.kind is Kind.SOMETIMES],  # type: ignore[misc]
+        *[partial(_sometimes, g, p) for p in spec.properties if p.kind is Kind.SOMETIMES],
         lambda: _determinism(spec, base, g, new_states),
         lambda: _deadlock(spec, g),
         lambda: _terminal(spec, base, g, graph.new_edges),

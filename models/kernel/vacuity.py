@@ -45,10 +45,10 @@ def vacuous(spec: Spec, graph: Exploration) -> list[Vacuous]:
     states = [Env(pre=graph.as_dict(i)) for i in range(len(graph.states))]
     bad: list[Vacuous] = []
     for prop, step, premise in premises(spec):
-        test = compiled(premise)
         if step:
             hit = graph.first_edge(premise) is not None
         else:
+            test = compiled(premise)
             hit = any(test(env) for env in states)
         if not hit:
             bad.append(Vacuous(prop, premise))
