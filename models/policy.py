@@ -310,6 +310,23 @@ CELL_PROPERTIES = (
         cite="PolicyTake.lean the_window_only_grows (the abstraction reaches its cap)",
     ),
     always(
+        "a-change-lands-in-the-mailbox",
+        implies(
+            trigger_is("change"),
+            and_(
+                eq(nxt("mailbox"), HELD),
+                eq(nxt("pending"), ARRIVAL),
+                eq(nxt("last_arrival"), ARRIVAL),
+                unchanged("in_force", "wave_start", "notes", "last_note"),
+            ),
+        ),
+        cite="PolicyTake.lean step table, change p (pending := some p, last arrival wins); "
+        "mode.rs PolicyCell::arrive (overwrites `arrived`, touches nothing else)",
+        doc="Every change, whatever waits already, becomes the pending arrival and changes "
+        "nothing in force. It reads the change's argument, which no row writes: so it also "
+        "keeps the ghost `last_arrival` honest, which wave-takes-the-last-arrival reads.",
+    ),
+    always(
         "the-mailbox-holds-exactly-the-pending-arrival",
         eq(eq(var("mailbox"), HELD), is_some(var("pending"))),
         cite="policy-take.md §1 state (`pending : Option P`, the last arrival not yet taken); "
@@ -654,6 +671,18 @@ ADMISSION_PROPERTIES = (
         ),
         cite="policy-take.md §6 (a dormant tool reached via call is not judged here); "
         "mode.rs mode_admits",
+    ),
+    always(
+        "an-answer-echoes-its-question",
+        and_(
+            implies(ADMITS, and_(*(eq(out(name), param(name)) for name in ECHO_ADMITS))),
+            implies(GATE, and_(*(eq(out(name), param(name)) for name in ECHO_GATE))),
+        ),
+        cite="api.md (admits(policy, produced) and mode_admits(policy, name) answer about the "
+        "policy and evidence they are given)",
+        doc="The echoed inputs are the arguments of the call, read from the trigger, which no "
+        "row writes: this keeps the echo outputs honest, so every property that reads them "
+        "(the ones below and above) judges the question that was really asked.",
     ),
     always(
         "refusals-name-the-first-missing-evidence",

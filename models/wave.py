@@ -1335,6 +1335,32 @@ PROPERTIES = (
         "the deciding rows; the property judges it by the trigger, which no row writes.",
     ),
     always(
+        "a-cancel-is-never-lost",
+        implies(
+            and_(trigger_is("cancel"), is_in(var("phase"), PING, SPAWN, WAIT, STOP, READ)),
+            or_(
+                and_(not_(var("cancelled")), nxt("cancelled")),
+                eq(out("result"), Result.CANCELLED_ERROR),
+            ),
+        ),
+        cite=f"{DECIDED_CANCEL}; asyncio's convention (a cancelled task re-raises CancelledError)",
+        doc="A cancel of a running wave either settles it at once by re-raising, or (while "
+        "it stops within the grace) is remembered so that the settling step re-raises; a "
+        "second cancel abandons the stop. It judges the cancel rows by their trigger.",
+    ),
+    always(
+        "a-cancelled-wave-re-raises",
+        implies(
+            and_(var("cancelled"), ne(var("phase"), SETTLED), eq(nxt("phase"), SETTLED)),
+            eq(out("result"), Result.CANCELLED_ERROR),
+        ),
+        cite=f"{DECIDED_CANCEL}",
+        doc="Once cancelled, the wave settles only by re-raising CancelledError, whichever "
+        "step settles it (the stop's reply, the grace deadline or a second cancel). The "
+        "`cancelled` flag it reads is kept honest by a-cancel-is-never-lost, which judges "
+        "the rows that set it by their trigger.",
+    ),
+    always(
         "a-settled-wave-holds-nothing",
         implies(
             SETTLED_NOW,

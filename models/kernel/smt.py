@@ -369,7 +369,8 @@ class _Ctx:
             return spec.var(name).domain
         if scope == "out":
             return spec.output(name).domain
-        assert self.trigger is not None
+        if self.trigger is None:  # a property reading an argument: any trigger that has it
+            return next(p.domain for t in spec.triggers for p in t.params if p.name == name)
         return next(p.domain for p in spec.trigger(self.trigger).params if p.name == name)
 
     def tr(self, e: Expr, want: Domain) -> Enc:
@@ -437,8 +438,21 @@ class _Ctx:
         assert self.act is not None, f"{e.scope} {e.name!r} used outside a step"
         if e.scope == "out":
             return self.act.outputs[e.name]
-        assert self.trigger is not None
+        if self.trigger is None:
+            return self.argument(e.name)
         return self.act.params[(self.trigger, e.name)]
+
+    def argument(self, name: str) -> Enc:
+        """A property's `param(name)`: the argument of whichever trigger fired (properties
+        read it under `trigger_is`, so a trigger without it never matters)."""
+        assert self.act is not None
+        owners = [t.name for t in self.enc.spec.triggers if any(p.name == name for p in t.params)]
+        enc = self.act.params[(owners[-1], name)]
+        for t in reversed(owners[:-1]):
+            fired = self.act.trigger == self.enc.trigger_consts[t]
+            mine = self.act.params[(t, name)]
+            enc = tuple(z3.If(fired, a, b) for a, b in zip(mine, enc, strict=True))
+        return enc
 
     def step_is(self, e: StepIs) -> Term:
         assert self.act is not None, "step predicate used outside a step"
