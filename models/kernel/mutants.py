@@ -227,16 +227,23 @@ def _init_candidates(spec: Spec, rng: random.Random) -> Iterator[Candidate]:
                 )
 
 
+def candidates(spec: Spec, *, seed: int = SEED) -> tuple[list[Candidate], random.Random]:
+    """Every mutant the operators make of the spec, not yet built: (operator, row, detail,
+    build). The value replacements are sampled with the seeded generator it returns."""
+    rng = random.Random(f"{seed}:{spec.name}")
+    found = [c for r in spec.rows for c in _row_candidates(spec, r, rng)]
+    found += list(_init_candidates(spec, rng))
+    return found, rng
+
+
 def generate(spec: Spec, *, limit: int = LIMIT, seed: int = SEED) -> Generation:
     """The spec's mutants: every operator on every row and variable, at most `limit` kept."""
-    rng = random.Random(f"{seed}:{spec.name}")
-    candidates = [c for r in spec.rows for c in _row_candidates(spec, r, rng)]
-    candidates += list(_init_candidates(spec, rng))
+    candidates_, rng = candidates(spec, seed=seed)
     # One seeded ranking of every candidate: a smaller limit keeps a subset of a larger one.
-    ranking = list(range(len(candidates)))
+    ranking = list(range(len(candidates_)))
     rng.shuffle(ranking)
     keep = set(ranking[:limit])
-    chosen = [c for k, c in enumerate(candidates) if k in keep]
+    chosen = [c for k, c in enumerate(candidates_) if k in keep]
     mutants: list[Mutant] = []
     invalid = 0
     for op, row, detail, build in chosen:
@@ -247,7 +254,7 @@ def generate(spec: Spec, *, limit: int = LIMIT, seed: int = SEED) -> Generation:
             continue
         mid = f"{spec.name}-{len(mutants) + 1:03d}"
         mutants.append(Mutant(mid, op, row, detail, replace(mutated, name=mid)))
-    return Generation(tuple(mutants), len(candidates), invalid)
+    return Generation(tuple(mutants), len(candidates_), invalid)
 
 
 # ---------------------------------------------------------------- the model layer
