@@ -35,7 +35,7 @@ from models.kernel.explore import Edge, Exploration, explore, initial_states
 from models.kernel.expr import Const, Eq, In, Ref, walk
 from models.kernel.oracle import Oracle
 from models.kernel.spec import Spec
-from models.kernel.trace import Trace
+from models.kernel.trace import Step, Trace
 
 
 class Driver(Protocol):
@@ -368,21 +368,35 @@ def transitions(graph: Exploration) -> list[Edge]:
     return list(chosen.values())
 
 
+def edge_keys(graph: Exploration) -> set[tuple[Any, ...]]:
+    """Every step of a graph, as plain data: (state, trigger, arguments, row, state, outputs)."""
+    return set(_keys(graph))
+
+
 def conformance_kill(
-    driver: Driver, spec: Spec, *, lockstep_examples: int = 0, max_states: int = 20_000
+    driver: Driver,
+    spec: Spec,
+    *,
+    original: set[tuple[Any, ...]] | None = None,
+    lockstep_examples: int = 0,
+    max_states: int = 20_000,
 ) -> tuple[str, int | None] | None:
     """Run `spec` (a mutated model) against the implementation: the first disagreement.
 
-    In order: every row's shortest witness replayed, every reachable transition
-    replayed (its shortest path, then the step), and, when asked, a short
-    derandomized lockstep run. Returns the check that failed and the length of its
-    trace, or None when the implementation agrees with the mutant everywhere.
+    In order: every row's shortest witness replayed; every reachable transition
+    replayed (its shortest path, then the step); given the `original` model's steps
+    (`edge_keys`), every step the mutant takes that the original does not and that
+    leads back to a state the original knows, followed by each step from there (a
+    fault in state the implementation does not expose shows one step later); and,
+    when asked, a short derandomized lockstep run. Returns
+    the check that failed and the length of its trace, or None when the implementation
+    agrees with the mutant everywhere.
     """
     mutated = against(driver, spec)
     try:
         graph = explore(spec, max_states=max_states)
     except RuntimeError:
-        return None  # a mutant this large is beyond the replay budget: no verdict
+        return None  # beyond the replay budget, or a model the oracle refuses: no verdict
     for row, trace in sorted(row_witnesses(spec, graph).items()):
         if _disagrees(mutated, trace):
             return f"replay {row}", len(trace)
@@ -390,6 +404,29 @@ def conformance_kill(
         trace = graph.path_through(edge)
         if _disagrees(mutated, trace):
             return f"transition replay {edge.row}", len(trace)
+    if original is not None:
+        mine = {key: e for key, e in zip(_keys(graph), graph.edges, strict=True)}
+        leaving: dict[int, list[Edge]] = {}
+        for e in graph.edges:
+            leaving.setdefault(e.source, []).append(e)
+        known = {k[0] for k in original}
+        for key, edge in mine.items():
+            # A new step into a new state is followed by the new steps out of it, replayed
+            # above; only a new step back into a known state can hide a difference.
+            if key in original or graph.states[edge.target] not in known:
+                continue
+            head = graph.path_through(edge)
+            for after in leaving.get(edge.target, []):
+                step = Step(
+                    after.row,
+                    after.trigger,
+                    after.params,
+                    graph.as_dict(after.target),
+                    after.outputs,
+                )
+                trace = Trace(head.init, (*head.steps, step))
+                if _disagrees(mutated, trace):
+                    return f"new step replay {edge.row} then {after.row}", len(trace)
     # A spec without state (admission) has nothing to step through: the transition replay
     # above already put every input to the implementation.
     if lockstep_examples and spec.vars:
@@ -409,6 +446,20 @@ def conformance_kill(
         except Exception:  # noqa: BLE001 - any other failure of the run is a disagreement
             return "lockstep", None
     return None
+
+
+def _keys(graph: Exploration) -> list[tuple[Any, ...]]:
+    return [
+        (
+            graph.states[e.source],
+            e.trigger,
+            tuple(e.params.items()),
+            e.row,
+            graph.states[e.target],
+            tuple(e.outputs.items()),
+        )
+        for e in graph.edges
+    ]
 
 
 def _disagrees(driver: Driver, trace: Trace) -> bool:

@@ -126,6 +126,7 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
     base = Baseline(spec)
     states = [base.graph.as_dict(i) for i in range(len(base.graph.states))]
     driver = _driver(name)
+    original = _original_steps(base) if driver is not None else None
     seed = SEED_LAYERS.get(name)
     rows: list[dict[str, Any]] = []
     killed = {"model": 0, "conformance": 0, "seed": 0}
@@ -139,7 +140,10 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
             from conformance.harness import conformance_kill
 
             found = conformance_kill(
-                driver, mutant.spec, lockstep_examples=LOCKSTEP_EXAMPLES if full else 0
+                driver,
+                mutant.spec,
+                original=original,
+                lockstep_examples=LOCKSTEP_EXAMPLES if full else 0,
             )
             if found is not None:
                 kills.append(Kill("conformance", *found))
@@ -191,6 +195,12 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
     if not stream:
         report["_text"] = "".join(line + "\n" for line in lines)
     return report
+
+
+def _original_steps(base: Baseline) -> set[tuple[Any, ...]]:
+    from conformance.harness import edge_keys
+
+    return edge_keys(base.graph)
 
 
 def _driver(name: str) -> Any:

@@ -501,7 +501,7 @@ PROPERTIES = (
         "the row's target: none is dropped or turned into a no-op.",
     ),
     always(
-        "onsets-claim-the-turn-unless-degraded",
+        "onsets-claim-unless-degraded",
         implies(
             and_(trigger_is("vad_onset"), ne(var("state"), DEGRADED)),
             eq(out("impulse"), some(Impulse.TURN_CLAIM)),
@@ -510,7 +510,7 @@ PROPERTIES = (
         "onset anywhere but Degraded still emits a TurnClaim)",
     ),
     always(
-        "end-of-utterance-exactly-on-the-commit",
+        "eou-exactly-on-the-commit",
         implies(
             trigger_is("smart_turn_eou"),
             eq(eq(out("impulse"), some(Impulse.END_OF_UTTERANCE)), eq(var("state"), LISTENING)),
@@ -534,9 +534,14 @@ PROPERTIES = (
     ),
     always(
         "an-erl-observation-is-recorded",
-        implies(trigger_is("erl"), and_(is_some(nxt("last_erl")), eq(nxt("state"), var("state")))),
+        implies(
+            trigger_is("erl"),
+            and_(eq(nxt("last_erl"), some(param("value"))), eq(nxt("state"), var("state"))),
+        ),
         cite="duplex-d1 §4 (Erl(v) sets last_erl := v in every state, Degraded included, and "
         "moves nothing)",
+        doc="It reads the observation's own value, which no row writes, so the impulse "
+        "properties that read `last_erl` judge the value the edge really streamed.",
     ),
 )
 

@@ -327,7 +327,7 @@ CELL_PROPERTIES = (
         "keeps the ghost `last_arrival` honest, which wave-takes-the-last-arrival reads.",
     ),
     always(
-        "the-mailbox-holds-exactly-the-pending-arrival",
+        "the-mailbox-is-held-iff-pending",
         eq(eq(var("mailbox"), HELD), is_some(var("pending"))),
         cite="policy-take.md §1 state (`pending : Option P`, the last arrival not yet taken); "
         "mode.rs PolicyCell (`arrived: Mutex<Option<RunPolicy>>`)",
@@ -335,7 +335,7 @@ CELL_PROPERTIES = (
         "pending, and nothing else marks the mailbox.",
     ),
     always(
-        "a-note-is-named-exactly-when-the-window-has-one",
+        "a-last-note-iff-a-nonempty-window",
         eq(is_some(var("last_note")), ne(var("notes"), 0)),
         cite="policy-take.md §1 (for z3 the window is abstracted to its length plus its last "
         "note; it starts empty and is only ever appended to)",
@@ -685,7 +685,7 @@ ADMISSION_PROPERTIES = (
         "(the ones below and above) judges the question that was really asked.",
     ),
     always(
-        "refusals-name-the-first-missing-evidence",
+        "refusals-name-first-missing-evidence",
         implies(ADMITS, eq(out("outcome"), FIRST_MISSING)),
         cite="Mode.lean admits (Experiment first, then the requirement's evidence in order: "
         "Tested tests, ContractKept contract, DoubleValidated held-in then held-out); "
@@ -694,7 +694,7 @@ ADMISSION_PROPERTIES = (
         "in the order Mode.lean checks them, computed from the echoed inputs.",
     ),
     always(
-        "the-gate-judges-core-tools-by-the-mode",
+        "the-gate-judges-core-tools-by-mode",
         implies(
             GATE,
             and_(

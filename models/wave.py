@@ -1335,6 +1335,18 @@ PROPERTIES = (
         "the deciding rows; the property judges it by the trigger, which no row writes.",
     ),
     always(
+        "an-abort-is-heard-while-listening",
+        implies(
+            and_(trigger_is("abort"), is_in(var("phase"), PRECHECK, PING, SPAWN, WAIT)),
+            or_(nxt("aborted"), eq(nxt("decided"), ABORT)),
+        ),
+        cite="wave-transport.md §2 (F1, F3 and B1 read the signal), §3 B1 (the `once` abort "
+        "listener → cancelled)",
+        doc="An abort before the wait is kept in the signal for the next check to read; "
+        "during the wait it decides the outcome at once. It judges the abort rows by their "
+        "trigger, which no row writes.",
+    ),
+    always(
         "a-cancel-is-never-lost",
         implies(
             and_(trigger_is("cancel"), is_in(var("phase"), PING, SPAWN, WAIT, STOP, READ)),
