@@ -378,6 +378,7 @@ def conformance_kill(
     spec: Spec,
     *,
     original: set[tuple[Any, ...]] | None = None,
+    graph: Exploration | None = None,
     lockstep_examples: int = 0,
     max_states: int = 20_000,
 ) -> tuple[str, int | None] | None:
@@ -390,13 +391,15 @@ def conformance_kill(
     fault in state the implementation does not expose shows one step later); and,
     when asked, a short derandomized lockstep run. Returns
     the check that failed and the length of its trace, or None when the implementation
-    agrees with the mutant everywhere.
+    agrees with the mutant everywhere. `graph` is the mutant's complete graph, when
+    the caller has it.
     """
     mutated = against(driver, spec)
-    try:
-        graph = explore(spec, max_states=max_states)
-    except RuntimeError:
-        return None  # beyond the replay budget, or a model the oracle refuses: no verdict
+    if graph is None:  # else the caller explored the mutant already
+        try:
+            graph = explore(spec, max_states=max_states)
+        except RuntimeError:
+            return None  # beyond the replay budget, or a model the oracle refuses: no verdict
     for row, trace in sorted(row_witnesses(spec, graph).items()):
         if _disagrees(mutated, trace):
             return f"replay {row}", len(trace)

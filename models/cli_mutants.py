@@ -27,7 +27,15 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from models.kernel.mutants import LIMIT, Baseline, Kill, Mutant, generate, model_kill
+from models.kernel.mutants import (
+    LIMIT,
+    Baseline,
+    Kill,
+    Mutant,
+    generate,
+    model_kill,
+    mutant_graph,
+)
 from models.kernel.smt import prove_equivalent
 from models.kernel.spec import Spec
 from models.registry import UnknownSpec, all_specs, lookup
@@ -37,7 +45,7 @@ from models.registry import UnknownSpec, all_specs, lookup
 SEED_LAYERS: dict[str, Callable[[Spec], tuple[str, int | None] | None]] = {}
 
 FAST_LIMIT = 24  # mutants per spec under --fast (a subset of the --full sample)
-FAST_SHARE = 10  # --fast also runs conformance on one in this many model-killed mutants
+FAST_SHARE = 12  # --fast also runs conformance on one in this many model-killed mutants
 LOCKSTEP_EXAMPLES = 10  # --full: the lockstep run's fixed budget per mutant
 
 
@@ -139,14 +147,17 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
         if driver is not None and (full or model is None or n % FAST_SHARE == 0):
             from conformance.harness import conformance_kill
 
-            found = conformance_kill(
-                driver,
-                mutant.spec,
-                original=original,
-                lockstep_examples=LOCKSTEP_EXAMPLES if full else 0,
-            )
-            if found is not None:
-                kills.append(Kill("conformance", *found))
+            graph = mutant_graph(base, mutant.spec)
+            if graph is not None:  # else the model layer has killed it: the oracle refuses it
+                found = conformance_kill(
+                    driver,
+                    mutant.spec,
+                    original=original,
+                    graph=graph,
+                    lockstep_examples=LOCKSTEP_EXAMPLES if full else 0,
+                )
+                if found is not None:
+                    kills.append(Kill("conformance", *found))
         if seed is not None and (full or not kills):
             found = seed(mutant.spec)
             if found is not None:

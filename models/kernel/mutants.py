@@ -432,6 +432,19 @@ class _Stepper:
 GROWTH = 20
 
 
+def mutant_graph(base: Baseline, spec: Spec) -> Exploration | None:
+    """The mutant's complete graph (None if it outgrows its bound or a row leaves its
+    domain), for the layers after the model's."""
+    try:
+        return _explore(base, spec, _quiet, _quiet, GROWTH * len(base.graph.states) + 1000).g
+    except (_Refused, _Stop):
+        return None
+
+
+def _quiet(*_: object) -> None:
+    return None
+
+
 def model_kill(base: Baseline, spec: Spec) -> Kill | None:
     """The first of the spec's own checks that fails on the mutant's complete graph.
 
