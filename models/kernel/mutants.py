@@ -80,12 +80,8 @@ class Kill:
 Candidate = tuple[str, str | None, str, Callable[[], Spec]]
 
 
-def _values(domain: Domain) -> tuple[Value, ...]:
-    return domain.sample()
-
-
 def _others(rng: random.Random, domain: Domain, current: Value | None) -> list[Value]:
-    choices = [v for v in _values(domain) if not (v == current and type(v) is type(current))]
+    choices = [v for v in domain.sample() if not (v == current and type(v) is type(current))]
     if len(choices) > VALUES_PER_SLOT:
         choices = rng.sample(choices, VALUES_PER_SLOT)
     return choices
