@@ -1335,6 +1335,31 @@ PROPERTIES = (
         "the deciding rows; the property judges it by the trigger, which no row writes.",
     ),
     always(
+        "the-reason-names-the-decider",
+        implies(
+            and_(UNSETTLED, eq(nxt("phase"), SETTLED), not_(var("cancelled"))),
+            and_(
+                implies(TIMED, eq(out("result"), Result.TIMEOUT)),
+                implies(eq(var("decided"), ABORT), eq(out("result"), Result.CANCELLED)),
+                implies(
+                    eq(var("decided"), MATCH),
+                    is_in(
+                        out("result"),
+                        Result.OK,
+                        Result.RUN_FAILED,
+                        Result.AGGREGATE_UNREADABLE,
+                        Result.CANCELLED_ERROR,
+                    ),
+                ),
+            ),
+        ),
+        cite="wave-transport.md §3 B1-B3 (timer → timeout, abort → cancelled, a match → the "
+        "read's ok, run-failed or aggregate-unreadable); issue 3 cancellation decision",
+        doc="The reason a wave settles with names the event that decided it. It reads "
+        "`decided` before the settling step (settling only resets it), which "
+        "the-winner-is-the-event-that-fired judges by the trigger that set it.",
+    ),
+    always(
         "an-abort-is-heard-while-listening",
         implies(
             and_(trigger_is("abort"), is_in(var("phase"), PRECHECK, PING, SPAWN, WAIT)),
