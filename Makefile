@@ -9,7 +9,7 @@ TRANSPORT := conformance/seeds/transport
 NPM_STAMP := $(TRANSPORT)/node_modules/.installed
 export HYPOTHESIS_PROFILE ?= ci
 
-.PHONY: help test verify models diagrams diagrams-check typecheck lint format bench mutation clean dot \
+.PHONY: help test verify models mutants diagrams diagrams-check typecheck lint format bench mutation clean dot \
 	package-check spin seeds rustc node report browser
 
 help:
@@ -20,6 +20,7 @@ help:
 	@echo "make report     write reports/index.html, the verification report"
 	@echo "make bench      time each part of verify against its budget"
 	@echo "make seeds      the seed differential: duplex.rs, mode.rs, transport.ts (SEEDS_DIR) vs model vs impl"
+	@echo "make mutants    the model-mutant gate, every layer on every mutant (slow)"
 	@echo "make mutation   mutmut over impl/ (slow)"
 	@echo "make package-check  build the wheel, install it apart, mypy a user script against it"
 	@echo "make spin       install SPIN and gcc (the SPIN agreement test needs them)"
@@ -146,10 +147,18 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# Every layer on every mutant (about a minute; .ci/run runs it).
+mutants: $(STAMP)
+	$(BIN)/python -m models mutants --full --json reports/mutants.json
+
 verify: $(STAMP) dot spin browser rustc $(NPM_STAMP)
-	@echo "== 1/7 model checks (python -m models verify)"
+	@echo "== 1/7 model checks (python -m models verify), then the fast mutant gate"
 	@$(BIN)/python -m models verify --json reports/verify.json || \
 		{ echo "verify: the model checks failed (above); reports/verify.json has the traces"; exit 1; }
+	@mkdir -p reports
+	@$(BIN)/python -m models mutants --fast --json reports/mutants.json > reports/mutants.txt || \
+		{ cat reports/mutants.txt; echo "verify: a model mutant survived (above); see reports/mutants.json"; exit 1; }
+	@grep -v '^  ' reports/mutants.txt
 	@echo "== 2/7 seed differential (make seeds)"
 	@$(MAKE) --no-print-directory seeds
 	@echo "== 3/7 pytest (HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE))"

@@ -11,14 +11,16 @@ Nothing here knows a spec's rows: the driver only translates vocabulary.
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
-from hypothesis import event, note, target
+from hypothesis import HealthCheck, event, note, target
 from hypothesis import settings as Settings
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidDefinition, Unsatisfiable
 from hypothesis.stateful import (
     RuleBasedStateMachine,
     initialize,
@@ -29,10 +31,11 @@ from hypothesis.stateful import (
 )
 
 from models.kernel.domains import Bool, Domain, Finite, IntRange, Option, Real, Value
-from models.kernel.explore import Exploration, explore, initial_states
+from models.kernel.explore import Edge, Exploration, explore, initial_states
+from models.kernel.expr import Const, Eq, In, Ref, walk
 from models.kernel.oracle import Oracle
 from models.kernel.spec import Spec
-from models.kernel.trace import Trace
+from models.kernel.trace import Step, Trace
 
 
 class Driver(Protocol):
@@ -130,7 +133,9 @@ def project(state: Mapping[str, Value], seen: Mapping[str, Value]) -> dict[str, 
     return {k: state[k] for k in seen}
 
 
-def lockstep(driver: Driver, coverage: Coverage) -> type[RuleBasedStateMachine]:
+def lockstep(
+    driver: Driver, coverage: Coverage, *, starts_from: Sequence[str] | None = None
+) -> type[RuleBasedStateMachine]:
     """A state machine class that drives `driver`'s implementation beside the oracle.
 
     Each case starts either at an initial state or, half the time, at the end
@@ -142,7 +147,10 @@ def lockstep(driver: Driver, coverage: Coverage) -> type[RuleBasedStateMachine]:
     witnesses = row_witnesses(spec)
     # Deepest first: hypothesis favours early choices, and shallow rows are easy to reach anyway.
     by_depth = sorted(witnesses, key=lambda row: (-len(witnesses[row]), row))
-    prefixes = st.one_of(st.none(), st.sampled_from(by_depth))
+    prefixes: st.SearchStrategy[str | None] = st.one_of(st.none(), st.sampled_from(by_depth))
+    if starts_from is not None:
+        # A targeted run: every case starts at the end of one of these rows' witnesses.
+        prefixes = st.sampled_from([r for r in by_depth if r in starts_from])
     oracle = Oracle(spec)  # built once (a transitions Machine is slow to build): `start` resets it
 
     class Lockstep(RuleBasedStateMachine):
@@ -194,7 +202,7 @@ def _add_rule(
     machine: type[RuleBasedStateMachine], driver: Driver, coverage: Coverage, trigger: str
 ) -> None:
     params: dict[str, st.SearchStrategy[Any]] = {
-        p.name: values_of(p.domain) for p in driver.spec.trigger(trigger).params
+        p.name: arguments(driver.spec, trigger, p.name) for p in driver.spec.trigger(trigger).params
     }
 
     def step(self: Any, **args: Value) -> None:
@@ -207,6 +215,42 @@ def _add_rule(
     )(step)
     # hypothesis types `rule(**strategies)` by its keyword overloads; the names are ours.
     setattr(machine, trigger, cast(Any, rule)(**params)(guarded))
+
+
+def distinguished(spec: Spec, trigger: str, name: str) -> tuple[Value, ...]:
+    """The values the model tells parameter `name` apart by: the constants its rows compare
+    it with (the watched policy, say)."""
+    me = Ref("param", name)
+    found: list[Value] = []
+    for r in spec.rows_of(trigger):
+        for expr in (r.guard, *r.updates.values(), *r.outputs.values()):
+            for node in walk(expr):
+                if isinstance(node, Eq):
+                    for a, b in ((node.left, node.right), (node.right, node.left)):
+                        if a == me and isinstance(b, Const) and b.value not in found:
+                            found.append(b.value)
+                elif isinstance(node, In) and node.item == me:
+                    found.extend(v for v in node.options if v not in found)
+    return tuple(found)
+
+
+def arguments(spec: Spec, trigger: str, name: str) -> st.SearchStrategy[Any]:
+    """A parameter's values, with the ones the model distinguishes drawn half the time when
+    they are rare in a large domain (one watched policy among 32 would hardly come up)."""
+    domain = _param(spec, trigger, name)
+    every = values_of(domain)
+    special = distinguished(spec, trigger, name)
+    values = domain.values
+    if special and values is not None and len(values) > 2 * len(special):
+        return st.one_of(st.sampled_from(special), every)
+    return every
+
+
+def _param(spec: Spec, trigger: str, name: str) -> Domain:
+    for p in spec.trigger(trigger).params:
+        if p.name == name:
+            return p.domain
+    raise KeyError(name)
 
 
 def replay(driver: Driver, trace: Trace, coverage: Coverage | None = None) -> None:
@@ -253,14 +297,177 @@ def run_lockstep(
 ) -> Coverage:
     """Run the lockstep machine under `settings` (default: the loaded profile).
 
-    A rule that never fires tests nothing: every trigger must be driven at least once.
-    Row coverage is reported at the end of the session; replay covers every row.
+    A rule that never fires tests nothing: every trigger must be driven at least once, and
+    every row must be hit. The rows the random run missed (deep ones, mostly) get targeted
+    runs that start each case at the end of one of their witnesses; a row still missed
+    after that fails the test.
     """
     coverage = coverage_for("lockstep", driver.spec)
     run_state_machine_as_test(lockstep(driver, coverage), settings=settings)
     if require_every_trigger:
         assert not coverage.triggers_missing, f"triggers never driven: {coverage.triggers_missing}"
+        chosen = settings or Settings()
+        for _ in range(TARGETED_RUNS):
+            missing = coverage.missing
+            if not missing:
+                break
+            targeted = Settings(chosen, max_examples=EXAMPLES_PER_MISSED_ROW * len(missing))
+            run_state_machine_as_test(
+                lockstep(driver, coverage, starts_from=missing), settings=targeted
+            )
+        assert not coverage.missing, f"lockstep never fired rows: {coverage.missing}"
     return coverage
 
 
+TARGETED_RUNS = 3  # targeted runs for the rows a random lockstep run missed
+EXAMPLES_PER_MISSED_ROW = 4
+
+
 _WITNESSES: dict[str, dict[str, Trace]] = {}
+
+
+# ---------------------------------------------------------------- the mutant gate's layer
+
+
+def drivers() -> dict[str, Driver]:
+    """Every conformance module's driver, by the name of the spec it drives."""
+    import importlib
+    import pkgutil
+
+    import conformance
+
+    found: dict[str, Driver] = {}
+    for module in pkgutil.iter_modules(conformance.__path__):
+        if not module.name.startswith("test_"):
+            continue
+        loaded = importlib.import_module(f"conformance.{module.name}")
+        for value in vars(loaded).values():
+            spec = getattr(value, "spec", None)
+            if isinstance(value, BaseDriver) and isinstance(spec, Spec):
+                found[spec.name] = cast(Driver, value)
+    return found
+
+
+def against(driver: Driver, spec: Spec) -> Driver:
+    """The same driver, translating for `spec` (a mutant of its own) instead."""
+    other = copy.copy(driver)
+    other.spec = spec
+    return other
+
+
+def transitions(graph: Exploration) -> list[Edge]:
+    """One edge per reachable state and firing: each argument of a row that does
+    something, and each no-op once per state."""
+    chosen: dict[tuple[Any, ...], Edge] = {}
+    for edge in graph.edges:
+        if graph.spec.row(edge.row).ignore:
+            key: tuple[Any, ...] = (edge.source, edge.row)
+        else:
+            key = (edge.source, edge.row, tuple(edge.params.items()))
+        chosen.setdefault(key, edge)
+    return list(chosen.values())
+
+
+def edge_keys(graph: Exploration) -> set[tuple[Any, ...]]:
+    """Every step of a graph, as plain data: (state, trigger, arguments, row, state, outputs)."""
+    return set(_keys(graph))
+
+
+def conformance_kill(
+    driver: Driver,
+    spec: Spec,
+    *,
+    original: set[tuple[Any, ...]] | None = None,
+    graph: Exploration | None = None,
+    lockstep_examples: int = 0,
+    max_states: int = 20_000,
+) -> tuple[str, int | None] | None:
+    """Run `spec` (a mutated model) against the implementation: the first disagreement.
+
+    In order: every row's shortest witness replayed; every reachable transition
+    replayed (its shortest path, then the step); given the `original` model's steps
+    (`edge_keys`), every step the mutant takes that the original does not and that
+    leads back to a state the original knows, followed by each step from there (a
+    fault in state the implementation does not expose shows one step later); and,
+    when asked, a short derandomized lockstep run. Returns
+    the check that failed and the length of its trace, or None when the implementation
+    agrees with the mutant everywhere. `graph` is the mutant's complete graph, when
+    the caller has it.
+    """
+    mutated = against(driver, spec)
+    if graph is None:  # else the caller explored the mutant already
+        try:
+            graph = explore(spec, max_states=max_states)
+        except RuntimeError:
+            return None  # beyond the replay budget, or a model the oracle refuses: no verdict
+    for row, trace in sorted(row_witnesses(spec, graph).items()):
+        if _disagrees(mutated, trace):
+            return f"replay {row}", len(trace)
+    for edge in transitions(graph):
+        trace = graph.path_through(edge)
+        if _disagrees(mutated, trace):
+            return f"transition replay {edge.row}", len(trace)
+    if original is not None:
+        mine = {key: e for key, e in zip(_keys(graph), graph.edges, strict=True)}
+        leaving: dict[int, list[Edge]] = {}
+        for e in graph.edges:
+            leaving.setdefault(e.source, []).append(e)
+        known = {k[0] for k in original}
+        for key, edge in mine.items():
+            # A new step into a new state is followed by the new steps out of it, replayed
+            # above; only a new step back into a known state can hide a difference.
+            if key in original or graph.states[edge.target] not in known:
+                continue
+            head = graph.path_through(edge)
+            for after in leaving.get(edge.target, []):
+                step = Step(
+                    after.row,
+                    after.trigger,
+                    after.params,
+                    graph.as_dict(after.target),
+                    after.outputs,
+                )
+                trace = Trace(head.init, (*head.steps, step))
+                if _disagrees(mutated, trace):
+                    return f"new step replay {edge.row} then {after.row}", len(trace)
+    # A spec without state (admission) has nothing to step through: the transition replay
+    # above already put every input to the implementation.
+    if lockstep_examples and spec.vars:
+        budget = Settings(
+            max_examples=lockstep_examples,
+            stateful_step_count=20,
+            derandomize=True,
+            database=None,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            report_multiple_bugs=False,
+        )
+        try:
+            run_state_machine_as_test(lockstep(mutated, Coverage(spec)), settings=budget)
+        except (InvalidDefinition, Unsatisfiable):
+            return None  # the run could not be built or found no valid case: no verdict
+        except Exception:  # noqa: BLE001 - any other failure of the run is a disagreement
+            return "lockstep", None
+    return None
+
+
+def _keys(graph: Exploration) -> list[tuple[Any, ...]]:
+    return [
+        (
+            graph.states[e.source],
+            e.trigger,
+            tuple(e.params.items()),
+            e.row,
+            graph.states[e.target],
+            tuple(e.outputs.items()),
+        )
+        for e in graph.edges
+    ]
+
+
+def _disagrees(driver: Driver, trace: Trace) -> bool:
+    try:
+        replay(driver, trace)
+    except Exception:  # noqa: BLE001 - a mismatch, or an impl that cannot do what the model says
+        return True
+    return False

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from models import cli_mutants
 from models.cli_trace import add_parser as add_check_trace
 from models.cli_trace import itf_name, write_check_itf
 from models.clikit import (
@@ -114,6 +115,8 @@ def _parser() -> argparse.ArgumentParser:
     add_report(sub)
 
     add_check_trace(sub)
+
+    cli_mutants.add_parser(sub)
 
     p = sub.add_parser("list", help="list the specs, their variants and their checks")
     p.set_defaults(run=_list)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+from typing import NamedTuple
 
 from models.kernel import (
     AnyOf,
@@ -326,6 +327,45 @@ def _moves(*pairs: tuple[State, State]) -> Expr:
     return or_(*(and_(eq(var("state"), a), eq(nxt("state"), b)) for a, b in pairs))
 
 
+class D1Row(NamedTuple):
+    """One row of the ADR's transition table, as duplex-d1 §3 and §4 resolve it."""
+
+    sources: tuple[State, ...]
+    event: str
+    to: State
+    audio_only: bool = False
+
+
+# ADR-068 D1's 13 rows, from the doc's table (duplex-d1 §3), not from ROWS: row 5 also drains
+# Overlap and Backchannel (§5.5), row 12 includes Degraded itself (§5.9, a self-loop, so no move).
+D1_ROWS = (
+    D1Row((IDLE,), "vad_onset", LISTENING),  # 1
+    D1Row((LISTENING,), "smart_turn_eou", THINKING),  # 2
+    D1Row((THINKING,), "grant_agent", SPEAKING),  # 3
+    D1Row((THINKING,), "turn_shift", LISTENING),  # 4
+    D1Row((SPEAKING, OVERLAP, BACKCHANNEL), "playback_drained", IDLE),  # 5
+    D1Row((SPEAKING,), "grant_agent", SPEAKING),  # 6
+    D1Row((SPEAKING,), "vad_onset", OVERLAP, audio_only=True),  # 7
+    D1Row((OVERLAP,), "grant_user", LISTENING),  # 8
+    D1Row((OVERLAP,), "deny_barge", SPEAKING),  # 9
+    D1Row((SPEAKING,), "backchannel", BACKCHANNEL, audio_only=True),  # 10
+    D1Row((BACKCHANNEL,), "vad_offset", SPEAKING),  # 11
+    D1Row(tuple(State), "heartbeat_lost", DEGRADED),  # 12
+    D1Row((DEGRADED,), "link_restored", IDLE),  # 13
+)
+
+
+def _d1_event(r: D1Row) -> Expr:
+    parts = [is_in(var("state"), *r.sources), trigger_is(r.event)]
+    if r.audio_only:
+        parts.append(eq(var("payload"), AUDIO))
+    return and_(*parts)
+
+
+def _d1_row(r: D1Row) -> Expr:
+    return and_(_d1_event(r), eq(nxt("state"), r.to))
+
+
 TEXT_STATES = (IDLE, LISTENING, THINKING, SPEAKING, DEGRADED)
 silent = and_(eq(out("commands"), NO_COMMANDS), is_none(out("impulse")))
 
@@ -443,6 +483,66 @@ PROPERTIES = (
         "heartbeat-lost-keeps-erl",
         implies(trigger_is("heartbeat_lost"), eq(nxt("last_erl"), var("last_erl"))),
         cite="duplex-d1 §4 (HeartbeatLost keeps last_erl)",
+    ),
+    always(
+        "every-move-is-a-d1-row",
+        implies(
+            ne(nxt("state"), var("state")),
+            or_(*(_d1_row(r) for r in D1_ROWS)),
+        ),
+        cite="ADR-068 D1 transition rows 1-13 (with the seed's resolutions, duplex-d1 §5.5, §5.9)",
+        doc="The floor changes hands only along the ADR's rows, each on its own event: no "
+        "other event moves the channel, and no row leads anywhere else.",
+    ),
+    always(
+        "every-d1-row-moves",
+        and_(*(implies(_d1_event(r), eq(nxt("state"), r.to)) for r in D1_ROWS)),
+        cite="ADR-068 D1 transition rows 1-13; duplex-d1 §4 total transition function",
+        doc="Each ADR row's event, in its source state (and payload), takes the channel to "
+        "the row's target: none is dropped or turned into a no-op.",
+    ),
+    always(
+        "onsets-claim-unless-degraded",
+        implies(
+            and_(trigger_is("vad_onset"), ne(var("state"), DEGRADED)),
+            eq(out("impulse"), some(Impulse.TURN_CLAIM)),
+        ),
+        cite="ADR-068 D1 rows 1, 7 (+TurnClaim 0x50); duplex-d1 §5.12 (floor pressure: an "
+        "onset anywhere but Degraded still emits a TurnClaim)",
+    ),
+    always(
+        "eou-exactly-on-the-commit",
+        implies(
+            trigger_is("smart_turn_eou"),
+            eq(eq(out("impulse"), some(Impulse.END_OF_UTTERANCE)), eq(var("state"), LISTENING)),
+        ),
+        cite="ADR-068 D1 row 2 (smart-turn EOU → EndOfUtterance 0x51, Listening → Thinking); "
+        "duplex-d1 §4 (SmartTurnEou is a no-op elsewhere)",
+    ),
+    always(
+        "only-onsets-and-eou-emit-impulses",
+        implies(is_some(out("impulse")), trigger_is("vad_onset", "smart_turn_eou")),
+        cite="duplex-d1 §4 (observe table: only VadOnset and SmartTurnEou carry +TC/+EOU); "
+        "duplex-d1 §5.11 (TurnShift and Backchannel are never emitted)",
+    ),
+    always(
+        "deny-barge-resumes-playback",
+        implies(
+            and_(trigger_is("deny_barge"), eq(var("state"), OVERLAP)),
+            eq(out("commands"), RESUME),
+        ),
+        cite="ADR-068 D1 row 9 (ECC denies: un-duck); duplex-d1 §5.4 (un-duck is Resume)",
+    ),
+    always(
+        "an-erl-observation-is-recorded",
+        implies(
+            trigger_is("erl"),
+            and_(eq(nxt("last_erl"), some(param("value"))), eq(nxt("state"), var("state"))),
+        ),
+        cite="duplex-d1 §4 (Erl(v) sets last_erl := v in every state, Degraded included, and "
+        "moves nothing)",
+        doc="It reads the observation's own value, which no row writes, so the impulse "
+        "properties that read `last_erl` judge the value the edge really streamed.",
     ),
 )
 

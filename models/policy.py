@@ -330,6 +330,39 @@ CELL_PROPERTIES = (
         eq(var("notes"), CAP),
         cite="PolicyTake.lean the_window_only_grows (the abstraction reaches its cap)",
     ),
+    always(
+        "a-change-lands-in-the-mailbox",
+        implies(
+            trigger_is("change"),
+            and_(
+                eq(nxt("mailbox"), HELD),
+                eq(nxt("pending"), ARRIVAL),
+                eq(nxt("last_arrival"), ARRIVAL),
+                unchanged("in_force", "wave_start", "notes", "last_note"),
+            ),
+        ),
+        cite="PolicyTake.lean step table, change p (pending := some p, last arrival wins); "
+        "mode.rs PolicyCell::arrive (overwrites `arrived`, touches nothing else)",
+        doc="Every change, whatever waits already, becomes the pending arrival and changes "
+        "nothing in force. It reads the change's argument, which no row writes: so it also "
+        "keeps the ghost `last_arrival` honest, which wave-takes-the-last-arrival reads.",
+    ),
+    always(
+        "the-mailbox-is-held-iff-pending",
+        eq(eq(var("mailbox"), HELD), is_some(var("pending"))),
+        cite="policy-take.md §1 state (`pending : Option P`, the last arrival not yet taken); "
+        "mode.rs PolicyCell (`arrived: Mutex<Option<RunPolicy>>`)",
+        doc="The mailbox is held exactly while an arrival waits: a run starts with nothing "
+        "pending, and nothing else marks the mailbox.",
+    ),
+    always(
+        "a-last-note-iff-a-nonempty-window",
+        eq(is_some(var("last_note")), ne(var("notes"), 0)),
+        cite="policy-take.md §1 (for z3 the window is abstracted to its length plus its last "
+        "note; it starts empty and is only ever appended to)",
+        doc="The window's abstraction is consistent: the last note exists iff the window is "
+        "non-empty, so a run starts with an empty window.",
+    ),
 )
 
 EAGER_READING = Variant(
@@ -599,6 +632,40 @@ EVIDENCED = or_(
     and_(eq(out("admit"), DOUBLE_VALIDATED), eq(out("held_in"), True), eq(out("held_out"), True)),
 )
 ADMITS = trigger_is("admits")
+# Mode.lean's order, from the doc's table (not the rows): landing, then the requirement's evidence.
+FIRST_MISSING = ite(
+    eq(out("landing"), EXPERIMENT),
+    Outcome.EXPERIMENT_NEVER_LANDS,
+    ite(
+        eq(out("admit"), STANDING),
+        Outcome.LANDS,
+        ite(
+            eq(out("admit"), TESTED),
+            ite(
+                eq(out("tests_passed"), True),
+                Outcome.LANDS,
+                ite(eq(out("tests_passed"), False), Outcome.TESTS_FAILED, Outcome.NO_TESTS),
+            ),
+            ite(
+                eq(out("admit"), CONTRACT_KEPT),
+                ite(out("contract_moved"), Outcome.CONTRACT_MOVED, Outcome.LANDS),
+                ite(
+                    eq(out("held_in"), False),
+                    Outcome.WORSE_HELD_IN,
+                    ite(
+                        eq(out("held_out"), False),
+                        Outcome.FAILED_HELD_OUT,
+                        ite(
+                            and_(eq(out("held_in"), True), eq(out("held_out"), True)),
+                            Outcome.LANDS,
+                            Outcome.HALF_MISSING,
+                        ),
+                    ),
+                ),
+            ),
+        ),
+    ),
+)
 GATE = trigger_is("mode_admits")
 
 ADMISSION_PROPERTIES = (
@@ -643,6 +710,45 @@ ADMISSION_PROPERTIES = (
         ),
         cite="policy-take.md §6 (a dormant tool reached via call is not judged here); "
         "mode.rs mode_admits",
+    ),
+    always(
+        "an-answer-echoes-its-question",
+        and_(
+            implies(ADMITS, and_(*(eq(out(name), param(name)) for name in ECHO_ADMITS))),
+            implies(GATE, and_(*(eq(out(name), param(name)) for name in ECHO_GATE))),
+        ),
+        cite="api.md (admits(policy, produced) and mode_admits(policy, name) answer about the "
+        "policy and evidence they are given)",
+        doc="The echoed inputs are the arguments of the call, read from the trigger, which no "
+        "row writes: this keeps the echo outputs honest, so every property that reads them "
+        "(the ones below and above) judges the question that was really asked.",
+    ),
+    always(
+        "refusals-name-first-missing-evidence",
+        implies(ADMITS, eq(out("outcome"), FIRST_MISSING)),
+        cite="Mode.lean admits (Experiment first, then the requirement's evidence in order: "
+        "Tested tests, ContractKept contract, DoubleValidated held-in then held-out); "
+        "policy-take.md §5 table",
+        doc="The answer is Lands, or the refusal naming the first piece of evidence missing, "
+        "in the order Mode.lean checks them, computed from the echoed inputs.",
+    ),
+    always(
+        "the-gate-judges-core-tools-by-mode",
+        implies(
+            GATE,
+            and_(
+                eq(out("judged"), is_in(out("tool"), *IN_SOME_CORE)),
+                eq(
+                    out("allowed"),
+                    or_(
+                        not_(out("judged")),
+                        *(and_(eq(out("mode"), m), is_in(out("tool"), *CORES[m])) for m in Mode),
+                    ),
+                ),
+            ),
+        ),
+        cite="policy-take.md §6 (mode_admits: a tool in no core passes unjudged; a core tool "
+        "runs only in a mode whose core lists it); mode.rs mode_admits, core_tools",
     ),
     # Witnesses for the outcomes the match order makes subtle; rows-fire witnesses the rest.
     sometimes(

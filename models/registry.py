@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from models.kernel import Spec
 
-_NOT_SPECS = {"kernel", "cli", "clikit", "registry", "__main__"}
+_NOT_SPECS = {"kernel", "cli", "clikit", "cli_mutants", "registry", "__main__"}
 
 
 class UnknownSpec(LookupError):

@@ -1511,6 +1511,110 @@ PROPERTIES = (
         implies(group_is(ENV), le(rank("post"), rank())),
         cite="wave-transport.md §10 liveness (whatever the adapter and the caller do)",
     ),
+    always(
+        "the-winner-is-the-event-that-fired",
+        implies(
+            and_(eq(var("decided"), UNDECIDED), ne(nxt("decided"), UNDECIDED)),
+            and_(
+                implies(eq(nxt("decided"), TIMER), trigger_is("deadline")),
+                implies(
+                    eq(nxt("decided"), ABORT), or_(trigger_is("abort", "cancel"), var("aborted"))
+                ),
+                implies(eq(nxt("decided"), MATCH), trigger_is("completion", "spawn_replies")),
+            ),
+        ),
+        cite="wave-transport.md §3 B1 (the timer → timeout, the abort listener or the "
+        "synchronous `aborted` check → cancelled, notifyMatch → complete; the first to fire wins)",
+        doc="B1's winner names the event that decided it: a timeout only when the deadline "
+        "passes, a cancel only on an abort (or one already signalled), a match only when a "
+        "completion arrives or was buffered before the spawn reply. `decided` is written by "
+        "the deciding rows; the property judges it by the trigger, which no row writes.",
+    ),
+    always(
+        "the-reason-names-the-decider",
+        implies(
+            and_(UNSETTLED, eq(nxt("phase"), SETTLED), not_(var("cancelled"))),
+            and_(
+                implies(TIMED, eq(out("result"), Result.TIMEOUT)),
+                implies(eq(var("decided"), ABORT), eq(out("result"), Result.CANCELLED)),
+                implies(
+                    eq(var("decided"), MATCH),
+                    is_in(
+                        out("result"),
+                        Result.OK,
+                        Result.RUN_FAILED,
+                        Result.AGGREGATE_UNREADABLE,
+                        Result.CANCELLED_ERROR,
+                    ),
+                ),
+            ),
+        ),
+        cite="wave-transport.md §3 B1-B3 (timer → timeout, abort → cancelled, a match → the "
+        "read's ok, run-failed or aggregate-unreadable); issue 3 cancellation decision",
+        doc="The reason a wave settles with names the event that decided it. It reads "
+        "`decided` before the settling step (settling only resets it), which "
+        "the-winner-is-the-event-that-fired judges by the trigger that set it.",
+    ),
+    always(
+        "an-abort-is-heard-while-listening",
+        implies(
+            and_(trigger_is("abort"), is_in(var("phase"), PRECHECK, PING, SPAWN, WAIT)),
+            or_(nxt("aborted"), eq(nxt("decided"), ABORT)),
+        ),
+        cite="wave-transport.md §2 (F1, F3 and B1 read the signal), §3 B1 (the `once` abort "
+        "listener → cancelled)",
+        doc="An abort before the wait is kept in the signal for the next check to read; "
+        "during the wait it decides the outcome at once. It judges the abort rows by their "
+        "trigger, which no row writes.",
+    ),
+    always(
+        "a-cancel-is-never-lost",
+        implies(
+            and_(trigger_is("cancel"), is_in(var("phase"), PING, SPAWN, WAIT, STOP, READ)),
+            or_(
+                and_(not_(var("cancelled")), nxt("cancelled")),
+                eq(out("result"), Result.CANCELLED_ERROR),
+            ),
+        ),
+        cite=f"{DECIDED_CANCEL}; asyncio's convention (a cancelled task re-raises CancelledError)",
+        doc="A cancel of a running wave either settles it at once by re-raising, or (while "
+        "it stops within the grace) is remembered so that the settling step re-raises; a "
+        "second cancel abandons the stop. It judges the cancel rows by their trigger.",
+    ),
+    always(
+        "a-cancelled-wave-re-raises",
+        implies(
+            and_(var("cancelled"), ne(var("phase"), SETTLED), eq(nxt("phase"), SETTLED)),
+            eq(out("result"), Result.CANCELLED_ERROR),
+        ),
+        cite=f"{DECIDED_CANCEL}",
+        doc="Once cancelled, the wave settles only by re-raising CancelledError, whichever "
+        "step settles it (the stop's reply, the grace deadline or a second cancel). The "
+        "`cancelled` flag it reads is kept honest by a-cancel-is-never-lost, which judges "
+        "the rows that set it by their trigger.",
+    ),
+    always(
+        "a-settled-wave-holds-nothing",
+        implies(
+            SETTLED_NOW,
+            and_(
+                not_(var("aborted")),
+                not_(var("subscribed")),
+                not_(var("unsub_raises")),
+                is_none(var("buffer")),
+                eq(var("decided"), UNDECIDED),
+                not_(var("cancelled")),
+                not_(var("hung")),
+            ),
+        ),
+        cite="wave-transport.md §3 (settle's `finally` sets accepting=false, unsubscribes, "
+        "clears state), §10 property 10 (all released on settle), 11 (timer and listener "
+        "cleared on settle)",
+        doc="Once a wave has settled it holds no subscription, no buffered completion, no "
+        "pending decision, abort flag or hung call: only the match it settled with stays. "
+        "It reads state that the settling rows write, so it is kept honest from outside: the "
+        "mutant gate checks that dropping any one of those releases breaks it.",
+    ),
 )
 
 # ---------------------------------------------------------------- variants

@@ -53,6 +53,7 @@ from models.registry import all_specs  # noqa: E402
 
 PARTS: list[tuple[str, list[str], float | None]] = [
     ("model checks", [str(BIN / "python"), "-m", "models", "verify"], 5.0),
+    ("mutant gate (fast)", [str(BIN / "python"), "-m", "models", "mutants", "--fast"], 8.0),
     ("pytest (ci profile)", [str(BIN / "pytest"), "-q", "-p", "no:cacheprovider"], None),
     (
         "diagrams up to date",

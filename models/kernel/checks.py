@@ -45,6 +45,7 @@ from .smt import (
 )
 from .spec import Kind, Property, Spec
 from .trace import Trace, plural
+from .vacuity import premises, vacuous
 
 DEFAULT_TIMEOUT = QUERY_TIMEOUT_MS / 1000  # seconds of z3 per check (`verify --timeout`)
 
@@ -162,7 +163,11 @@ class Checker:
         ]
         if self.spec.terminal is not None:
             checks.append(("terminal-absorbing", self.check_terminal))
-        checks += [("rows-fire", self.check_rows), ("reachable-set", self.check_reachable_set)]
+        checks += [
+            ("rows-fire", self.check_rows),
+            ("vacuity", self.check_vacuity),
+            ("reachable-set", self.check_reachable_set),
+        ]
         return checks
 
     def check_ids(self) -> list[str]:
@@ -407,6 +412,24 @@ class Checker:
             "bfs",
             deepest,
             detail=f"all {len(self.spec.rows)} rows fire, the last first at step {deepest}",
+        )
+
+    def check_vacuity(self) -> CheckResult:
+        found = vacuous(self.spec, self.graph)
+        count = len(premises(self.spec))
+        head = Head(
+            "vacuity", "structural", "kernel: every antecedent of an implication is reachable"
+        )
+        if found:
+            return _result(
+                head, "violated", "bfs", None, detail="; ".join(v.describe() for v in found)
+            )
+        return _result(
+            head,
+            "proved",
+            "bfs",
+            self.graph.diameter,
+            certificate=f"all {count} antecedents hold on some reachable state or step",
         )
 
     def check_reachable_set(self) -> CheckResult:

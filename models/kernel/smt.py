@@ -462,7 +462,8 @@ class _Ctx:
             return spec.var(name).domain
         if scope == "out":
             return spec.output(name).domain
-        assert self.trigger is not None
+        if self.trigger is None:  # a property reading an argument: any trigger that has it
+            return next(p.domain for t in spec.triggers for p in t.params if p.name == name)
         return next(p.domain for p in spec.trigger(self.trigger).params if p.name == name)
 
     def tr(self, e: Expr, want: Domain) -> Enc:
@@ -530,8 +531,21 @@ class _Ctx:
         assert self.act is not None, f"{e.scope} {e.name!r} used outside a step"
         if e.scope == "out":
             return self.act.outputs[e.name]
-        assert self.trigger is not None
+        if self.trigger is None:
+            return self.argument(e.name)
         return self.act.params[(self.trigger, e.name)]
+
+    def argument(self, name: str) -> Enc:
+        """A property's `param(name)`: the argument of whichever trigger fired (properties
+        read it under `trigger_is`, so a trigger without it never matters)."""
+        assert self.act is not None
+        owners = [t.name for t in self.enc.spec.triggers if any(p.name == name for p in t.params)]
+        enc = self.act.params[(owners[-1], name)]
+        for t in reversed(owners[:-1]):
+            fired = self.act.trigger == self.enc.trigger_consts[t]
+            mine = self.act.params[(t, name)]
+            enc = tuple(z3.If(fired, a, b) for a, b in zip(mine, enc, strict=True))
+        return enc
 
     def step_is(self, e: StepIs) -> Term:
         assert self.act is not None, "step predicate used outside a step"
@@ -1007,3 +1021,85 @@ def sample_states(total: int) -> list[int]:
 
 # z3's own exception type, for the checker's last line of defence (it must not import z3).
 Z3_ERRORS: tuple[type[Exception], ...] = (z3.Z3Exception,)
+# ---------------------------------------------------------------- mutant equivalence
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """z3's verdict on a mutant: the same reachable behaviour as the original, or where not."""
+
+    equal: bool
+    detail: str
+
+
+def prove_equivalent(
+    original: Spec,
+    mutant: Spec,
+    states: Sequence[Mapping[str, Value]],
+    budget: Budget | None = None,
+) -> Equivalence:
+    """Prove that `mutant` has the original's reachable behaviour, for every real value too.
+
+    `states` is the original's reachable set (the explorer's; its finite part). The
+    proof: (1) R is an inductive invariant of the original (init ⊆ R, R closed under
+    T); (2) both start in the same states; (3) from every state of R, for every
+    trigger and argument, the two allow exactly the same steps: the same after-states
+    and the same outputs (which row fires is a name, not behaviour). By induction
+    the mutant then reaches exactly R and does there what the original does.
+    """
+    eo, em = Encoding(original), Encoding(mutant)
+    # Both specs declare the same variables and outputs, so one set of constants serves both.
+    s, s2, act = eo.frame("eq"), eo.frame("eq2"), eo.action("eq")
+    distinct = {finite_key(original, x): x for x in states}
+    member = z3.Or(*[finite_view(eo, s, x) for x in distinct.values()])
+    member2 = z3.Or(*[finite_view(eo, s2, x) for x in distinct.values()])
+    queries = [
+        ("an initial state lies outside R", z3.And(eo.init(s), z3.Not(member))),
+        (
+            "R is not closed under the original's steps",
+            z3.And(member, eo.trans(s, s2, act), z3.Not(member2)),
+        ),
+        ("the initial states differ", eo.init(s) != em.init(s)),
+    ]
+    for t in original.triggers:
+        queries.append(
+            (
+                f"a {t.name} step differs (after-state or outputs)",
+                z3.And(member, _moves(eo, t.name, s, s2, act) != _moves(em, t.name, s, s2, act)),
+            )
+        )
+    budget = budget or Budget()
+    for what, query in queries:
+        solver = _solver()
+        solver.add(eo.frame_ok(s), eo.frame_ok(s2), eo.action_ok(act), query)
+        try:
+            result = _check(budget, "equivalence", solver)
+        except SolverLimit as limit:  # not proved: the mutant stays a survivor
+            return Equivalence(False, f"{what}? {limit}")
+        if result == z3.sat:
+            return Equivalence(False, f"{what}: from {eo.read_state(solver.model(), s)}")
+    return Equivalence(
+        True,
+        f"same initial states, and every step of every trigger the same on the {len(distinct)} "
+        "reachable states",
+    )
+
+
+def _moves(enc: Encoding, trigger: str, pre: Frame, post: Frame, act: Action) -> Term:
+    """Some row of `trigger` takes `pre` to `post` with `act`'s outputs (whichever row)."""
+    # The row and trigger names live in this encoding's own sorts; the arguments are shared.
+    own = Action(
+        z3.Const("trigger@moves", enc.trigger_sort),
+        z3.Const("row@moves", enc.row_sort),
+        act.params,
+        act.outputs,
+    )
+    steps = [
+        z3.substitute(
+            enc.row_step(r, pre, post, own),
+            (own.row, enc.row_consts[r.name]),
+            (own.trigger, enc.trigger_consts[trigger]),
+        )
+        for r in enc.spec.rows_of(trigger)
+    ]
+    return z3.simplify(z3.Or(*steps)) if steps else z3.BoolVal(False)

@@ -456,7 +456,24 @@ def _validate_property(spec: Spec, p: Property) -> None:
     where = f"property {p.name!r}"
     if not p.cite.strip():
         raise SpecError(f"{where}: no source citation")
-    _typed(spec, where, p.as_written, allowed={"pre", "post", "out"}, params={})
+    # A property may read a trigger's arguments (under `trigger_is`): no row writes them, so
+    # they keep echo outputs and ghosts honest. A name must mean one domain in every trigger.
+    arguments: dict[str, Domain] = {}
+    ambiguous: set[str] = set()
+    for t in spec.triggers:
+        for param in t.params:
+            if arguments.setdefault(param.name, param.domain) != param.domain:
+                ambiguous.add(param.name)
+    for n in walk(p.as_written):
+        if isinstance(n, Ref) and n.scope == "param" and n.name in ambiguous:
+            raise SpecError(f"{where}: parameter {n.name!r} has different domains in two triggers")
+    _typed(
+        spec,
+        where,
+        p.as_written,
+        allowed={"pre", "post", "out", "param"},
+        params={k: v for k, v in arguments.items() if k not in ambiguous},
+    )
     for n in walk(p.as_written):
         if isinstance(n, StepIs):
             known = {

@@ -1,0 +1,229 @@
+"""`python -m models mutants`: the model-mutant gate (generation and judging in kernel/mutants.py).
+
+Each spec's mutants are judged by the layers in order: the model layer (the
+spec's own checks, on the explorer's graph), the conformance layer (the
+spec's replay and lockstep tests against the mutated model, in-process), and
+the seed layer (each spec's seed against the mutated model: `SEED_LAYERS`
+is where the seed-differential registers itself; until it does, the seed
+layer kills nothing and the report says it is not wired). A mutant no layer
+kills is proved equivalent with z3 (`smt.prove_equivalent`) or SURVIVED,
+which fails the command (exit 1).
+
+`--fast` (what `make verify` runs) judges every mutant of a smaller sample
+with the model layer, runs conformance on the model layer's survivors and on
+one in `FAST_SHARE` of the rest, and skips lockstep. `--full` (`make
+mutants`) runs every layer, lockstep included, on every mutant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from models.kernel.mutants import (
+    LIMIT,
+    Baseline,
+    Kill,
+    Mutant,
+    generate,
+    model_kill,
+    mutant_graph,
+)
+from models.kernel.smt import prove_equivalent
+from models.kernel.spec import Spec
+from models.registry import UnknownSpec, all_specs, lookup
+
+# The seed-differential plugs in here: spec name -> a function that runs the seed against a
+# mutated spec and returns (check, trace length) for a disagreement, or None.
+SEED_LAYERS: dict[str, Callable[[Spec], tuple[str, int | None] | None]] = {}
+
+FAST_LIMIT = 24  # mutants per spec under --fast (a subset of the --full sample)
+FAST_SHARE = 12  # --fast also runs conformance on one in this many model-killed mutants
+LOCKSTEP_EXAMPLES = 10  # --full: the lockstep run's fixed budget per mutant
+
+
+def add_parser(sub: Any) -> None:
+    """Add the `mutants` subcommand to the CLI's subparsers."""
+    p = sub.add_parser("mutants", help="generate model mutants and check every one is caught")
+    p.add_argument("specs", nargs="*", metavar="SPEC", help="spec names (default: all)")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
+    p.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="specs in parallel (default: CPUs)"
+    )
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--fast",
+        dest="full",
+        action="store_false",
+        help=f"{FAST_LIMIT} mutants per spec, conformance on the model's survivors (default)",
+    )
+    mode.add_argument(
+        "--full",
+        dest="full",
+        action="store_true",
+        help=f"up to {LIMIT} mutants per spec, every layer on every mutant",
+    )
+    p.set_defaults(run=run, full=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    names = _names(args.specs)
+    jobs = max(1, min(args.jobs, len(names)))
+    mode = "full" if args.full else "fast"
+    print(f"mutants ({mode}): {', '.join(names)} in {jobs} process(es)", flush=True)
+    reports: list[dict[str, Any]] = []
+    if jobs == 1:
+        reports = [_judge_spec(name, args.full, stream=True) for name in names]
+    else:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            futures = {name: pool.submit(_judge_spec, name, args.full) for name in names}
+            for name in names:
+                report = futures[name].result()
+                print(report.pop("_text"), end="", flush=True)
+                reports.append(report)
+    ok = all(r["survived"] == 0 for r in reports)
+    if not SEED_LAYERS:
+        print("seed layer: not wired (no seed-differential registered in SEED_LAYERS): seed 0")
+    print(
+        f"mutants: {'ok' if ok else 'FAILED'}: "
+        f"{sum(r['survived'] for r in reports)} survived, {time.perf_counter() - started:.1f}s"
+    )
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        tmp = args.json.with_suffix(args.json.suffix + ".tmp")
+        tmp.write_text(json.dumps({"ok": ok, "specs": reports}, indent=2) + "\n")
+        tmp.replace(args.json)
+    return 0 if ok else 1
+
+
+def _names(requested: list[str]) -> list[str]:
+    if not requested:
+        return list(all_specs())
+    for name in requested:
+        if ":" in name:
+            raise UnknownSpec(f"{name!r} is a variant: mutants are made from a spec itself")
+        lookup(name)
+    return requested
+
+
+def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any]:
+    """One spec's mutants, judged; the report's dict (plus its printed text under `_text`)."""
+    spec = all_specs()[name]
+    lines: list[str] = []
+
+    def say(line: str) -> None:
+        if stream:
+            print(line, flush=True)
+        else:
+            lines.append(line)
+
+    generation = generate(spec, limit=LIMIT if full else FAST_LIMIT)
+    say(
+        f"{name}: {len(generation.mutants)} mutants generated, {generation.skipped} skipped "
+        f"(of {generation.candidates} candidates; {generation.invalid} the vocabulary refuses)"
+    )
+    base = Baseline(spec)
+    states = [base.graph.as_dict(i) for i in range(len(base.graph.states))]
+    driver = _driver(name)
+    original = _original_steps(base) if driver is not None else None
+    seed = SEED_LAYERS.get(name)
+    rows: list[dict[str, Any]] = []
+    killed = {"model": 0, "conformance": 0, "seed": 0}
+    equivalent = survived = 0
+    for n, mutant in enumerate(generation.mutants):
+        kills: list[Kill] = []
+        model = model_kill(base, mutant.spec)
+        if model is not None:
+            kills.append(model)
+        if driver is not None and (full or model is None or n % FAST_SHARE == 0):
+            from conformance.harness import conformance_kill
+
+            graph = mutant_graph(base, mutant.spec)
+            if graph is not None:  # else the model layer has killed it: the oracle refuses it
+                found = conformance_kill(
+                    driver,
+                    mutant.spec,
+                    original=original,
+                    graph=graph,
+                    lockstep_examples=LOCKSTEP_EXAMPLES if full else 0,
+                )
+                if found is not None:
+                    kills.append(Kill("conformance", *found))
+        if seed is not None and (full or not kills):
+            found = seed(mutant.spec)
+            if found is not None:
+                kills.append(Kill("seed", *found))
+        for kill in kills:
+            killed[kill.layer] += 1
+        if kills:
+            verdict = "killed"
+            shown = ", ".join(f"{k.layer}: {k.check}{_length(k)}" for k in kills)
+        elif prove_equivalent(spec, mutant.spec, states).equal:
+            verdict, shown = "equivalent", "equivalent (proved)"
+            equivalent += 1
+        else:
+            verdict, shown = "survived", "SURVIVED"
+            survived += 1
+        say(f"  {_line(mutant)}  {shown}")
+        rows.append(
+            {
+                "id": mutant.id,
+                "operator": mutant.operator,
+                "row": mutant.row,
+                "killed_by": [
+                    {"layer": k.layer, "check": k.check, "trace_length": k.trace_length}
+                    for k in kills
+                ],
+                "verdict": verdict,
+            }
+        )
+    judged = len(generation.mutants) - equivalent
+    rate = killed["model"] / judged if judged else 1.0
+    say(
+        f"{name}: generated {len(generation.mutants)}, killed model {killed['model']} "
+        f"conformance {killed['conformance']} seed {killed['seed']}, equivalent {equivalent}, "
+        f"survived {survived}, model kill rate {killed['model']}/{judged} = {100 * rate:.1f}%"
+    )
+    report: dict[str, Any] = {
+        "name": name,
+        "generated": len(generation.mutants),
+        "skipped": generation.skipped,
+        "killed": killed,
+        "equivalent": equivalent,
+        "survived": survived,
+        "model_kill_rate": round(rate, 4),
+        "mutants": rows,
+    }
+    if not stream:
+        report["_text"] = "".join(line + "\n" for line in lines)
+    return report
+
+
+def _original_steps(base: Baseline) -> set[tuple[Any, ...]]:
+    from conformance.harness import edge_keys
+
+    return edge_keys(base.graph)
+
+
+def _driver(name: str) -> Any:
+    # Imported here: the conformance harness needs hypothesis and the impl package.
+    from conformance.harness import drivers
+
+    return drivers().get(name)
+
+
+def _line(m: Mutant) -> str:
+    return f"{m.id:<14} {m.operator:<15} {m.row or '(initial state)':<40} {m.detail:<38}"
+
+
+def _length(kill: Kill) -> str:
+    return "" if kill.trace_length is None else f" (trace of {kill.trace_length} steps)"

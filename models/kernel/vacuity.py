@@ -1,0 +1,55 @@
+"""The free structural check `vacuity`: every antecedent of an implication is reachable.
+
+A property `always(implies(A, B))` whose `A` never holds on a reachable
+state (or step) is true of any model and checks nothing. The explorer's graph
+is complete, so it decides this exactly: each premise must hold on some
+reachable state (a state predicate) or some reachable step (a step
+predicate, or any premise of a property over steps). It covers every spec's
+properties; the kernel runs it beside determinism, totality and the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .explore import Exploration
+from .expr import Env, Expr, Implies, compiled, is_step_expr, render, walk
+from .spec import Spec
+
+
+@dataclass(frozen=True)
+class Vacuous:
+    """A premise no reachable state or step satisfies."""
+
+    prop: str
+    premise: Expr
+
+    def describe(self) -> str:
+        return f"{self.prop}: the premise {render(self.premise)} is never reachable"
+
+
+def premises(spec: Spec) -> list[tuple[str, bool, Expr]]:
+    """(property, over steps, premise) for every implication in every property, as written."""
+    found: list[tuple[str, bool, Expr]] = []
+    for p in spec.properties:
+        step = p.over_steps
+        # The premise as expanded (`enabled()` rewritten), so the explorer can evaluate it.
+        for node in walk(p.pred):
+            if isinstance(node, Implies):
+                found.append((p.name, step or is_step_expr(node.premise), node.premise))
+    return found
+
+
+def vacuous(spec: Spec, graph: Exploration) -> list[Vacuous]:
+    """Every premise that holds nowhere in the explorer's complete graph, in property order."""
+    states = [Env(pre=graph.as_dict(i)) for i in range(len(graph.states))]
+    bad: list[Vacuous] = []
+    for prop, step, premise in premises(spec):
+        if step:
+            hit = graph.first_edge(premise) is not None
+        else:
+            test = compiled(premise)
+            hit = any(test(env) for env in states)
+        if not hit:
+            bad.append(Vacuous(prop, premise))
+    return bad

@@ -1,0 +1,217 @@
+"""The model-mutant gate: generation, the model layer against `verify`, conformance,
+z3's equivalence proofs, the `vacuity` check, lockstep's zero-hit rule and the CLI."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+import conformance.harness as harness
+from conformance.harness import conformance_kill, drivers, edge_keys, run_lockstep
+from models import cli_mutants
+from models.cli import main
+from models.kernel import Spec, always, implies, row, var
+from models.kernel.checks import verify
+from models.kernel.domains import Bool
+from models.kernel.explore import explore
+from models.kernel.expr import eq, nxt, trigger_is
+from models.kernel.mutants import Baseline, candidates, generate, model_kill, mutant_graph
+from models.kernel.smt import Equivalence, prove_equivalent
+from models.kernel.spec import Trigger, Var
+from models.registry import all_specs
+
+SPECS = ("duplex", "wave", "policy", "admission")
+OPERATORS = {
+    "drop-guard",
+    "drop-conjunct",
+    "drop-update",
+    "replace-update",
+    "retarget",
+    "drop-output",
+    "swap-outputs",
+    "replace-output",
+    "move-to-ignore",
+    "ignore-to-move",
+    "widen-init",
+    "change-init",
+}
+
+
+def _find(name: str, operator: str, row_name: str | None, detail: str = "") -> Spec:
+    """One mutant, built from the candidates whatever the sample keeps."""
+    for op, r, text, build in candidates(all_specs()[name])[0]:
+        if op == operator and r == row_name and detail in text:
+            return replace(build(), name=f"{name}-{op}")
+    raise AssertionError(f"no {operator} mutant of {name} row {row_name} ({detail})")
+
+
+def test_generation_is_seeded_bounded_and_nested() -> None:
+    for name in SPECS:
+        spec = all_specs()[name]
+        made = [(op, r, detail) for op, r, detail, _ in candidates(spec)[0]]
+        assert made == [(op, r, detail) for op, r, detail, _ in candidates(spec)[0]]
+        assert len(made) >= 20
+        small, smaller = generate(spec, limit=6), generate(spec, limit=3)
+        assert small.skipped == small.candidates - 6 == len(made) - 6
+        kinds = [(m.operator, m.row, m.detail) for m in small.mutants]
+        assert {(m.operator, m.row, m.detail) for m in smaller.mutants} <= set(kinds)
+        assert kinds == [(m.operator, m.row, m.detail) for m in generate(spec, limit=6).mutants]
+    used = {c[0] for n in SPECS for c in candidates(all_specs()[n])[0]}
+    assert used == OPERATORS
+
+
+def test_the_unmutated_spec_is_not_killed() -> None:
+    for name in SPECS:
+        spec = all_specs()[name]
+        same = replace(spec, name=f"{name}-same", variants=())
+        assert model_kill(Baseline(spec), same) is None
+        if name in ("duplex", "policy"):  # the others' replays take longer; the gate runs them
+            assert conformance_kill(drivers()[name], same) is None
+
+
+def test_the_model_layer_agrees_with_verify() -> None:
+    """The explorer-graph judge kills exactly the mutants that `verify` (z3) rejects."""
+    spec = all_specs()["policy"]
+    base = Baseline(spec)
+    for mutant in generate(spec, limit=3).mutants:
+        report = verify(mutant.spec)
+        # reachable-set compares the kernel's two engines, not the model: leave it out.
+        failed = [c.id for c in report.checks if not c.ok and c.id != "reachable-set"]
+        kill = model_kill(base, mutant.spec)
+        assert (kill is None) == (not failed), (mutant.id, mutant.detail, failed, kill)
+        if kill is not None:
+            assert kill.check in failed
+
+
+def test_swapping_mute_and_cancel_is_caught_with_its_counterexample() -> None:
+    mutant = _find("duplex", "swap-outputs", "grant_user_takes_floor")
+    kill = model_kill(Baseline(all_specs()["duplex"]), mutant)
+    assert kill is not None and kill.check == "grant-user-mutes-then-cancels"
+    assert kill.trace_length == 5  # onset, EOU, grant agent, onset (Overlap), then the grant
+    found = conformance_kill(drivers()["duplex"], mutant)
+    assert found is not None and found[0].startswith("replay")
+
+
+def test_equivalence_is_proved_or_refused_by_z3() -> None:
+    spec = all_specs()["admission"]
+    states = [Baseline(spec).graph.as_dict(0)]
+    # The experiment row fires only when landing is EXPERIMENT: echoing the constant is the same.
+    same = _find("admission", "replace-output", "experiment_never_lands", "landing := EXPERIMENT")
+    assert prove_equivalent(spec, same, states).equal
+    different = _find("admission", "drop-guard", "evidenced_lands")
+    verdict = prove_equivalent(spec, different, states)
+    assert not verdict.equal and "admits step differs" in verdict.detail
+
+
+def test_a_property_reading_an_argument_is_checked_by_z3_and_the_explorer() -> None:
+    mutant = _find("admission", "replace-output", "evidenced_lands", "mode := ")
+    report = verify(mutant, only="an-answer-echoes-its-question")
+    (check,) = report.checks
+    assert check.verdict == "violated" and check.trace is not None and len(check.trace) == 1
+
+
+def test_vacuity_names_an_unreachable_antecedent() -> None:
+    flag = Var("flag", Bool(), False)
+    spec = Spec(
+        name="vacuous",
+        source="tests",
+        vars=(flag,),
+        triggers=(Trigger("tick"),),
+        rows=(row("tick_keeps", "tick", None, cite="tests"),),
+        properties=(
+            always(
+                "flag-stays",
+                implies(eq(var("flag"), True), eq(nxt("flag"), True)),
+                cite="tests",
+            ),
+            always("ticks-keep-it", implies(trigger_is("tick"), eq(nxt("flag"), False)), cite="t"),
+        ),
+    )
+    results = {r.id: r for r in verify(spec).checks}
+    assert results["vacuity"].verdict == "violated"
+    assert "flag-stays" in results["vacuity"].detail
+    assert "ticks-keep-it" not in results["vacuity"].detail
+    assert results["flag-stays"].verdict == "proved"  # true, and proves nothing
+
+
+def test_a_lockstep_row_never_hit_fails_the_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(harness, "TARGETED_RUNS", 0)
+    monkeypatch.setitem(
+        harness.COVERAGE["lockstep"], "duplex", harness.Coverage(all_specs()["duplex"])
+    )
+    # Enough to drive every trigger, too little to reach every row without targeting.
+    short = settings(max_examples=30, stateful_step_count=10, derandomize=True, database=None)
+    with pytest.raises(AssertionError, match="lockstep never fired rows"):
+        run_lockstep(drivers()["duplex"], short)
+    monkeypatch.setattr(harness, "TARGETED_RUNS", 3)
+    coverage = harness.Coverage(all_specs()["duplex"])
+    monkeypatch.setitem(harness.COVERAGE["lockstep"], "duplex", coverage)
+    run_lockstep(drivers()["duplex"], short)  # the targeted runs reach the rest
+    assert not coverage.missing
+
+
+def test_mutants_cli_reports_in_the_issue_shape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "m.json"
+    assert main(["mutants", "policy", "--jobs", "1", "--json", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "policy: generated" in out and "seed layer: not wired" in out
+    data = json.loads(report.read_text())
+    assert data["ok"] is True
+    (spec,) = data["specs"]
+    assert set(spec) == {
+        "name",
+        "generated",
+        "skipped",
+        "killed",
+        "equivalent",
+        "survived",
+        "model_kill_rate",
+        "mutants",
+    }
+    assert set(spec["killed"]) == {"model", "conformance", "seed"}
+    for m in spec["mutants"]:
+        assert set(m) == {"id", "operator", "row", "killed_by", "verdict"}
+        assert m["verdict"] in ("killed", "equivalent")
+        for kill in m["killed_by"]:
+            assert set(kill) == {"layer", "check", "trace_length"}
+
+
+def test_mutants_cli_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mutants", "nosuch"]) == 2
+    assert "unknown spec 'nosuch'" in capsys.readouterr().err
+    assert main(["mutants", "policy:eager-reading"]) == 2
+    assert "is a variant" in capsys.readouterr().err
+
+
+def test_a_survivor_fails_the_command(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli_mutants, "model_kill", lambda base, spec: None)
+    monkeypatch.setattr(cli_mutants, "_driver", lambda name: None)
+    monkeypatch.setattr(
+        cli_mutants, "prove_equivalent", lambda *args: Equivalence(False, "not proved")
+    )
+    assert main(["mutants", "policy", "--jobs", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "SURVIVED" in out and "mutants: FAILED" in out
+
+
+def test_the_mutant_explorer_steps_as_the_oracle_does() -> None:
+    """The gate's explorer (the original's steps reused, the rest on compiled rows) finds
+    the same graph as the oracle's explorer on every deterministic mutant."""
+    spec = all_specs()["duplex"]
+    base = Baseline(spec)
+    compared = 0
+    for mutant in generate(spec, limit=8).mutants:
+        graph, kill = mutant_graph(base, mutant.spec), model_kill(base, mutant.spec)
+        if graph is None or (kill is not None and kill.check == "determinism"):
+            continue  # two rows at once: the oracle and the gate may pick different ones
+        assert edge_keys(graph) == edge_keys(explore(mutant.spec)), mutant.id
+        compared += 1
+    assert compared >= 6
