@@ -27,7 +27,7 @@ import graphviz
 
 from .domains import Value
 from .explore import Exploration, explore
-from .expr import TRUE, And, Const, Env, Expr, Not, Or, Ref, Some, evaluate
+from .expr import TRUE, And, Const, Env, Expr, In, Not, Or, Ref, Some, evaluate
 from .guard_text import flat, paren, text, wrap
 from .spec import Row, Spec
 
@@ -528,12 +528,24 @@ def guard_lines(guard: Expr, width: int) -> tuple[str, ...]:
 def _block(part: Expr, width: int) -> list[str]:
     one = paren(part)
     negated = isinstance(part, Not) and isinstance(part.arg, And | Or)
+    member = isinstance(part.arg if isinstance(part, Not) else part, In) and "{" in one
+    if len(one) > width and member:
+        return _set_lines(one, width)
     if len(one) <= width or not (isinstance(part, And | Or) or negated):
         return [one]
     inner = guard_lines(part.arg if isinstance(part, Not) else part, width - 2)
     block = [("¬(" if negated else "(") + inner[0], *("  " + x for x in inner[1:])]
     block[-1] += ")"
     return block
+
+
+def _set_lines(one: str, width: int) -> list[str]:
+    """`x ∈ {A, B, …}` too long for a line: the set broken after a comma, each
+    continuation under its first member (a wide set would widen the whole panel)."""
+    head, _, rest = one.partition("{")
+    lines = wrap(rest.split(", "), max(width - len(head) - 1, 12), ", ")
+    pad = " " * (len(head) + 1)
+    return [head + "{" + lines[0], *(pad + line for line in lines[1:])]
 
 
 def _under(guard: Expr, view: Expr) -> Expr:
@@ -849,8 +861,15 @@ def _side(pic: Picture) -> tuple[Side, Side]:
     if pic.notes:
         notes = "\\l".join(_wrap_note(n) for n in pic.notes) + "\\l"
         attrs = {"label": notes, "shape": "note", "fontsize": "9", "id": NOTES, "style": ""}
-        (right if right else left).append((NOTES, {**attrs, "class": "note"}))
+        # The notes go to the shorter column: a tall column makes the whole picture tall.
+        shorter = right if right and _lines(right) < _lines(left) else left
+        shorter.append((NOTES, {**attrs, "class": "note"}))
     return left, right
+
+
+def _lines(column: Side) -> int:
+    """About how many text lines a side column holds."""
+    return sum(attrs["label"].count("<BR") + attrs["label"].count("<TR") for _, attrs in column)
 
 
 def _side_rows(pic: Picture) -> list[str]:
@@ -884,8 +903,29 @@ def _side_rows(pic: Picture) -> list[str]:
     return rows
 
 
+CHECKS_LISTED = 16  # up to this many checks, one line each; more are grouped by verdict
+GROUP_WIDTH = 48  # characters per line of a group's check names
+
+
 def _check_rows(pic: Picture) -> list[str]:
     rows = ['<TR><TD COLSPAN="3"><B>checks (last verify)</B></TD></TR>']
+    if len(pic.findings) > CHECKS_LISTED:
+        # One line per check would make the panel taller than the picture (wave has ~40):
+        # each kind and verdict once, its checks' names wrapped beside it.
+        groups: dict[tuple[str, str], list[str]] = {}
+        for f in pic.findings:
+            groups.setdefault((f.kind, f.shown), []).append(f.id)
+        for (kind, shown), ids in groups.items():
+            colour = VERDICT_COLOURS.get(shown.split()[0], "#000000")
+            head = (
+                f'<TD ALIGN="LEFT">{_html(kind)}</TD>'
+                f'<TD ALIGN="LEFT"><FONT COLOR="{colour}">{_html(shown)}</FONT> ({len(ids)})</TD>'
+            )
+            for k, line in enumerate(wrap(ids, GROUP_WIDTH, ", ")):
+                # A row per line, so that a long group still splits into short tables.
+                first = head if k == 0 else '<TD COLSPAN="2"></TD>'
+                rows.append(f'<TR>{first}<TD ALIGN="LEFT">{_html(line)}</TD></TR>')
+        return rows
     if pic.findings:
         for f in pic.findings:
             colour = VERDICT_COLOURS.get(f.verdict, "#000000")
