@@ -148,7 +148,7 @@ def _one(args: argparse.Namespace) -> int:
     if path is not None:
         pic = overlay(pic, path, title)
     data = _format(pic, fmt)
-    if args.output is None:
+    if args.output is None or str(args.output) == "-":  # `-o -`: standard output too
         if isinstance(data, bytes):
             sys.stdout.buffer.write(data)
         else:
