@@ -93,6 +93,16 @@ def test_diagram_reports_the_broken_module_and_draws_the_others(
     assert no_traceback(out + err)
 
 
+def test_report_reports_the_broken_module_and_writes_the_others(
+    broken_module: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", "admission", "zz_broken", "-o", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert "error: models/zz_broken.py is broken, not reported: SpecError: row 'r'" in err
+    assert 'id="admission"' in (tmp_path / "index.html").read_text()
+    assert no_traceback(out + err)
+
+
 def test_verify_fails_the_broken_module_and_checks_the_others(
     broken_module: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
