@@ -40,7 +40,11 @@ def conformance_html(spec: Spec, data: Mapping[str, Any] | None) -> str:
     specs = data.get("specs") if data else None
     entry = specs.get(spec.name.partition(":")[0]) if isinstance(specs, dict) else None
     if not isinstance(entry, dict) or not isinstance(entry.get("rows"), dict):
-        why = NOT_MEASURED if data is not None else f"{NOT_MEASURED} (no {CONFORMANCE.name})"
+        why = (
+            f"{NOT_MEASURED} (no {CONFORMANCE.name})"
+            if data is None
+            else "no conformance test drove this spec in the last pytest run"
+        )
         return f'<p class="conformance">conformance row coverage: {_e(why)}</p>'
     rows: Mapping[str, Mapping[str, int]] = entry["rows"]
     kinds = sorted({k for hits in rows.values() for k in hits})

@@ -58,6 +58,8 @@ def test_conformance_coverage_counts_rows_hit_and_marks_the_missed() -> None:
     assert f"lockstep: 1 of {len(spec.rows)} rows hit" in page
     assert f'<td>{spec.rows[1].name}</td><td class="v-violated">0</td>' in page
     assert "HYPOTHESIS_PROFILE=ci" in page
+    other = report_figures.conformance_html(lookup("policy-concrete"), data)
+    assert "no conformance test drove this spec in the last pytest run" in other
 
 
 def test_the_mutant_gate_figures_and_survivors_are_shown() -> None:
