@@ -33,8 +33,8 @@ def test_dash_output_is_standard_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert main(["diagram", "admission", "--format", "dot", "-o", "-"]) == 0
-    assert capsys.readouterr().out.startswith("digraph admission")
+    assert main(["diagram", "wave", "--format", "dot", "-o", "-"]) == 0
+    assert capsys.readouterr().out.startswith("digraph wave")
     assert not (tmp_path / "-").exists()  # not a file named "-"
 
 

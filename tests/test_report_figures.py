@@ -58,7 +58,7 @@ def test_conformance_coverage_counts_rows_hit_and_marks_the_missed() -> None:
     assert f"lockstep: 1 of {len(spec.rows)} rows hit" in page
     assert f'<td>{spec.rows[1].name}</td><td class="v-violated">0</td>' in page
     assert "HYPOTHESIS_PROFILE=ci" in page
-    other = report_figures.conformance_html(lookup("policy-concrete"), data)
+    other = report_figures.conformance_html(lookup("wave"), data)
     assert "no conformance test drove this spec in the last pytest run" in other
 
 
@@ -109,7 +109,7 @@ def test_the_report_page_carries_both_figures_for_each_spec(
 
     monkeypatch.setattr(report, "CONFORMANCE", tmp_path / "missing.json")
     monkeypatch.setattr(report, "MUTANTS", tmp_path / "missing.json")
-    spec = lookup("admission")
+    spec = lookup("duplex")
     results, origin = load([spec])
     page = report.build([spec], results, origin)
     assert "conformance row coverage: not measured yet: run make verify" in page
