@@ -12,9 +12,12 @@ Nothing here knows a spec's rows: the driver only translates vocabulary.
 from __future__ import annotations
 
 import copy
+import json
+import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, cast
 
 from hypothesis import HealthCheck, event, note, target
@@ -281,6 +284,29 @@ COVERAGE: dict[str, dict[str, Coverage]] = {"replay": {}, "lockstep": {}}
 def coverage_for(kind: str, spec: Spec) -> Coverage:
     """The session-wide coverage record the terminal summary prints."""
     return COVERAGE[kind].setdefault(spec.name, Coverage(spec))
+
+
+def write_coverage(path: Path) -> None:
+    """Each spec's row hit counts this session, replay and lockstep, into `path` as JSON
+    (`python -m models report` shows them). Specs this session did not drive keep the
+    figures of the run that did; the file is replaced whole, never half-written."""
+    try:
+        known: dict[str, Any] = json.loads(path.read_text())["specs"]
+    except (OSError, ValueError, KeyError, TypeError):
+        known = {}
+    for name in sorted({n for kind in COVERAGE.values() for n in kind}):
+        spec = next(c.spec for kind in COVERAGE.values() for n, c in kind.items() if n == name)
+        known[name] = {
+            "rows": {
+                r.name: {k: COVERAGE[k][name].hits[r.name] for k in COVERAGE if name in COVERAGE[k]}
+                for r in spec.rows
+            },
+            "profile": os.environ.get("HYPOTHESIS_PROFILE", "default"),
+        }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"specs": known}, indent=1, sort_keys=True) + "\n")
+    tmp.replace(path)
 
 
 def replay_row(driver: Driver, row: str) -> None:

@@ -54,7 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(
         _parser(),
         argv,
-        input_errors=(UnknownSpec, BrokenSpec, DotMissing, ExplorationLimit, OracleError),
+        input_errors=(UnknownSpec, BrokenSpec, DotMissing, OracleError),
+        # Too big to explore is a check that could not finish, not a mistake in the command.
+        check_errors=(ExplorationLimit,),
     )
 
 
@@ -243,15 +245,17 @@ def _run_spec(
     try:
         report = _verify_one(spec, method, timeout, out)
     except Exception as err:  # a spec the kernel cannot check fails alone; the others go on
-        out.write(f"  error: the checks stopped: {one_line(err)}\n")
+        # Too big to explore is a limit, not a kernel bug: its message is enough.
+        reason = str(err) if isinstance(err, ExplorationLimit) else one_line(err)
+        out.write(f"  error: the checks stopped: {reason}\n")
         failure = (
-            f"  {spec.name}: the checks stopped: {one_line(err)}\n"
+            f"  {spec.name}: the checks stopped: {reason}\n"
             f"    look:   python -m models verify {spec.name} --jobs 1 --traceback"
         )
         if show_traceback:
             traceback.print_exception(err, file=sys.stderr)
         text = out.getvalue() if isinstance(out, io.StringIO) else ""
-        report_json = {"name": spec.name, "source": spec.source, "error": one_line(err)}
+        report_json = {"name": spec.name, "source": spec.source, "error": reason}
         return Outcome(spec.name, text, report_json, [failure], 0, stopped=True)
     if itf_dir is not None:
         for c in report.checks:

@@ -11,8 +11,8 @@
   prints `error: …` and exits 2, a closed output pipe ends quietly, and no
   error prints a traceback unless `--traceback` is given anywhere on the line.
 
-Exit codes: 0 ok; 1 a check failed (or did not finish: a closed pipe, a kernel
-error); 2 a usage or input error; 130 interrupted.
+Exit codes: 0 ok; 1 a check failed (or did not finish: a closed pipe, a spec
+too big for the explorer, a kernel error); 2 a usage or input error; 130 interrupted.
 """
 
 from __future__ import annotations
@@ -100,11 +100,13 @@ def run(
     parser: argparse.ArgumentParser,
     argv: Sequence[str] | None,
     input_errors: tuple[type[BaseException], ...] = (),
+    check_errors: tuple[type[BaseException], ...] = (),
 ) -> int:
     """Parse `argv` and run the chosen subcommand's `run=` default, mapping errors to exit codes.
 
     The parser's subparsers must be created with `dest="command"`. `input_errors`
-    are further exception types that mean the user's input was wrong (exit 2).
+    are further exception types that mean the user's input was wrong (exit 2);
+    `check_errors` mean a check could not be finished (one line, exit 1).
     """
     user_errors: tuple[type[BaseException], ...] = (UsageError, *input_errors)
     words = list(sys.argv[1:] if argv is None else argv)
@@ -127,6 +129,9 @@ def run(
     except user_errors as err:
         _report(err, show_traceback)
         return USAGE
+    except check_errors as err:
+        _report(err, show_traceback)
+        return FAILED
     except BrokenPipeError:
         # The reader went away (`verify | head -1`): stop quietly, and let nothing flush later.
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -35,7 +35,8 @@ from models.kernel.diagram import (
 from models.kernel.mermaid import mermaid_source
 from models.kernel.spec import Spec
 from models.kernel.trace import Trace, trace_json
-from models.registry import all_specs, lookup
+from models.registry import load as load_specs
+from models.registry import lookup
 from models.results import findings, load
 
 FORMATS = ("dot", "svg", "png", "mermaid")
@@ -80,7 +81,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _all(args: argparse.Namespace) -> int:
-    specs = [lookup(n) for n in args.specs] if args.specs else list(all_specs().values())
+    registry = load_specs()
+    # A broken spec module is reported, and the other specs are still drawn (exit 1).
+    broken = [b for m, b in registry.broken.items() if not args.specs or m in args.specs]
+    named = [n for n in args.specs if n.partition(":")[0] not in registry.broken]
+    if args.specs and not named:
+        specs = []
+    else:
+        specs = [lookup(n, registry) for n in named] if named else list(registry.specs.values())
+    for b in broken:
+        print(f"error: models/{b.module}.py is broken, not drawn: {b.error}", file=sys.stderr)
     results, origin = load(specs)
     stale: list[Path] = []
     for spec in specs:
@@ -108,7 +118,7 @@ def _all(args: argparse.Namespace) -> int:
         return 1
     if args.check:
         print(f"diagrams: up to date (verdicts: {origin})")
-    return 0
+    return 1 if broken else 0
 
 
 def _one(args: argparse.Namespace) -> int:
@@ -138,7 +148,7 @@ def _one(args: argparse.Namespace) -> int:
     if path is not None:
         pic = overlay(pic, path, title)
     data = _format(pic, fmt)
-    if args.output is None:
+    if args.output is None or str(args.output) == "-":  # `-o -`: standard output too
         if isinstance(data, bytes):
             sys.stdout.buffer.write(data)
         else:

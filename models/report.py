@@ -5,9 +5,11 @@ external script) so a reviewer can open it from a PR or attach it to an ADR.
 Per spec and variant: each view's diagram; the checks (kind, name, verdict,
 method, bound, time, source, certificate or detail); each witness and
 counterexample as numbered steps with state diffs, with a link that highlights
-its path on the diagram. Results come from `models/results.py` (the fresh
+its path on the diagram; the conformance row coverage and the mutant gate's
+figures from reports/ (report_figures.py). Results come from `models/results.py` (the fresh
 reports/verify.json, or the checks run now). Exit codes: 0 written, 1 some check
-did not match its expectation (the page is still written), 2 a wrong command.
+did not match its expectation or a spec module is broken (the page is still
+written, without it), 2 a wrong command.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from models import report_figures
 from models.clikit import output_dir
 from models.kernel.diagram import Picture, dot_source, locate, marks, pictures, render, views
 from models.kernel.domains import Domain, Value
@@ -28,6 +31,8 @@ from models.kernel.explore import Exploration, explore
 from models.kernel.expr import Env, evaluate
 from models.kernel.spec import Spec
 from models.registry import expand
+from models.registry import load as load_registry
+from models.report_figures import CONFORMANCE, MUTANTS
 from models.results import SpecResults, findings, load
 
 PAGE = "index.html"
@@ -49,7 +54,12 @@ def add_report(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    specs = expand(args.specs)
+    registry = load_registry()
+    broken = [b for m, b in registry.broken.items() if not args.specs or m in args.specs]
+    for b in broken:  # a broken spec module leaves the others' report whole (issue 11 §1)
+        print(f"error: models/{b.module}.py is broken, not reported: {b.error}", file=sys.stderr)
+    named = [n for n in args.specs if n.partition(":")[0] not in registry.broken]
+    specs = expand(named, registry) if named or not args.specs else []
     results, origin = load(specs)
     page = build(specs, results, origin)
     path = args.out / PAGE
@@ -67,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if bad:
         print(f"report: {len(bad)} checks did not match their expectation: {', '.join(bad)}")
         return 1
-    return 0
+    return 1 if broken else 0
 
 
 def _ok(c: Mapping[str, Any]) -> bool:
@@ -82,8 +92,11 @@ def _ok(c: Mapping[str, Any]) -> bool:
 def build(specs: Sequence[Spec], results: Mapping[str, SpecResults], origin: str) -> str:
     sections: list[str] = []
     traces: dict[str, dict[str, Any]] = {}
+    conformance, mutants = report_figures.read(CONFORMANCE), report_figures.read(MUTANTS)
     for spec in specs:
-        sections.append(_section(spec, results[spec.name], traces))
+        measured = report_figures.conformance_html(spec, conformance)
+        measured += report_figures.mutants_html(spec, mutants)
+        sections.append(_section(spec, results[spec.name], traces, measured))
     ok = all(_ok(c) for r in results.values() for c in r["checks"])
     total = sum(len(r["checks"]) for r in results.values())
     nav = "".join(f'<li><a href="#{_anchor(s.name)}">{_e(s.name)}</a></li>' for s in specs)
@@ -102,7 +115,10 @@ def build(specs: Sequence[Spec], results: Mapping[str, SpecResults], origin: str
     )
 
 
-def _section(spec: Spec, results: SpecResults, traces: dict[str, dict[str, Any]]) -> str:
+def _section(
+    spec: Spec, results: SpecResults, traces: dict[str, dict[str, Any]], measured: str = ""
+) -> str:
+    """`measured`: the conformance coverage and mutant gate figures (report_figures.py)."""
     graph = explore(spec)
     pics = pictures(spec, findings(results), graph)
     figures = []
@@ -158,7 +174,12 @@ def _section(spec: Spec, results: SpecResults, traces: dict[str, dict[str, Any]]
         + "".join(figures)
         + '<table class="checks"><thead><tr><th>kind</th><th>check</th><th>verdict</th>'
         "<th>method</th><th>bound</th><th>time</th><th>source</th><th>evidence</th></tr>"
-        "</thead><tbody>" + "".join(rows) + "</tbody></table>" + _rows(spec, graph) + "</section>"
+        "</thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+        + _rows(spec, graph)
+        + measured
+        + "</section>"
     )
 
 

@@ -82,6 +82,27 @@ def test_list_shows_the_broken_module(
     assert "duplex: seeds/duplex.rs" in out and no_traceback(out + err)
 
 
+def test_diagram_reports_the_broken_module_and_draws_the_others(
+    broken_module: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = tmp_path / "pictures"
+    assert main(["diagram", "duplex", "zz_broken", "--out", str(out_dir)]) == 1
+    out, err = capsys.readouterr()
+    assert "error: models/zz_broken.py is broken, not drawn: SpecError: row 'r'" in err
+    assert (out_dir / "duplex-audio.dot").exists() and (out_dir / "duplex-text.mmd").exists()
+    assert no_traceback(out + err)
+
+
+def test_report_reports_the_broken_module_and_writes_the_others(
+    broken_module: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", "duplex", "zz_broken", "-o", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert "error: models/zz_broken.py is broken, not reported: SpecError: row 'r'" in err
+    assert 'id="duplex"' in (tmp_path / "index.html").read_text()
+    assert no_traceback(out + err)
+
+
 def test_verify_fails_the_broken_module_and_checks_the_others(
     broken_module: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -29,6 +29,15 @@ def test_mermaid_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.startswith("---\ntitle: policy")
 
 
+def test_dash_output_is_standard_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["diagram", "wave", "--format", "dot", "-o", "-"]) == 0
+    assert capsys.readouterr().out.startswith("digraph wave")
+    assert not (tmp_path / "-").exists()  # not a file named "-"
+
+
 def test_svg_by_suffix(tmp_path: Path) -> None:
     out = tmp_path / "a.svg"
     assert main(["diagram", "admission", "-o", str(out)]) == 0

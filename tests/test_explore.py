@@ -127,10 +127,18 @@ def test_the_explorer_stops_at_its_state_limit() -> None:
 def test_verify_reports_a_spec_too_big_for_the_explorer_in_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from models import cli
+    # Too big to explore is that spec's checks stopping (exit 1), not a usage error (2):
+    # the message is one line, no traceback, and the other specs are still checked.
+    from models import cli, registry
     from models.kernel import checks
 
     monkeypatch.setattr(checks, "explore", functools.partial(explore, max_states=10))
-    assert cli.main(["verify", "wave", "--jobs", "1"]) == 2
-    err = capsys.readouterr().err
-    assert err == "error: spec 'wave': more than 10 reachable states\n"
+    assert cli.main(["verify", "wave", "duplex", "--jobs", "1"]) == 1
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    lines = [line.strip() for line in out.splitlines()]
+    for name in ("wave", "wave:seed", "duplex"):  # each variant is a spec of its own
+        assert f"error: the checks stopped: spec {name!r}: more than 10 reachable states" in lines
+        assert f"{name}: the checks stopped: spec {name!r}: more than 10 reachable states" in lines
+    stopped = len(registry.expand(["wave", "duplex"], registry.load()))
+    assert f"verify: FAILED — {stopped} specs stopped on an error" in out  # one did not stop all

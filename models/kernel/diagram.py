@@ -21,13 +21,14 @@ import html
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import groupby
 from pathlib import Path
 
 import graphviz
 
 from .domains import Value
 from .explore import Exploration, explore
-from .expr import TRUE, And, Const, Env, Expr, Not, Or, Ref, Some, evaluate
+from .expr import TRUE, And, Const, Env, Expr, In, Not, Or, Ref, Some, evaluate
 from .guard_text import flat, paren, text, wrap
 from .spec import Row, Spec
 
@@ -177,6 +178,8 @@ def table_row_id(row: str) -> str:
 
 ANY = "any_state"
 NOTES = "notes"
+NOTES_CELL = "a_notes"  # the notes as a cell of the panel over a big picture
+PANEL = "panel"
 TABLE = "table"
 
 
@@ -198,7 +201,14 @@ def picture(
         _decision_table(spec, pic)
         return pic
     _state_machine(spec, view, graph, pic)
+    if _panel_over(pic):  # the notes are a cell of the panel there: graphviz names it a_notes
+        pic.folded = {r: NOTES_CELL if to == NOTES else to for r, to in pic.folded.items()}
     return pic
+
+
+def _panel_over(pic: Picture) -> bool:
+    """Is the text drawn as one panel over the graph (`_below`), not beside it?"""
+    return pic.rankdir == "TB" and bool(pic.footnotes)
 
 
 def _decision_table(spec: Spec, pic: Picture) -> None:
@@ -528,12 +538,24 @@ def guard_lines(guard: Expr, width: int) -> tuple[str, ...]:
 def _block(part: Expr, width: int) -> list[str]:
     one = paren(part)
     negated = isinstance(part, Not) and isinstance(part.arg, And | Or)
+    member = isinstance(part.arg if isinstance(part, Not) else part, In) and "{" in one
+    if len(one) > width and member:
+        return _set_lines(one, width)
     if len(one) <= width or not (isinstance(part, And | Or) or negated):
         return [one]
     inner = guard_lines(part.arg if isinstance(part, Not) else part, width - 2)
     block = [("¬(" if negated else "(") + inner[0], *("  " + x for x in inner[1:])]
     block[-1] += ")"
     return block
+
+
+def _set_lines(one: str, width: int) -> list[str]:
+    """`x ∈ {A, B, …}` too long for a line: the set broken after a comma, each
+    continuation under its first member (a wide set would widen the whole panel)."""
+    head, _, rest = one.partition("{")
+    lines = wrap(rest.split(", "), max(width - len(head) - 1, 12), ", ")
+    pad = " " * (len(head) + 1)
+    return [head + "{" + lines[0], *(pad + line for line in lines[1:])]
 
 
 def _under(guard: Expr, view: Expr) -> Expr:
@@ -653,6 +675,7 @@ def _html(s: str) -> str:
 
 def dot_source(pic: Picture) -> str:
     dot = graphviz.Digraph(name=_ident(pic.name))
+    under = _below(pic) if _panel_over(pic) else []
     dot.attr(
         label=f"{pic.title} — {pic.source}" + (f"\n{pic.trace_title}" if pic.trace_title else ""),
         labelloc="t",
@@ -660,13 +683,13 @@ def dot_source(pic: Picture) -> str:
         fontsize="14",
         rankdir=pic.rankdir,
         nodesep="0.3",
-        ranksep="0.45",
+        ranksep="0.3" if under else "0.45",  # the panel above takes height from the ranks
         newrank="true",
         forcelabels="true",
     )
     dot.attr("node", shape="box", style="rounded", fontname=FONT, fontsize="11")
     dot.attr("edge", fontname=FONT, fontsize="9", arrowsize="0.7")
-    left, right = _side(pic)
+    left, right = ([], []) if under else _side(pic)
     if right:
         for name, attrs in left:
             dot.node(name, **attrs)  # first in the source: dot puts this column on the left
@@ -699,6 +722,15 @@ def dot_source(pic: Picture) -> str:
         for column in (left, right):
             for (first, _), (second, _) in zip(column, column[1:], strict=False):
                 dot.edge(first, second, style="invis", weight="10")
+    if under:
+        # Above every node no arrow enters (the initial state, an unreached arm): the panel
+        # is the first rank alone, and the graph hangs under it within its width.
+        targets = {a.dst for a in pic.arrows}
+        for name, attrs in under:
+            dot.node(name, **attrs)
+            for n in pic.nodes:
+                if n.id not in targets or n.initial:
+                    dot.edge(name, n.id, style="invis")
     return str(dot.source).replace("class_=", "class=")
 
 
@@ -805,13 +837,8 @@ SIDE_ROWS = 9  # table rows per side node in a top-to-bottom picture
 Side = list[tuple[str, dict[str, str]]]
 
 
-def _side(pic: Picture) -> tuple[Side, Side]:
-    """Legend, checks and trace steps (one column); footnotes and notes (another).
-
-    Top to bottom, each column is cut into short tables chained by invisible
-    edges, so that it runs down one side rank by rank instead of making the top
-    rank tall.
-    """
+def _tables(pic: Picture) -> list[tuple[str, list[str], str]]:
+    """The side tables, in reading order: (node name, table rows, border colour)."""
     tables: list[tuple[str, list[str], str]] = [("legend", _side_rows(pic), "#BBBBBB")]
     if pic.findings:
         tables.append(("checks", _check_rows(pic), "#BBBBBB"))
@@ -824,6 +851,17 @@ def _side(pic: Picture) -> tuple[Side, Side]:
         tables.append(("trace", [title, *steps], TRACE))
     if pic.footnotes:
         tables.append(("footnotes", _footnote_rows(pic), "#BBBBBB"))
+    return tables
+
+
+def _side(pic: Picture) -> tuple[Side, Side]:
+    """Legend, checks and trace steps (one column); footnotes and notes (another).
+
+    Top to bottom, each column is cut into short tables chained by invisible
+    edges, so that it runs down one side rank by rank instead of making the top
+    rank tall.
+    """
+    tables = _tables(pic)
     size = SIDE_ROWS if pic.rankdir == "TB" else 10_000
     left: Side = []
     right: Side = []
@@ -849,8 +887,61 @@ def _side(pic: Picture) -> tuple[Side, Side]:
     if pic.notes:
         notes = "\\l".join(_wrap_note(n) for n in pic.notes) + "\\l"
         attrs = {"label": notes, "shape": "note", "fontsize": "9", "id": NOTES, "style": ""}
-        (right if right else left).append((NOTES, {**attrs, "class": "note"}))
+        # The notes go to the shorter column: a tall column makes the whole picture tall.
+        shorter = right if right and _lines(right) < _lines(left) else left
+        shorter.append((NOTES, {**attrs, "class": "note"}))
     return left, right
+
+
+BELOW_COLUMNS = 3  # the panel over a footnoted picture, in this many columns
+NOTE_WIDTH = 56  # characters per line of a note in that panel
+
+
+def _below(pic: Picture) -> Side:
+    """The side tables and notes as one panel of columns over the graph, for a
+    top-to-bottom picture whose edges are footnoted (wave: ~45 footnotes, ~40 checks).
+    Beside the graph, that much text makes the picture taller than 1100 pt, and two
+    columns of it wider; over the graph it shares the graph's width. Rows keep their
+    order, columns are filled to an even height, each table keeps its name as its id."""
+    items = [(name, row, colour) for name, rows, colour in _tables(pic) for row in rows]
+    for note in pic.notes:
+        lines = wrap(note.split(" "), NOTE_WIDTH, " ")
+        for k, line in enumerate(lines):
+            text = ("" if k == 0 else "   ") + line
+            items.append((NOTES, f'<TR><TD ALIGN="LEFT">{_html(text)}</TD></TR>', "#444444"))
+    heights = [row.count("<BR") or 1 for _, row, _ in items]
+    per_column = -(-sum(heights) // BELOW_COLUMNS)
+    columns: list[list[tuple[str, str, str]]] = [[]]
+    filled = 0
+    for item, height in zip(items, heights, strict=True):
+        if columns[-1] and filled + height > per_column and len(columns) < BELOW_COLUMNS:
+            columns.append([])
+            filled = 0
+        columns[-1].append(item)
+        filled += height
+    seen: set[str] = set()
+    cells: list[str] = []
+    for column in columns:
+        parts = []
+        for (name, colour), group in groupby(column, key=lambda x: (x[0], x[2])):
+            # Only the notes need an id (a trace through a folded row lights them up).
+            anchor = f' ID="{NOTES}" HREF="#"' if name == NOTES and name not in seen else ""
+            seen.add(name)
+            body = "".join(row for _, row, _ in group)
+            parts.append(
+                f'<TR><TD{anchor}><TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" '
+                f'CELLPADDING="1" COLOR="{colour}">{body}</TABLE></TD></TR>'
+            )
+        cells.append(
+            f'<TD VALIGN="TOP"><TABLE BORDER="0" CELLSPACING="4">{"".join(parts)}</TABLE></TD>'
+        )
+    label = f'<<TABLE BORDER="0" CELLSPACING="0"><TR>{"".join(cells)}</TR></TABLE>>'
+    return [(PANEL, {"label": label, "shape": "plain", "id": PANEL, "fontsize": "9"})]
+
+
+def _lines(column: Side) -> int:
+    """About how many text lines a side column holds."""
+    return sum(attrs["label"].count("<BR") + attrs["label"].count("<TR") for _, attrs in column)
 
 
 def _side_rows(pic: Picture) -> list[str]:
@@ -884,8 +975,29 @@ def _side_rows(pic: Picture) -> list[str]:
     return rows
 
 
+CHECKS_LISTED = 16  # up to this many checks, one line each; more are grouped by verdict
+GROUP_WIDTH = 64  # characters per line of a group's check names
+
+
 def _check_rows(pic: Picture) -> list[str]:
     rows = ['<TR><TD COLSPAN="3"><B>checks (last verify)</B></TD></TR>']
+    if _panel_over(pic) and len(pic.findings) > CHECKS_LISTED:
+        # One line per check would make the panel taller than fits (wave has ~40):
+        # each kind and verdict once, its checks' names wrapped beside it.
+        groups: dict[tuple[str, str], list[str]] = {}
+        for f in pic.findings:
+            groups.setdefault((f.kind, f.shown), []).append(f.id)
+        for (kind, shown), ids in groups.items():
+            colour = VERDICT_COLOURS.get(shown.split()[0], "#000000")
+            head = (
+                f'<TD ALIGN="LEFT">{_html(kind)}</TD>'
+                f'<TD ALIGN="LEFT"><FONT COLOR="{colour}">{_html(shown)}</FONT> ({len(ids)})</TD>'
+            )
+            for k, line in enumerate(wrap(ids, GROUP_WIDTH, ", ")):
+                # A row per line, so that a long group still splits into short tables.
+                first = head if k == 0 else '<TD COLSPAN="2"></TD>'
+                rows.append(f'<TR>{first}<TD ALIGN="LEFT">{_html(line)}</TD></TR>')
+        return rows
     if pic.findings:
         for f in pic.findings:
             colour = VERDICT_COLOURS.get(f.verdict, "#000000")

@@ -175,7 +175,7 @@ class _Gen:
         if isinstance(e, Cmp):
             return f"({self.src(e.left)} {e.op} {self.src(e.right)})"
         if isinstance(e, Add):
-            return f"({self.src(e.left)} + {self.src(e.right)})"
+            return f"({self.src(e.left)} {e.op} {self.src(e.right)})"
         if isinstance(e, IsSome):
             return f"({self.src(e.arg)} is not None)"
         if isinstance(e, Some | Unwrap):

@@ -89,7 +89,7 @@ def text(expr: Expr) -> str:
     if isinstance(expr, Cmp):
         return f"{text(expr.left)} {expr.op} {text(expr.right)}"
     if isinstance(expr, Add):
-        return f"{text(expr.left)} + {text(expr.right)}"
+        return f"{text(expr.left)} {expr.op} {text(expr.right)}"
     if isinstance(expr, StepIs):
         names = expr.names
         if len(names) == 1:

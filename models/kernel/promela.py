@@ -403,7 +403,7 @@ class _Translator:
             d = self.domain(expr.left) or self.domain(expr.right)
             if isinstance(expr, Add) and isinstance(d, Real):
                 raise PromelaError("real arithmetic leaves the samples: it has no Promela form")
-            op = "+" if isinstance(expr, Add) else expr.op
+            op = expr.op  # Add's is "+" or "-" (`sub`), Cmp's a comparison
             return f"({tr(expr.left, d)} {op} {tr(expr.right, d)})"
         if isinstance(expr, IsSome):
             return f"({tr(expr.arg)} != 0)"
