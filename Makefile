@@ -180,7 +180,7 @@ verify: $(STAMP) dot spin browser rustc $(NPM_STAMP)
 package-check: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider tests/package_check.py
 
-bench: $(STAMP) dot
+bench: $(STAMP) dot spin
 	$(BIN)/python tests/bench.py
 
 mutation: $(STAMP)
