@@ -23,7 +23,8 @@ Three parts (`--part`, default all):
   (issue 10) and check-trace on a 100k-step log under 5 s (issue 8). A step
   that fails is still timed and flagged `FAILED`.
 
-Parts run alone with `--part`; the whole bench takes about 15 minutes.
+Parts run alone with `--part`; the whole bench takes about 15 minutes
+(`--largest 2000000` adds duplex4, 1.68 M states: 7 minutes more).
 
 SPIN side by side (issue 9 §3–4): `spin_end_to_end` exports a spec to
 Promela and runs SPIN on it end to end with nothing cached (`spin -a`,
@@ -162,6 +163,14 @@ def noise(runs: Sequence[float]) -> str:
     return f"{median * 1000:8.1f} ms ({lo * 1000:.1f}–{hi * 1000:.1f})"
 
 
+def round_ratio(a: Sequence[float], b: Sequence[float]) -> str:
+    """a/b per alternated round: the median and its min–max, the noise a ratio carries."""
+    if not a or len(a) != len(b):
+        return ratio(a, b)
+    median, lo, hi = stats([x / y for x, y in zip(a, b, strict=True)])
+    return f"{median:.3g}× ({lo:.3g}–{hi:.3g})"
+
+
 def ratio(a: Sequence[float] | None, b: Sequence[float] | None) -> str:
     if not a or not b:
         return "-"
@@ -261,7 +270,7 @@ def bench_engines(repeat: int) -> None:
     print("\n== engines per spec: median (min–max) of", repeat, "alternated runs")
     print(
         f"{'spec':<16} {'ours end to end (verify)':>28} {'explorer':>8} {'confirm':>8} "
-        f"{'k-ind':>8} {'spacer':>8} {'SPIN end to end':>28} {'ours/SPIN':>9}"
+        f"{'k-ind':>8} {'spacer':>8} {'SPIN end to end':>28} {'ours/SPIN per round':>22}"
     )
     print(
         f"{'':<16} {'':>28} (engines as ratios of our end to end; "
@@ -288,7 +297,7 @@ def bench_engines(repeat: int) -> None:
         print(
             f"{name:<16} {noise(e2e):>28} {ratio(runs['explorer'], e2e):>8} "
             f"{ratio(runs['confirm'], e2e):>8} {ratio(runs['k-induction'], e2e):>8} "
-            f"{ratio(runs['spacer'], e2e):>8} {spin:>28} {ratio(e2e, runs['spin']):>9}",
+            f"{ratio(runs['spacer'], e2e):>8} {spin:>28} {round_ratio(e2e, runs['spin']):>22}",
             flush=True,
         )
 
@@ -366,7 +375,7 @@ def bench_scaling(repeat: int, largest: int) -> None:
     print(
         f"{'family':<14} {'states':>9} {'edges':>10} {'depth':>5} {'explore':>26} "
         f"{'states/s':>10} {'peak MB':>8} {'ours end to end (process)':>28} "
-        f"{'SPIN end to end':>28} {'ours/SPIN':>9}"
+        f"{'SPIN end to end':>28} {'ours/SPIN per round':>22}"
     )
     for family, (build, sizes, size, decided) in FAMILIES.items():
         for k in (k for k in sizes if size(k) <= largest):
@@ -390,7 +399,7 @@ def bench_scaling(repeat: int, largest: int) -> None:
             print(
                 f"{spec.name:<14} {first['states']:>9} {first['edges']:>10} {first['depth']:>5} "
                 f"{noise(explored):>26} {rate:>10.0f} {peak:>8.0f} {noise(runs['ours']):>28} "
-                f"{spin:>28} {ratio(runs['ours'], runs['spin']):>9}"
+                f"{spin:>28} {round_ratio(runs['ours'], runs['spin']):>22}"
                 + ("" if all(r["ok"] for r in reports) else "   VERDICTS WRONG")
                 + ("" if peak <= 2048 else "   OVER 2 GB"),
                 flush=True,
@@ -468,7 +477,11 @@ def main() -> int:
         "--part", choices=("engines", "scaling", "gate"), action="append", help="default: all"
     )
     parser.add_argument(
-        "--largest", type=int, default=2 * 10**6, help="skip family sizes above this many states"
+        "--largest",
+        type=int,
+        default=10**6,
+        help="skip family sizes above this many states (duplex4, 1.68 M states, takes 7 minutes "
+        "more: --largest 2000000)",
     )
     parser.add_argument("--end-to-end", nargs=2, metavar=("FAMILY", "K"), help=argparse.SUPPRESS)
     args = parser.parse_args()
