@@ -18,7 +18,7 @@ help:
 	@echo "make models     only the model checks (python -m models verify)"
 	@echo "make diagrams   write diagrams/*.dot and *.mmd and render *.svg from the models"
 	@echo "make report     write reports/index.html, the verification report"
-	@echo "make bench      time each part of verify against its budget"
+	@echo "make bench      engines and SPIN side by side, the scaling families, verify step by step"
 	@echo "make seeds      the seed differential: duplex.rs, mode.rs, transport.ts (SEEDS_DIR) vs model vs impl"
 	@echo "make mutants    the model-mutant gate, every layer on every mutant (slow)"
 	@echo "make mutation   mutmut over impl/ (slow)"
@@ -180,7 +180,7 @@ verify: $(STAMP) dot spin browser rustc $(NPM_STAMP)
 package-check: $(STAMP)
 	$(BIN)/pytest -q -p no:cacheprovider tests/package_check.py
 
-bench: $(STAMP) dot
+bench: $(STAMP) dot spin
 	$(BIN)/python tests/bench.py
 
 mutation: $(STAMP)
