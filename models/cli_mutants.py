@@ -105,9 +105,16 @@ def run(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+# Specs the gate leaves out unless named: policy-concrete is policy's one definition
+# (`cell_rows`, `cell_properties`) with every policy in every slot, so a mutant of that table
+# is already judged on policy; tests/test_policy_concrete.py holds the two to the same
+# verdicts, and its 2,145 states and 72,930 edges cost a second a mutant.
+LEFT_OUT = {"policy-concrete": "policy"}
+
+
 def _names(requested: list[str]) -> list[str]:
     if not requested:
-        return list(all_specs())
+        return [name for name in all_specs() if name not in LEFT_OUT]
     for name in requested:
         if ":" in name:
             raise UnknownSpec(f"{name!r} is a variant: mutants are made from a spec itself")
