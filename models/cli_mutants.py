@@ -85,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             context = multiprocessing.get_context("fork")
             with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-                futures = {name: pool.submit(_judge_spec, name, args.full) for name in names}
+                # The biggest spec first, so that it is not the last one started.
+                by_size = sorted(names, key=lambda n: -len(all_specs()[n].rows))
+                futures = {name: pool.submit(_judge_spec, name, args.full) for name in by_size}
                 for name in names:
                     report = futures[name].result()
                     print(report.pop("_text"), end="", flush=True)

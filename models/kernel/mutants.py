@@ -36,7 +36,7 @@ from functools import partial
 from types import MappingProxyType
 
 from .domains import Domain, Value
-from .explore import Edge, Exploration, ExplorationLimit, explore
+from .explore import Exploration, ExplorationLimit, explore
 from .expr import TRUE, And, Const, Env, Expr, compiled
 from .oracle import OracleError
 from .spec import AnyOf, Kind, Property, Row, Spec, SpecError
@@ -325,20 +325,31 @@ class _View:
         known = base.graph.index
         self.states = [Env(pre=g.as_dict(i)) for i in range(len(g.states))]
         self.new_state = [state not in known for state in g.states]
-        self.edges: list[tuple[Edge, Env, bool]] = []
-        group = spec.group_of
-        for i, pre in enumerate(self.states):
-            for e in g.successors(i):
+        # Every edge, from the compiled successor function (firing, row, target key), its
+        # outputs computed here from the state dicts above: (source, row, trigger, env, new).
+        code = g.code
+        number = {code.key(state): i for i, state in enumerate(g.states)}
+        defaults = {o.name: o.default for o in spec.outputs}
+        outputs = [[(k, compiled(e)) for k, e in r.outputs.items()] for r in code.rows]
+        self.edges: list[tuple[int, str, str, Env, bool]] = []
+        for i, state in enumerate(g.states):
+            pre = self.states[i].pre
+            for k, r, target in code.successors(code.key(state)):
+                firing, name = code.firings[k], code.rows[r].name
+                step = Env(pre=pre, params=firing.params)
+                emitted = dict(defaults)
+                emitted.update({o: fn(step) for o, fn in outputs[r]})
                 env = Env(
-                    pre=pre.pre,
-                    post=self.states[e.target].pre,
-                    params=e.params,
-                    outputs=e.outputs,
-                    trigger=e.trigger,
-                    row=e.row,
-                    group=group(e.trigger),
+                    pre=pre,
+                    post=self.states[number[target]].pre,
+                    params=firing.params,
+                    outputs=emitted,
+                    trigger=firing.trigger,
+                    row=name,
+                    group=spec.group_of(firing.trigger),
                 )
-                self.edges.append((e, env, self.new_state[i] or e.trigger not in same))
+                new = self.new_state[i] or firing.trigger not in same
+                self.edges.append((i, name, firing.trigger, env, new))
         self.props = {p.name: p.pred for p in base.spec.properties}
 
     def _first_state(self, check: str, test: Callable[[Env], Value], every: bool) -> Kill | None:
@@ -348,9 +359,9 @@ class _View:
         return None
 
     def _first_edge(self, check: str, test: Callable[[Env], Value], every: bool) -> Kill | None:
-        for e, env, new in self.edges:
+        for source, _, _, env, new in self.edges:
             if (every or new) and test(env):
-                return Kill("model", check, self.g.depth[e.source] + 1)
+                return Kill("model", check, self.g.depth[source] + 1)
         return None
 
     def prop(self, p: Property) -> Kill | None:
@@ -393,7 +404,7 @@ class _View:
 
     def deadlock(self) -> Kill | None:
         spec = self.spec
-        live = {e.source for e, _, _ in self.edges if not spec.row(e.row).ignore}
+        live = {source for source, row, _, _, _ in self.edges if not spec.row(row).ignore}
         terminal = compiled(spec.terminal) if spec.terminal is not None else None
         for i, env in enumerate(self.states):
             if i not in live and not (terminal is not None and terminal(env)):
@@ -414,7 +425,7 @@ class _View:
         )
 
     def rows_fire(self) -> Kill | None:
-        fired = {e.row for e, _, _ in self.edges}
+        fired = {row for _, row, _, _, _ in self.edges}
         dead = [r.name for r in self.spec.rows if r.name not in fired]
         return Kill("model", "rows-fire", None) if dead else None
 
@@ -423,7 +434,7 @@ class _View:
         for _, step, premise in premises(self.spec):
             test = compiled(premise)
             if step:
-                hit = any(test(env) for _, env, _ in self.edges)
+                hit = any(test(env) for _, _, _, env, _ in self.edges)
             else:
                 hit = any(test(env) for env in self.states)
             if not hit:
