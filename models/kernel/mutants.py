@@ -30,7 +30,7 @@ original, or it has survived.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from types import MappingProxyType
@@ -264,6 +264,30 @@ class Baseline:
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
         self.graph = explore(spec)
+        states = [self.graph.as_dict(i) for i in range(len(self.graph.states))]
+        # steps[state][firing] = (row, target, outputs): what a mutant's step is compared with.
+        self.steps: list[dict[int, tuple[str, int, dict[str, Value]]]] = [{} for _ in states]
+        for i, k, row, j, outputs in _steps(spec, self.graph, states):
+            self.steps[i][k] = (row, j, outputs)
+
+
+Step = tuple[int, int, str, int, dict[str, Value]]  # source, firing, row, target, outputs
+
+
+def _steps(spec: Spec, g: Exploration, states: Sequence[Mapping[str, Value]]) -> Iterator[Step]:
+    """Every edge of `g` in BFS order, from the explorer's compiled successor function, its
+    outputs computed from the given state dicts (cheaper than `Exploration.edges`)."""
+    code = g.code
+    number = {code.key(state): i for i, state in enumerate(g.states)}
+    defaults = {o.name: o.default for o in spec.outputs}
+    outputs = [[(k, compiled(e)) for k, e in r.outputs.items()] for r in code.rows]
+    for i, state in enumerate(g.states):
+        pre = states[i]
+        for k, r, target in code.successors(code.key(state)):
+            env = Env(pre=pre, params=code.firings[k].params)
+            emitted = dict(defaults)
+            emitted.update({o: fn(env) for o, fn in outputs[r]})
+            yield i, k, code.rows[r].name, number[target], emitted
 
 
 # A mutant whose graph outgrows the original's this many times over gets no model verdict.
@@ -324,32 +348,30 @@ class _View:
         same = {t.name for t in spec.triggers if spec.rows_of(t.name) == base.spec.rows_of(t.name)}
         known = base.graph.index
         self.states = [Env(pre=g.as_dict(i)) for i in range(len(g.states))]
-        self.new_state = [state not in known for state in g.states]
-        # Every edge, from the compiled successor function (firing, row, target key), its
-        # outputs computed here from the state dicts above: (source, row, trigger, env, new).
+        # The original's number of each state (None: a state the original never reaches).
+        base_of = [known.get(state) for state in g.states]
+        self.new_state = [b is None for b in base_of]
+        # Every edge: (source, row, trigger, env, new). A step is new when its source is,
+        # or when a changed trigger does there what the original does not (another row,
+        # target or output); a step the original takes too satisfies what it satisfies.
         code = g.code
-        number = {code.key(state): i for i, state in enumerate(g.states)}
-        defaults = {o.name: o.default for o in spec.outputs}
-        outputs = [[(k, compiled(e)) for k, e in r.outputs.items()] for r in code.rows]
         self.edges: list[tuple[int, str, str, Env, bool]] = []
-        for i, state in enumerate(g.states):
-            pre = self.states[i].pre
-            for k, r, target in code.successors(code.key(state)):
-                firing, name = code.firings[k], code.rows[r].name
-                step = Env(pre=pre, params=firing.params)
-                emitted = dict(defaults)
-                emitted.update({o: fn(step) for o, fn in outputs[r]})
-                env = Env(
-                    pre=pre,
-                    post=self.states[number[target]].pre,
-                    params=firing.params,
-                    outputs=emitted,
-                    trigger=firing.trigger,
-                    row=name,
-                    group=spec.group_of(firing.trigger),
-                )
-                new = self.new_state[i] or firing.trigger not in same
-                self.edges.append((i, name, firing.trigger, env, new))
+        for i, k, row, j, emitted in _steps(spec, g, [e.pre for e in self.states]):
+            firing = code.firings[k]
+            b = base_of[i]
+            new = b is None or (
+                firing.trigger not in same and base.steps[b].get(k) != (row, base_of[j], emitted)
+            )
+            env = Env(
+                pre=self.states[i].pre,
+                post=self.states[j].pre,
+                params=firing.params,
+                outputs=emitted,
+                trigger=firing.trigger,
+                row=row,
+                group=spec.group_of(firing.trigger),
+            )
+            self.edges.append((i, row, firing.trigger, env, new))
         self.props = {p.name: p.pred for p in base.spec.properties}
 
     def _first_state(self, check: str, test: Callable[[Env], Value], every: bool) -> Kill | None:
