@@ -53,7 +53,8 @@ def test_an_interrupted_query_is_unknown() -> None:
 def test_a_tiny_timeout_makes_every_z3_check_unknown_naming_engine_and_reason() -> None:
     report = verify(counters(2), timeout=0.001)
     assert not report.ok
-    by_z3 = [c for c in report.checks if c.id != "rows-fire"]
+    # rows-fire and vacuity are decided by the explorer alone: no z3, no budget.
+    by_z3 = [c for c in report.checks if c.id not in ("rows-fire", "vacuity")]
     assert by_z3 and all(c.verdict == "unknown" for c in by_z3), [(c.id, c.verdict) for c in by_z3]
     for c in by_z3:
         assert re.match(rf"[\w ,-]+ gave up on {c.id}: .*budget of 0.001s is spent", c.detail), (

@@ -253,7 +253,7 @@ def test_the_seed_layer_checks_the_seed_against_the_mutant(
     assert found is not None and found[0].startswith("check-trace of policy seed walk")
     monkeypatch.setenv("SEEDS_DIR", "/nowhere")
     skipped = SeedLayer.open(all_specs()["policy"])
-    assert isinstance(skipped, str) and "SKIPPED" in skipped and "SEEDS_DIR" in skipped
+    assert isinstance(skipped, str) and "SEEDS_DIR=/nowhere" in skipped
     monkeypatch.setenv("REQUIRE_SEEDS", "1")
     with pytest.raises(SeedLayerError, match="REQUIRE_SEEDS=1"):
         SeedLayer.open(all_specs()["policy"])

@@ -54,6 +54,7 @@ def test_both_cells_share_one_table() -> None:
     assert [(p.name, p.kind, p.cite, p.doc) for p in abstract.properties] == [
         (p.name, p.kind, p.cite, p.doc) for p in concrete.properties
     ]
-    differ = [a.name for a, c in zip(abstract.properties, concrete.properties) if a != c]
+    pairs = zip(abstract.properties, concrete.properties, strict=True)
+    differ = [a.name for a, c in pairs if a != c]
     assert differ == ["a-change-lands-in-the-mailbox"]
     assert abstract.variants == concrete.variants

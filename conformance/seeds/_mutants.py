@@ -78,7 +78,7 @@ class SeedLayer:
         except SeedMissing as err:
             if framework.required():
                 raise SeedLayerError(f"seed {name}: missing (REQUIRE_SEEDS=1): {err}") from None
-            return f"seed {name}: SKIPPED, {err} (set SEEDS_DIR; REQUIRE_SEEDS=1 fails)"
+            return f"seed {name}: {err}"
         except BuildError as err:
             raise SeedLayerError(f"seed {name}: the harness will not build: {err}") from None
         variant: str | None = plugin.SEED_VARIANT
