@@ -19,8 +19,10 @@ seed, so the same spec always yields the same mutants:
 `model_kill` is the model layer: the spec's own checks (its properties, and
 the structural checks determinism, totality, no-deadlock, terminal-absorbing,
 rows-fire and vacuity), decided on the kernel explorer's complete graph of
-the mutant (`explore`, the compiled rows; each check a compiled search of it),
-which is exact for every finite property and needs no solver. The kernel's
+the mutant (`explore`, the compiled rows; its edges generated once from the
+compiled successor function), which is exact for every finite property and
+needs no solver. What the original's graph already shows to hold is not
+tested again (see `_View`). The kernel's
 reachable-set check is left out: it tests the kernel (z3 against the
 explorer), not the model. A mutant no layer kills goes to
 `smt.prove_equivalent`, which proves with z3 that it behaves as the
