@@ -147,8 +147,9 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# Every layer on every mutant (about a minute; .ci/run runs it).
-mutants: $(STAMP)
+# Every layer on every mutant (a few minutes; .ci/run runs it). The seed layer builds the seed
+# harnesses as `make seeds` does (SEEDS_DIR; REQUIRE_SEEDS=1 fails without them).
+mutants: $(STAMP) rustc $(NPM_STAMP)
 	$(BIN)/python -m models mutants --full --json reports/mutants.json
 
 verify: $(STAMP) dot spin browser rustc $(NPM_STAMP)

@@ -56,6 +56,7 @@ from models.kernel import (
     Option,
     Output,
     Param,
+    Property,
     Row,
     Spec,
     Trigger,
@@ -260,110 +261,120 @@ def cell_rows(arrival: Expr) -> tuple[Row, ...]:
 
 
 ARRIVAL = some(watched(param("policy")))
+CONCRETE_ARRIVAL = some(param("policy"))
 CELL_ROWS = cell_rows(ARRIVAL)
 
-CELL_PROPERTIES = (
-    always(
-        "calls-read-the-wave-start",
-        implies(trigger_is("call"), eq(out("read"), some(var("wave_start")))),
-        cite="PolicyTake.lean a_wave_is_gated_by_the_policy_at_its_start, "
-        "a_change_inside_a_wave_leaves_that_wave_alone; mode.rs walk (Step::Call)",
-        doc="Every call of a wave reads the policy that was in force when the wave began.",
-    ),
-    always(
-        "wave-takes-the-last-arrival",
-        and_(
-            implies(trigger_is("wave"), eq(out("taken"), var("last_arrival"))),
-            eq(
-                nxt("in_force"),
-                ite(
-                    and_(trigger_is("wave"), is_some(var("last_arrival"))),
-                    unwrap(var("last_arrival")),
-                    var("in_force"),
+
+def cell_properties(arrival: Expr) -> tuple[Property, ...]:
+    """The cell's requirements, with `arrival` what a change must store (as in `cell_rows`:
+    the abstraction of the argument, or the argument itself). Only
+    a-change-lands-in-the-mailbox reads it; every other property is the same expression in
+    both cells."""
+    return (
+        always(
+            "calls-read-the-wave-start",
+            implies(trigger_is("call"), eq(out("read"), some(var("wave_start")))),
+            cite="PolicyTake.lean a_wave_is_gated_by_the_policy_at_its_start, "
+            "a_change_inside_a_wave_leaves_that_wave_alone; mode.rs walk (Step::Call)",
+            doc="Every call of a wave reads the policy that was in force when the wave began.",
+        ),
+        always(
+            "wave-takes-the-last-arrival",
+            and_(
+                implies(trigger_is("wave"), eq(out("taken"), var("last_arrival"))),
+                eq(
+                    nxt("in_force"),
+                    ite(
+                        and_(trigger_is("wave"), is_some(var("last_arrival"))),
+                        unwrap(var("last_arrival")),
+                        var("in_force"),
+                    ),
                 ),
             ),
+            cite="PolicyTake.lean the_next_wave_takes_the_last_change, no_wave_keeps_the_policy; "
+            "mode.rs walk (Step::Wave: taken == last_arrival.take())",
+            doc="A wave hands back the last arrival since the previous wave, or nothing, and "
+            "puts it in force; the policy in force changes at no other step.",
         ),
-        cite="PolicyTake.lean the_next_wave_takes_the_last_change, no_wave_keeps_the_policy; "
-        "mode.rs walk (Step::Wave: taken == last_arrival.take())",
-        doc="A wave hands back the last arrival since the previous wave, or nothing, and puts it "
-        "in force; the policy in force changes at no other step.",
-    ),
-    always(
-        "empty-wave-changes-nothing",
-        implies(
-            and_(trigger_is("wave"), is_none(var("pending"))),
-            and_(unchanged(*EVERYTHING), is_none(out("taken")), is_none(out("note"))),
-        ),
-        cite="PolicyTake.lean step table, wave/none; no_change_appends_nothing; "
-        "mode.rs take_at_wave (None, no note)",
-    ),
-    always(
-        "calls-keep-the-mailslot",
-        implies(trigger_is("call"), unchanged(*EVERYTHING)),
-        cite="PolicyTake.lean calls_keep_the_mailslot",
-        doc="A call consumes no arrival and changes nothing.",
-    ),
-    always(
-        "the-window-only-grows",
-        and_(
-            eq(out("note"), out("taken")),
-            eq(nxt("notes"), ite(is_some(out("note")), ONE_MORE_NOTE, var("notes"))),
-            eq(nxt("last_note"), ite(is_some(out("note")), out("note"), var("last_note"))),
-        ),
-        cite="PolicyTake.lean step table, wave/some p (window ++ [note p]), the_window_only_grows; "
-        "policy-take.md §2 taking (2), frozen prefix",
-        doc="A step appends a note exactly when it takes a change, naming it, and the window "
-        "after the step is the window before it plus that note: the old window is a prefix.",
-    ),
-    sometimes(
-        "a-call-waits-out-an-arrival",
-        and_(
-            trigger_is("call"),
-            is_some(var("pending")),
-            ne(var("pending"), some(var("in_force"))),
-        ),
-        cite="PolicyTake.lean eager_reading_splits_a_wave (the change inside one wave)",
-        doc="A call made while a different policy waits in the mailbox.",
-    ),
-    sometimes(
-        "the-window-fills",
-        eq(var("notes"), CAP),
-        cite="PolicyTake.lean the_window_only_grows (the abstraction reaches its cap)",
-    ),
-    always(
-        "a-change-lands-in-the-mailbox",
-        implies(
-            trigger_is("change"),
-            and_(
-                eq(nxt("mailbox"), HELD),
-                eq(nxt("pending"), ARRIVAL),
-                eq(nxt("last_arrival"), ARRIVAL),
-                unchanged("in_force", "wave_start", "notes", "last_note"),
+        always(
+            "empty-wave-changes-nothing",
+            implies(
+                and_(trigger_is("wave"), is_none(var("pending"))),
+                and_(unchanged(*EVERYTHING), is_none(out("taken")), is_none(out("note"))),
             ),
+            cite="PolicyTake.lean step table, wave/none; no_change_appends_nothing; "
+            "mode.rs take_at_wave (None, no note)",
         ),
-        cite="PolicyTake.lean step table, change p (pending := some p, last arrival wins); "
-        "mode.rs PolicyCell::arrive (overwrites `arrived`, touches nothing else)",
-        doc="Every change, whatever waits already, becomes the pending arrival and changes "
-        "nothing in force. It reads the change's argument, which no row writes: so it also "
-        "keeps the ghost `last_arrival` honest, which wave-takes-the-last-arrival reads.",
-    ),
-    always(
-        "the-mailbox-is-held-iff-pending",
-        eq(eq(var("mailbox"), HELD), is_some(var("pending"))),
-        cite="policy-take.md §1 state (`pending : Option P`, the last arrival not yet taken); "
-        "mode.rs PolicyCell (`arrived: Mutex<Option<RunPolicy>>`)",
-        doc="The mailbox is held exactly while an arrival waits: a run starts with nothing "
-        "pending, and nothing else marks the mailbox.",
-    ),
-    always(
-        "a-last-note-iff-a-nonempty-window",
-        eq(is_some(var("last_note")), ne(var("notes"), 0)),
-        cite="policy-take.md §1 (for z3 the window is abstracted to its length plus its last "
-        "note; it starts empty and is only ever appended to)",
-        doc="The window's abstraction is consistent: the last note exists iff the window is "
-        "non-empty, so a run starts with an empty window.",
-    ),
-)
+        always(
+            "calls-keep-the-mailslot",
+            implies(trigger_is("call"), unchanged(*EVERYTHING)),
+            cite="PolicyTake.lean calls_keep_the_mailslot",
+            doc="A call consumes no arrival and changes nothing.",
+        ),
+        always(
+            "the-window-only-grows",
+            and_(
+                eq(out("note"), out("taken")),
+                eq(nxt("notes"), ite(is_some(out("note")), ONE_MORE_NOTE, var("notes"))),
+                eq(nxt("last_note"), ite(is_some(out("note")), out("note"), var("last_note"))),
+            ),
+            cite="PolicyTake.lean step table, wave/some p (window ++ [note p]), "
+            "the_window_only_grows; policy-take.md §2 taking (2), frozen prefix",
+            doc="A step appends a note exactly when it takes a change, naming it, and the window "
+            "after the step is the window before it plus that note: the old window is a prefix.",
+        ),
+        sometimes(
+            "a-call-waits-out-an-arrival",
+            and_(
+                trigger_is("call"),
+                is_some(var("pending")),
+                ne(var("pending"), some(var("in_force"))),
+            ),
+            cite="PolicyTake.lean eager_reading_splits_a_wave (the change inside one wave)",
+            doc="A call made while a different policy waits in the mailbox.",
+        ),
+        sometimes(
+            "the-window-fills",
+            eq(var("notes"), CAP),
+            cite="PolicyTake.lean the_window_only_grows (the abstraction reaches its cap)",
+        ),
+        always(
+            "a-change-lands-in-the-mailbox",
+            implies(
+                trigger_is("change"),
+                and_(
+                    eq(nxt("mailbox"), HELD),
+                    eq(nxt("pending"), arrival),
+                    eq(nxt("last_arrival"), arrival),
+                    unchanged("in_force", "wave_start", "notes", "last_note"),
+                ),
+            ),
+            cite="PolicyTake.lean step table, change p (pending := some p, last arrival wins); "
+            "mode.rs PolicyCell::arrive (overwrites `arrived`, touches nothing else)",
+            doc="Every change, whatever waits already, becomes the pending arrival and changes "
+            "nothing in force. It reads the change's argument, which no row writes: so it also "
+            "keeps the ghost `last_arrival` honest, which wave-takes-the-last-arrival reads.",
+        ),
+        always(
+            "the-mailbox-is-held-iff-pending",
+            eq(eq(var("mailbox"), HELD), is_some(var("pending"))),
+            cite="policy-take.md §1 state (`pending : Option P`, the last arrival not yet taken); "
+            "mode.rs PolicyCell (`arrived: Mutex<Option<RunPolicy>>`)",
+            doc="The mailbox is held exactly while an arrival waits: a run starts with nothing "
+            "pending, and nothing else marks the mailbox.",
+        ),
+        always(
+            "a-last-note-iff-a-nonempty-window",
+            eq(is_some(var("last_note")), ne(var("notes"), 0)),
+            cite="policy-take.md §1 (for z3 the window is abstracted to its length plus its last "
+            "note; it starts empty and is only ever appended to)",
+            doc="The window's abstraction is consistent: the last note exists iff the window is "
+            "non-empty, so a run starts with an empty window.",
+        ),
+    )
+
+
+CELL_PROPERTIES = cell_properties(ARRIVAL)
 
 EAGER_READING = Variant(
     "eager-reading",
@@ -418,7 +429,8 @@ POLICY_CONCRETE_SPEC = replace(
     source="seeds/mode.rs PolicyCell, every policy in every slot (PolicyTake.lean §8-62)",
     vars=cell_vars(POLICY, UPSTREAM_START),
     outputs=cell_outputs(POLICY),
-    rows=cell_rows(some(param("policy"))),
+    rows=cell_rows(CONCRETE_ARRIVAL),
+    properties=cell_properties(CONCRETE_ARRIVAL),
 )
 
 # ================================================================ admission: the decision table

@@ -1615,6 +1615,31 @@ PROPERTIES = (
         "It reads state that the settling rows write, so it is kept honest from outside: the "
         "mutant gate checks that dropping any one of those releases breaks it.",
     ),
+    always(
+        "the-abort-is-seen-only-until-the-decision",
+        implies(ne(var("decided"), UNDECIDED), not_(var("aborted"))),
+        cite="wave-transport.md §4 B1 (the first source to fire wins and closes acceptance: "
+        "an abort after it is no source); §3 (settle clears the abort listener)",
+        doc="Once B1 has decided, no abort is held: the runner reads the signal only while "
+        "undecided. `aborted` is written by the abort and decision rows; this reads it at "
+        "every state, so a decision row that kept or set it is caught wherever it fires.",
+    ),
+    always(
+        "never-waits-on-a-non-handle",
+        not_(var("anon")),
+        cite="api.md `spawn -> WaveRunHandle`; impl/waves.py docstring (a spawn answer that is "
+        "not a WaveRunHandle is spawn-failed); issue 8 §2 (the seed-vs-impl decisions)",
+        doc="The fixed runner never waits for a completion with a spawn answer that is no "
+        "handle (the seed does: transport.ts F5, so wave:seed violates this).",
+    ),
+    always(
+        "never-buffers-a-null-completion",
+        not_(var("nulls")),
+        cite="api.md `handler: Callable[[WaveCompletion], None]`; impl/waves.py docstring (a "
+        "completion that is not a WaveCompletion is ignored)",
+        doc="The fixed runner's buffer holds only completions (the seed buffers a null one: "
+        "transport.ts F4, so wave:seed violates this).",
+    ),
 )
 
 # ---------------------------------------------------------------- variants
@@ -1670,6 +1695,8 @@ SEED = Variant(
         "a-hung-stop-is-abandoned",
         "always-settles",
         "value-only-on-the-partial-arm",
+        "never-waits-on-a-non-handle",
+        "never-buffers-a-null-completion",
     ),
     replace={
         **{

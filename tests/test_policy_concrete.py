@@ -50,5 +50,11 @@ def test_both_cells_share_one_table() -> None:
     assert [(r.cite, r.source, r.target) for r in abstract.rows] == [
         (r.cite, r.source, r.target) for r in concrete.rows
     ]
-    assert abstract.properties == concrete.properties
+    # One `cell_properties`: the same requirements, each with its cell's arrival.
+    assert [(p.name, p.kind, p.cite, p.doc) for p in abstract.properties] == [
+        (p.name, p.kind, p.cite, p.doc) for p in concrete.properties
+    ]
+    pairs = zip(abstract.properties, concrete.properties, strict=True)
+    differ = [a.name for a, c in pairs if a != c]
+    assert differ == ["a-change-lands-in-the-mailbox"]
     assert abstract.variants == concrete.variants

@@ -18,8 +18,11 @@ seed, so the same spec always yields the same mutants:
 
 `model_kill` is the model layer: the spec's own checks (its properties, and
 the structural checks determinism, totality, no-deadlock, terminal-absorbing,
-rows-fire and vacuity), decided on the explorer's complete graph, which is
-exact for every finite property and needs no solver. The kernel's
+rows-fire and vacuity), decided on the kernel explorer's complete graph of
+the mutant (`explore`, the compiled rows; its edges generated once from the
+compiled successor function), which is exact for every finite property and
+needs no solver. What the original's graph already shows to hold is not
+tested again (see `_View`). The kernel's
 reachable-set check is left out: it tests the kernel (z3 against the
 explorer), not the model. A mutant no layer kills goes to
 `smt.prove_equivalent`, which proves with z3 that it behaves as the
@@ -29,17 +32,17 @@ original, or it has survived.
 from __future__ import annotations
 
 import random
-from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from types import MappingProxyType
 
 from .domains import Domain, Value
-from .explore import Edge, Exploration, explore, initial_states
+from .explore import Exploration, ExplorationLimit, explore
 from .expr import TRUE, And, Const, Env, Expr, compiled
+from .oracle import OracleError
 from .spec import AnyOf, Kind, Property, Row, Spec, SpecError
-from .vacuity import vacuous
+from .vacuity import premises
 
 SEED = 20260701
 # At most this many values replace one update or output (sampled when the domain is larger).
@@ -255,240 +258,82 @@ def generate(spec: Spec, *, limit: int = LIMIT, seed: int = SEED) -> Generation:
 
 # ---------------------------------------------------------------- the model layer
 
-Firing = tuple[str, tuple[tuple[str, Value], ...]]
-
 
 class Baseline:
-    """The original spec's complete graph, which every mutant of it is judged against.
-
-    A mutant changes one row (or one initial value), so a firing of any other
-    trigger from a state the original reaches does what it did there: those
-    steps are taken from the original's graph, and only the rest are stepped.
-    Every original state and step satisfies every property (verify proves it),
-    so only the mutant's new states and steps can break one, unless the
-    mutant's own expansion of a property (`enabled()` reads its rows) differs.
-    """
+    """The original spec and its complete graph, which every mutant of it is judged against
+    (conformance compares a mutant's steps with these; z3 proves equivalence on its states)."""
 
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
         self.graph = explore(spec)
-        g = self.graph
-        self.firings = _firings(spec)
-        number = {(t, tuple(p.items())): k for k, (t, p) in enumerate(self.firings)}
-        # steps[state][firing]: the original's edge (states and firings by index: hashing
-        # tuples of enum members on every lookup costs more than the step itself).
-        self.steps: list[dict[int, Edge]] = [{} for _ in g.states]
-        for e in g.edges:
-            self.steps[e.source][number[(e.trigger, tuple(e.params.items()))]] = e
-        self.props = {p.name: p.pred for p in spec.properties}
+        states = [self.graph.as_dict(i) for i in range(len(self.graph.states))]
+        # steps[state][firing] = (row, target, outputs): what a mutant's step is compared with.
+        self.steps: list[dict[int, tuple[str, int, dict[str, Value]]]] = [{} for _ in states]
+        for i, k, row, j, outputs in _steps(spec, self.graph, states):
+            self.steps[i][k] = (row, j, outputs)
 
 
-def _firings(spec: Spec) -> list[tuple[str, dict[str, Value]]]:
-    return [(t.name, params) for t in spec.triggers for params in spec.param_assignments(t.name)]
+Step = tuple[int, int, str, int, dict[str, Value]]  # source, firing, row, target, outputs
 
 
-class _Refused(Exception):
-    """A row computes a value outside its variable's domain (the oracle refuses it too)."""
-
-
-@dataclass
-class _Graph:
-    """A mutant's graph, and which of its states and steps the original lacks."""
-
-    g: Exploration
-    new_states: list[int]
-    new_edges: list[Edge]
-
-
-class _Stop(Exception):
-    """A property broke during the search (its kill), or the graph outgrew its bound (None)."""
-
-    def __init__(self, kill: Kill | None) -> None:
-        super().__init__(kill)
-        self.kill = kill
-
-
-StateWatch = Callable[[Exploration, int, bool], Kill | None]
-EdgeWatch = Callable[[Exploration, Edge, bool], Kill | None]
-
-
-def _explore(
-    base: Baseline, spec: Spec, on_state: StateWatch, on_edge: EdgeWatch, max_states: int
-) -> _Graph:
-    """Breadth-first search of the mutant, reusing the original's steps where they are the same.
-
-    Each state (in BFS order, so the first hit is a shallowest one) and each step is
-    shown to the watchers as it is found, with whether the original lacks it; a hit
-    stops the search with its kill.
-    """
-    g = Exploration(spec)
-    names = g.names
-    same = {t.name for t in spec.triggers if spec.rows_of(t.name) == base.spec.rows_of(t.name)}
-    stepper = _Stepper(spec)
-    firings = base.firings
-    reuse = [trigger in same for trigger, _ in firings]
-    queue: deque[int] = deque()
-    new_states: list[int] = []
-    new_edges: list[Edge] = []
-
-    def add(state: tuple[Value, ...], depth: int, parent: Edge | None) -> int:
-        j = len(g.states)
-        if j >= max_states:
-            raise _Stop(None)
-        g.index[state] = j
-        g.states.append(state)
-        g.depth.append(depth)
-        g.parent.append(parent)
-        queue.append(j)
-        return j
-
-    for init in initial_states(spec):
-        state = tuple(init[n] for n in names)
-        if state not in g.index:
-            add(state, 0, None)
-    while queue:
-        i = queue.popleft()
-        current = g.states[i]
-        b = base.graph.index.get(current)
-        if b is None:
-            new_states.append(i)
-        if (kill := on_state(g, i, b is None)) is not None:
-            raise _Stop(kill)
-        known = base.steps[b] if b is not None else {}
-        pre = dict(zip(names, current, strict=True))
-        for k, (trigger, params) in enumerate(firings):
-            old = known.get(k) if reuse[k] else None
-            if old is not None:
-                row, outputs = old.row, old.outputs
-                target = base.graph.states[old.target]
-            else:
-                fired = stepper.fire(pre, trigger, params)
-                if fired is None:
-                    g.undefined.append((i, trigger, params))
-                    continue
-                row, post, outputs = fired
-                target = tuple(post[n] for n in names)
-            j = g.index.get(target)
-            if j is None:
-                edge = Edge(i, row, trigger, params, len(g.states), outputs)
-                add(target, g.depth[i] + 1, edge)
-            else:
-                edge = Edge(i, row, trigger, params, j, outputs)
-            g.edges.append(edge)
-            if old is None:
-                new_edges.append(edge)
-            if (kill := on_edge(g, edge, old is None)) is not None:
-                raise _Stop(kill)
-    return _Graph(g, new_states, new_edges)
-
-
-class _Stepper:
-    """The oracle's step (the first enabled row of the trigger, in row order) on compiled rows."""
-
-    def __init__(self, spec: Spec) -> None:
-        self.control = spec.control
-        self.defaults = {o.name: o.default for o in spec.outputs}
-        self.rows = {
-            t.name: [
-                (
-                    r,
-                    compiled(r.guard),
-                    [(k, compiled(v), spec.var(k).domain) for k, v in r.updates.items()],
-                    [(k, compiled(v)) for k, v in r.outputs.items()],
-                )
-                for r in spec.rows_of(t.name)
-            ]
-            for t in spec.triggers
-        }
-
-    def fire(
-        self, pre: dict[str, Value], trigger: str, params: Mapping[str, Value]
-    ) -> tuple[str, dict[str, Value], Mapping[str, Value]] | None:
-        env = Env(pre=pre, params=params)
-        control = self.control
-        for r, guard, updates, outs in self.rows[trigger]:
-            if r.source is not None and control is not None and pre[control] not in r.source:
-                continue
-            if not guard(env):
-                continue
-            post = dict(pre)
-            for name, value, domain in updates:
-                post[name] = value(env)
-                if not domain.contains(post[name]):
-                    raise _Refused(f"row {r.name!r} sets {name!r} to {post[name]!r}")
-            if r.target is not None and control is not None:
-                post[control] = r.target
-            emitted = dict(self.defaults)
-            emitted.update({name: value(env) for name, value in outs})
-            return r.name, post, MappingProxyType(emitted)
-        return None
+def _steps(spec: Spec, g: Exploration, states: Sequence[Mapping[str, Value]]) -> Iterator[Step]:
+    """Every edge of `g` in BFS order, from the explorer's compiled successor function, its
+    outputs computed from the given state dicts (cheaper than `Exploration.edges`)."""
+    code = g.code
+    number = {code.key(state): i for i, state in enumerate(g.states)}
+    defaults = {o.name: o.default for o in spec.outputs}
+    outputs = [[(k, compiled(e)) for k, e in r.outputs.items()] for r in code.rows]
+    for i, state in enumerate(g.states):
+        pre = states[i]
+        for k, r, target in code.successors(code.key(state)):
+            env = Env(pre=pre, params=code.firings[k].params)
+            emitted = dict(defaults)
+            emitted.update({o: fn(env) for o, fn in outputs[r]})
+            yield i, k, code.rows[r].name, number[target], emitted
 
 
 # A mutant whose graph outgrows the original's this many times over gets no model verdict.
 GROWTH = 20
 
 
+def _bound(base: Baseline) -> int:
+    return GROWTH * len(base.graph.states) + 1000
+
+
 def mutant_graph(base: Baseline, spec: Spec) -> Exploration | None:
     """The mutant's complete graph (None if it outgrows its bound or a row leaves its
     domain), for the layers after the model's."""
     try:
-        return _explore(base, spec, _quiet, _quiet, GROWTH * len(base.graph.states) + 1000).g
-    except (_Refused, _Stop):
+        return explore(spec, max_states=_bound(base))
+    except (OracleError, ExplorationLimit):
         return None
-
-
-def _quiet(*_: object) -> None:
-    return None
 
 
 def model_kill(base: Baseline, spec: Spec) -> Kill | None:
     """The first of the spec's own checks that fails on the mutant's complete graph.
 
-    `always`/`never` properties are checked as the search finds each state and step
-    (a broken one stops it); the checks that need the whole graph run after it.
+    The mutant is explored by the kernel's compiled explorer; its edges are
+    generated once, in BFS order (so a first hit is a shallowest counterexample).
+    A mutant changes one row (or one initial value), and the original satisfies
+    every check (verify proves it): so a property whose predicate is unchanged is
+    only tested on what the original lacks (new states; steps from new states or
+    of a changed trigger), the others everywhere. Checks run in `verify`'s order.
     """
-    state_props: list[tuple[str, Callable[[Env], Value], bool]] = []
-    step_props: list[tuple[str, Callable[[Env], Value], bool]] = []
-    for p in spec.properties:
-        if p.kind is Kind.SOMETIMES:
-            continue
-        # The original satisfies the property on its own states and steps; with the same
-        # predicate, only what is new can break it.
-        entry = (p.name, compiled(p.bad), p.pred == base.props.get(p.name))
-        (step_props if p.over_steps else state_props).append(entry)
-
-    def on_state(g: Exploration, i: int, new: bool) -> Kill | None:
-        if state_props:
-            env = Env(pre=g.as_dict(i))
-            for name, test, unchanged in state_props:
-                if (new or not unchanged) and test(env):
-                    return Kill("model", name, g.depth[i])
-        return None
-
-    def on_edge(g: Exploration, edge: Edge, new: bool) -> Kill | None:
-        if step_props:
-            env = g.edge_env(edge)
-            for name, test, unchanged in step_props:
-                if (new or not unchanged) and test(env):
-                    return Kill("model", name, g.depth[edge.source] + 1)
-        return None
-
-    bound = GROWTH * len(base.graph.states) + 1000
     try:
-        graph = _explore(base, spec, on_state, on_edge, bound)
-    except _Refused as err:
+        g = explore(spec, max_states=_bound(base))
+    except OracleError as err:  # a row leaves its variable's domain, as the oracle reports
         return Kill("model", f"explorer ({err})", None)
-    except _Stop as stop:
-        return stop.kill
-    g, new_states = graph.g, graph.new_states
+    except ExplorationLimit:
+        return None  # no model verdict: the later layers and the equivalence proof decide
+    view = _View(base, spec, g)
     checks: list[Callable[[], Kill | None]] = [
-        lambda: _totality(g),
-        *[partial(_sometimes, g, p) for p in spec.properties if p.kind is Kind.SOMETIMES],
-        lambda: _determinism(spec, base, g, new_states),
-        lambda: _deadlock(spec, g),
-        lambda: _terminal(spec, base, g, graph.new_edges),
-        lambda: _rows_fire(spec, g),
-        lambda: _vacuity(spec, g),
+        *[partial(view.prop, p) for p in spec.properties],
+        view.determinism,
+        view.totality,
+        view.deadlock,
+        view.terminal,
+        view.rows_fire,
+        view.vacuity,
     ]
     for check in checks:
         kill = check()
@@ -497,70 +342,125 @@ def model_kill(base: Baseline, spec: Spec) -> Kill | None:
     return None
 
 
-def _totality(g: Exploration) -> Kill | None:
-    if not g.undefined:
+class _View:
+    """A mutant's graph beside its original's: every state and edge, flagged new or not."""
+
+    def __init__(self, base: Baseline, spec: Spec, g: Exploration) -> None:
+        self.base, self.spec, self.g = base, spec, g
+        same = {t.name for t in spec.triggers if spec.rows_of(t.name) == base.spec.rows_of(t.name)}
+        known = base.graph.index
+        self.states = [Env(pre=g.as_dict(i)) for i in range(len(g.states))]
+        # The original's number of each state (None: a state the original never reaches).
+        base_of = [known.get(state) for state in g.states]
+        self.new_state = [b is None for b in base_of]
+        # Every edge: (source, row, trigger, env, new). A step is new when its source is,
+        # or when a changed trigger does there what the original does not (another row,
+        # target or output); a step the original takes too satisfies what it satisfies.
+        code = g.code
+        self.edges: list[tuple[int, str, str, Env, bool]] = []
+        for i, k, row, j, emitted in _steps(spec, g, [e.pre for e in self.states]):
+            firing = code.firings[k]
+            b = base_of[i]
+            new = b is None or (
+                firing.trigger not in same and base.steps[b].get(k) != (row, base_of[j], emitted)
+            )
+            env = Env(
+                pre=self.states[i].pre,
+                post=self.states[j].pre,
+                params=firing.params,
+                outputs=emitted,
+                trigger=firing.trigger,
+                row=row,
+                group=spec.group_of(firing.trigger),
+            )
+            self.edges.append((i, row, firing.trigger, env, new))
+        self.props = {p.name: p.pred for p in base.spec.properties}
+
+    def _first_state(self, check: str, test: Callable[[Env], Value], every: bool) -> Kill | None:
+        for i, env in enumerate(self.states):
+            if (every or self.new_state[i]) and test(env):
+                return Kill("model", check, self.g.depth[i])
         return None
-    return Kill("model", "totality", g.depth[g.undefined[0][0]] + 1)
 
+    def _first_edge(self, check: str, test: Callable[[Env], Value], every: bool) -> Kill | None:
+        for source, _, _, env, new in self.edges:
+            if (every or new) and test(env):
+                return Kill("model", check, self.g.depth[source] + 1)
+        return None
 
-def _sometimes(g: Exploration, p: Property) -> Kill | None:
-    hit = g.first_edge(p.pred) if p.over_steps else g.first_state(p.pred)
-    return Kill("model", p.name, None) if hit is None else None
+    def prop(self, p: Property) -> Kill | None:
+        if p.kind is Kind.SOMETIMES:
+            test = compiled(p.pred)
+            found = self._first_edge if p.over_steps else self._first_state
+            return Kill("model", p.name, None) if found("", test, True) is None else None
+        every = p.pred != self.props.get(p.name)
+        find = self._first_edge if p.over_steps else self._first_state
+        return find(p.name, compiled(p.bad), every)
 
-
-def _determinism(spec: Spec, base: Baseline, g: Exploration, new_states: list[int]) -> Kill | None:
-    guards = {r.name: compiled(spec.step_guard(r)) for r in spec.rows}
-    new = set(new_states)
-    for t in spec.triggers:
-        rows = spec.rows_of(t.name)
-        if len(rows) < 2:
-            continue
-        # The original is deterministic on its own states: there, only a changed row can
-        # be enabled beside another one.
-        changed = [r for r in rows if r not in base.spec.rows_of(t.name)]
-        if not changed and not new:
-            continue
-        for i in range(len(g.states)):
-            suspects = rows if i in new else changed
-            if not suspects:
+    def determinism(self) -> Kill | None:
+        spec, base, g = self.spec, self.base, self.g
+        guards = {r.name: compiled(spec.step_guard(r)) for r in spec.rows}
+        for t in spec.triggers:
+            rows = spec.rows_of(t.name)
+            if len(rows) < 2:
                 continue
-            pre = g.as_dict(i)
-            for params in spec.param_assignments(t.name):
-                env = Env(pre=pre, params=params)
-                if not any(guards[r.name](env) for r in suspects):
+            # The original is deterministic on its own states: there, only a changed row
+            # can be enabled beside another one.
+            changed = [r for r in rows if r not in base.spec.rows_of(t.name)]
+            assignments = spec.param_assignments(t.name)
+            for i, state in enumerate(self.states):
+                suspects = rows if self.new_state[i] else changed
+                if not suspects:
                     continue
-                if sum(1 for r in rows if guards[r.name](env)) > 1:
-                    return Kill("model", "determinism", g.depth[i] + 1)
-    return None
-
-
-def _deadlock(spec: Spec, g: Exploration) -> Kill | None:
-    live = {e.source for e in g.edges if not spec.row(e.row).ignore}
-    terminal = compiled(spec.terminal) if spec.terminal is not None else None
-    for i in range(len(g.states)):
-        if i not in live and not (terminal is not None and terminal(Env(pre=g.as_dict(i)))):
-            return Kill("model", "no-deadlock", len(g.path_to(i)))
-    return None
-
-
-def _terminal(spec: Spec, base: Baseline, g: Exploration, new_edges: list[Edge]) -> Kill | None:
-    if spec.terminal is None:
+                for params in assignments:
+                    env = Env(pre=state.pre, params=params)
+                    if not any(guards[r.name](env) for r in suspects):
+                        continue
+                    if sum(1 for r in rows if guards[r.name](env)) > 1:
+                        return Kill("model", "determinism", g.depth[i] + 1)
         return None
-    test_terminal = compiled(spec.terminal)
-    edges = new_edges if spec.terminal == base.spec.terminal else g.edges
-    for edge in edges:
-        if g.states[edge.source] != g.states[edge.target] and test_terminal(
-            Env(pre=g.as_dict(edge.source))
-        ):
-            return Kill("model", "terminal-absorbing", len(g.path_through(edge)))
-    return None
 
+    def totality(self) -> Kill | None:
+        g = self.g
+        if not g.undefined:
+            return None
+        return Kill("model", "totality", g.depth[g.undefined[0][0]] + 1)
 
-def _rows_fire(spec: Spec, g: Exploration) -> Kill | None:
-    fired = g.row_witnesses()
-    dead = [r.name for r in spec.rows if r.name not in fired]
-    return Kill("model", "rows-fire", None) if dead else None
+    def deadlock(self) -> Kill | None:
+        spec = self.spec
+        live = {source for source, row, _, _, _ in self.edges if not spec.row(row).ignore}
+        terminal = compiled(spec.terminal) if spec.terminal is not None else None
+        for i, env in enumerate(self.states):
+            if i not in live and not (terminal is not None and terminal(env)):
+                return Kill("model", "no-deadlock", self.g.depth[i])
+        return None
 
+    def terminal(self) -> Kill | None:
+        spec = self.spec
+        if spec.terminal is None:
+            return None
+        test = compiled(spec.terminal)
 
-def _vacuity(spec: Spec, g: Exploration) -> Kill | None:
-    return Kill("model", "vacuity", None) if vacuous(spec, g) else None
+        def moves(env: Env) -> bool:
+            return env.pre != env.post and bool(test(env))
+
+        return self._first_edge(
+            "terminal-absorbing", moves, spec.terminal != self.base.spec.terminal
+        )
+
+    def rows_fire(self) -> Kill | None:
+        fired = {row for _, row, _, _, _ in self.edges}
+        dead = [r.name for r in self.spec.rows if r.name not in fired]
+        return Kill("model", "rows-fire", None) if dead else None
+
+    def vacuity(self) -> Kill | None:
+        """`vacuity` (kernel/vacuity.py), on the edges already generated."""
+        for _, step, premise in premises(self.spec):
+            test = compiled(premise)
+            if step:
+                hit = any(test(env) for _, _, _, env, _ in self.edges)
+            else:
+                hit = any(test(env) for env in self.states)
+            if not hit:
+                return Kill("model", "vacuity", None)
+        return None
