@@ -8,6 +8,8 @@ STAMP := $(VENV)/.installed
 TRANSPORT := conformance/seeds/transport
 NPM_STAMP := $(TRANSPORT)/node_modules/.installed
 export HYPOTHESIS_PROFILE ?= ci
+# make verify runs pytest in parallel (pytest-xdist); `make test` runs it in one process.
+PYTEST_JOBS ?= auto
 
 .PHONY: help test verify models mutants diagrams diagrams-check typecheck lint format bench mutation clean dot \
 	package-check spin seeds rustc node report browser
@@ -162,8 +164,8 @@ verify: $(STAMP) dot spin browser rustc $(NPM_STAMP)
 	@grep -v '^  ' reports/mutants.txt
 	@echo "== 2/7 seed differential (make seeds)"
 	@$(MAKE) --no-print-directory seeds
-	@echo "== 3/7 pytest (HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE))"
-	@$(BIN)/pytest -q || { echo "verify: pytest failed (above)"; exit 1; }
+	@echo "== 3/7 pytest (HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE), $(PYTEST_JOBS) workers)"
+	@$(BIN)/pytest -q -n $(PYTEST_JOBS) || { echo "verify: pytest failed (above)"; exit 1; }
 	@echo "== 4/7 diagrams are up to date"
 	@$(BIN)/python -m models diagram --check --render || \
 		{ echo "verify: run 'make diagrams' and commit diagrams/*.dot and *.mmd"; exit 1; }

@@ -3,6 +3,9 @@
 The one-line summaries always; the per-row hit tables only on request
 (`pytest -v`, or `STATECHECK_HITS=1`) or when the run failed. The hit counts
 are also written to reports/conformance.json for the verification report.
+
+Under pytest-xdist (`make verify` runs `pytest -n 2`) each worker hands its hit
+counts to the controller, which adds them up, prints and writes them once.
 """
 
 from __future__ import annotations
@@ -11,15 +14,36 @@ import os
 from pathlib import Path
 from typing import Any
 
-from conformance.harness import COVERAGE, write_coverage
+import pytest
+
+from conformance.harness import COVERAGE, coverage_for, write_coverage
+from models.registry import UnknownSpec, lookup
 
 # The row hit counts of the last run, which the verification report shows.
 CONFORMANCE_JSON = Path(__file__).resolve().parent.parent / "reports" / "conformance.json"
 
 
 def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
-    if any(COVERAGE.values()):
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: the controller writes the file
+        workeroutput["coverage"] = {
+            kind: {name: dict(cov.hits) for name, cov in specs.items()}
+            for kind, specs in COVERAGE.items()
+        }
+    elif any(COVERAGE.values()):
         write_coverage(CONFORMANCE_JSON)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """xdist's controller: add a finished worker's hit counts to the session's."""
+    for kind, specs in getattr(node, "workeroutput", {}).get("coverage", {}).items():
+        for name, hits in specs.items():
+            try:
+                spec = lookup(name)
+            except UnknownSpec:  # a spec built by a test (the README's example), not a model
+                continue
+            coverage_for(kind, spec).hits.update(hits)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:

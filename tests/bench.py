@@ -84,7 +84,7 @@ PARTS: list[tuple[str, list[str], float | None]] = [
         8.0,
     ),
     ("seed differential", [PY, "-m", "conformance.seeds"], 8.0),
-    ("pytest", [str(BIN / "pytest"), "-q", "-p", "no:cacheprovider"], None),
+    ("pytest", [str(BIN / "pytest"), "-q", "-n", "auto", "-p", "no:cacheprovider"], None),
     ("diagrams up to date", [PY, "-m", "models", "diagram", "--check", "--render"], None),
     ("mypy --strict", [str(BIN / "mypy")], None),
     ("ruff check", [str(BIN / "ruff"), "check", "."], None),
