@@ -131,6 +131,7 @@ models: $(STAMP)
 
 diagrams: $(STAMP) dot
 	$(BIN)/python -m models diagram --render
+	$(BIN)/python -m models diagram duplex --view audio -o diagrams/readme/duplex-audio.svg
 
 diagrams-check: $(STAMP) dot
 	$(BIN)/python -m models diagram --check --render
