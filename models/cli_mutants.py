@@ -39,6 +39,7 @@ from models.kernel.mutants import (
 )
 from models.kernel.smt import prove_equivalent
 from models.kernel.spec import Spec
+from models.kernel.trace import plural
 from models.registry import UnknownSpec, all_specs, lookup
 
 FAST_LIMIT = 24  # mutants per spec under --fast (a subset of the --full sample)
@@ -252,4 +253,4 @@ def _line(m: Mutant) -> str:
 
 
 def _length(kill: Kill) -> str:
-    return "" if kill.trace_length is None else f" (trace of {kill.trace_length} steps)"
+    return "" if kill.trace_length is None else f" (trace of {plural(kill.trace_length, 'step')})"

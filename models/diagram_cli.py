@@ -34,7 +34,7 @@ from models.kernel.diagram import (
 )
 from models.kernel.mermaid import mermaid_source
 from models.kernel.spec import Spec
-from models.kernel.trace import Trace, trace_json
+from models.kernel.trace import Trace, plural, trace_json
 from models.registry import load as load_specs
 from models.registry import lookup
 from models.results import findings, load
@@ -185,7 +185,8 @@ def _trace(spec: Spec, check_id: str) -> tuple[Trace, str]:
             "(only witnesses and counterexamples have one)"
         )
     what = {"witnessed": "witness", "violated": "counterexample"}.get(result.verdict, "trace")
-    return result.trace, f"{what} of {check_id}: {result.verdict}, {len(result.trace)} steps"
+    steps = plural(len(result.trace), "step")
+    return result.trace, f"{what} of {check_id}: {result.verdict}, {steps}"
 
 
 def _view_of(spec: Spec, path_init: Any) -> str:

@@ -27,7 +27,7 @@ from models.kernel.explore import explore
 from models.kernel.promela import PromelaError, export
 from models.kernel.spec import Spec
 from models.kernel.spin import CACHE, SpinError, SpinResult, disagreements, read_trail, run_spin
-from models.kernel.trace import render_trace
+from models.kernel.trace import plural, render_trace
 from models.registry import expand, lookup
 
 
@@ -141,7 +141,7 @@ def _print_result(spec: Spec, result: SpinResult, wrong: list[str]) -> None:
     )
     for prop in spec.properties:
         v = result.verdicts[prop.name]
-        trail = "" if v.trace is None else f"trail of {len(v.trace)} steps"
+        trail = "" if v.trace is None else f"trail of {plural(len(v.trace), 'step')}"
         mark = "  ✗" if any(f" {prop.name}:" in w for w in wrong) else ""
         print(f"  {prop.kind:<10} {prop.name:<40} {v.verdict:<9} {trail}{mark}")
 

@@ -298,8 +298,11 @@ class Checker:
             z3_hit is None or explorer_hit is None or len(z3_hit) == len(explorer_hit)
         ):
             return result
-        z3_says = "nothing" if z3_hit is None else f"a trace of {len(z3_hit)} steps"
-        bfs_says = "nothing" if explorer_hit is None else f"a trace of {len(explorer_hit)} steps"
+
+        def says(hit: Trace | None) -> str:
+            return "nothing" if hit is None else f"a trace of {plural(len(hit), 'step')}"
+
+        z3_says, bfs_says = says(z3_hit), says(explorer_hit)
         return replace(
             result,
             verdict="unknown",
