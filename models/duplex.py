@@ -39,6 +39,7 @@ from models.kernel import (
     never,
     nxt,
     or_,
+    others,
     out,
     param,
     row,
@@ -110,11 +111,6 @@ APPLY = "apply"
 def claim(kind: Impulse) -> dict[str, object]:
     """An impulse of `kind` carrying the ERL held when it is emitted (duplex.rs `turn_claim`)."""
     return {"impulse": some(kind), "impulse_erl": var("last_erl")}
-
-
-def others(*states: State) -> tuple[State, ...]:
-    """Every state but these: where the seed's `_` arm makes a trigger a no-op."""
-    return tuple(s for s in State if s not in states)
 
 
 ROWS = (

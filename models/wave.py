@@ -106,6 +106,7 @@ from models.kernel import (
     not_,
     nxt,
     or_,
+    others,
     out,
     param,
     row,
@@ -336,11 +337,6 @@ OUTPUTS = (
     Output("detail", Finite.of_enum(Detail), Detail.NO_DETAIL, doc="failure.detail, by line"),
     Output("keyed", Bool(), False, doc="failure.key is set (no row sets it: the seed's null)"),
 )
-
-
-def others(*phases: Phase) -> tuple[Phase, ...]:
-    """Every phase but these."""
-    return tuple(p for p in Phase if p not in phases)
 
 
 def calls_with(call: Call) -> Expr:
