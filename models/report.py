@@ -30,6 +30,7 @@ from models.kernel.domains import Domain, Value
 from models.kernel.explore import Exploration, explore
 from models.kernel.expr import Env, evaluate
 from models.kernel.spec import Spec
+from models.kernel.trace import plural, state_count
 from models.registry import expand
 from models.registry import load as load_registry
 from models.report_figures import CONFORMANCE, MUTANTS
@@ -169,8 +170,8 @@ def _section(
         )
     return (
         f'<section id="{_anchor(spec.name)}"><h2>{_e(spec.name)}</h2>'
-        f'<p class="source">{_e(spec.source)} — {results["reachable_states"]} reachable '
-        f"states, {results['rows']} rows</p>"
+        f'<p class="source">{_e(spec.source)} — {_e(state_count(spec, graph.states))}, '
+        f"{plural(results['rows'], 'row')}</p>"
         + "".join(figures)
         + '<table class="checks"><thead><tr><th>kind</th><th>check</th><th>verdict</th>'
         "<th>method</th><th>bound</th><th>time</th><th>source</th><th>evidence</th></tr>"
