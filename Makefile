@@ -35,52 +35,34 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $@
 
-# graphviz's `dot` renders the diagrams. Install it with apt-get when we can; else say what to do.
-dot:
-	@command -v dot >/dev/null 2>&1 && exit 0; \
-	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing graphviz (for dot) with apt-get"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; \
-	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1; then \
-		echo "installing graphviz (for dot) with sudo apt-get"; \
-		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; \
+# $(call needs,COMMANDS,DEBIAN PACKAGES,WHAT FOR): a tool the project needs. When a command is
+# missing, install its Debian packages with apt-get (as root, or with sudo); else stop, naming them.
+define needs
+	@missing=; for c in $(1); do command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; done; \
+	[ -z "$$missing" ] && exit 0; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1; then sudo=sudo; \
 	else \
-		echo "error: graphviz's 'dot' is missing. Install the graphviz package:"; \
-		echo "  Debian/Ubuntu: apt-get install graphviz   macOS: brew install graphviz"; \
-		echo "  Fedora: dnf install graphviz              other: https://graphviz.org/download/"; \
+		echo "error: missing$$missing, needed for $(3). Install the Debian/Ubuntu packages: $(2)"; \
 		exit 1; \
 	fi; \
-	command -v dot >/dev/null 2>&1 || { echo "error: graphviz installed but 'dot' is not on PATH"; exit 1; }
+	echo "installing $(2) (for $(3)) with $${sudo:+sudo }apt-get"; \
+	{ $$sudo apt-get update -qq && \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; } || \
+		{ echo "error: apt-get could not install $(2), needed for $(3)"; exit 1; }; \
+	for c in $(1); do command -v $$c >/dev/null 2>&1 || { echo "error: $(2) installed but '$$c' is not on PATH"; exit 1; }; done
+endef
+
+dot:
+	$(call needs,dot,graphviz,the diagrams)
 
 # SPIN is the second model checker (tests/test_spin.py); pan is compiled with gcc.
 spin:
-	@command -v spin >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 && exit 0; \
-	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing spin and gcc with apt-get"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq spin gcc >/dev/null; \
-	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1; then \
-		echo "installing spin and gcc with sudo apt-get"; \
-		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq spin gcc >/dev/null; \
-	else \
-		echo "error: SPIN (and gcc, to compile its verifier) is missing. Install them:"; \
-		echo "  Debian/Ubuntu: apt-get install spin gcc   macOS: brew install spin"; \
-		echo "  other: https://spinroot.com/spin/Man/README.html"; \
-		exit 1; \
-	fi; \
-	command -v spin >/dev/null 2>&1 || { echo "error: spin installed but not on PATH"; exit 1; }
+	$(call needs,spin gcc,spin gcc,the SPIN agreement test)
 
-# rustc builds the seed harnesses (conformance/seeds/rust). Installed like dot, never silently.
+# rustc builds the duplex.rs and mode.rs seed harnesses (conformance/seeds/rust).
 rustc:
-	@command -v rustc >/dev/null 2>&1 && exit 0; \
-	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing rustc (for the seed harnesses) with apt-get"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rustc >/dev/null; \
-	else \
-		echo "error: rustc is missing; the seed harnesses build with it. Install the rustc package:"; \
-		echo "  Debian/Ubuntu: apt-get install rustc   other: https://rustup.rs"; \
-		exit 1; \
-	fi; \
-	command -v rustc >/dev/null 2>&1 || { echo "error: rustc installed but not on PATH"; exit 1; }
+	$(call needs,rustc,rustc,the Rust seed harnesses)
 
 # SEEDS_DIR (default ../shared/seeds) holds the seed sources; REQUIRE_SEEDS=1 fails without them.
 seeds: $(STAMP) rustc $(NPM_STAMP)
@@ -89,18 +71,7 @@ seeds: $(STAMP) rustc $(NPM_STAMP)
 
 # node and npm build and run the transport.ts seed harness (conformance/seeds/transport).
 node:
-	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && exit 0; \
-	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing nodejs and npm with apt-get"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
-	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1; then \
-		echo "installing nodejs and npm with sudo apt-get"; \
-		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; \
-	else \
-		echo "error: node and npm are missing. Install the nodejs and npm packages."; \
-		exit 1; \
-	fi; \
-	command -v npm >/dev/null 2>&1 || { echo "error: nodejs installed but 'npm' is not on PATH"; exit 1; }
+	$(call needs,node npm,nodejs npm,the transport.ts seed harness)
 
 # The pinned tsc and @types/node (package-lock.json), installed again only when the lock changes.
 $(NPM_STAMP): $(TRANSPORT)/package-lock.json | node
@@ -109,19 +80,7 @@ $(NPM_STAMP): $(TRANSPORT)/package-lock.json | node
 
 # Debian's chromium and chromium-driver run the report's browser test (never a downloaded browser).
 browser:
-	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 && exit 0; \
-	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing chromium and chromium-driver (for the browser test) with apt-get"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
-	elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1; then \
-		echo "installing chromium and chromium-driver (for the browser test) with sudo apt-get"; \
-		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
-	else \
-		echo "error: chromium and chromedriver are missing. Install them:"; \
-		echo "  Debian/Ubuntu: apt-get install chromium chromium-driver"; \
-		exit 1; \
-	fi; \
-	command -v chromedriver >/dev/null 2>&1 || { echo "error: chromium-driver installed but 'chromedriver' is not on PATH"; exit 1; }
+	$(call needs,chromium chromedriver,chromium chromium-driver,the report's browser test)
 
 test: $(STAMP) dot spin browser rustc $(NPM_STAMP)
 	$(BIN)/pytest
