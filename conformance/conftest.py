@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from conformance.harness import COVERAGE, coverage_for, write_coverage
-from models.registry import UnknownSpec, lookup
+from models.cli.registry import UnknownSpec, lookup
 
 # The row hit counts of the last run, which the verification report shows.
 CONFORMANCE_JSON = Path(__file__).resolve().parent.parent / "reports" / "conformance.json"

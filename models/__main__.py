@@ -1,7 +1,7 @@
-"""`python -m models`: see `models.cli`."""
+"""`python -m models`: see `models.cli.main`."""
 
 import sys
 
-from models.cli import main
+from models.cli.main import main
 
 sys.exit(main())

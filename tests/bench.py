@@ -60,6 +60,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from families import counters, duplex_product  # noqa: E402
 
+from models.cli.registry import expand, load  # noqa: E402
 from models.kernel import Kind, Spec  # noqa: E402
 from models.kernel.checks import Checker  # noqa: E402
 from models.kernel.explore import explore  # noqa: E402
@@ -71,7 +72,6 @@ from models.kernel.spin import (  # noqa: E402
     run_spin,
     tools_missing,
 )
-from models.registry import expand, load  # noqa: E402
 
 PY = str(BIN / "python")
 # Every step of `make verify`, in its order and with its command (keep in step with the

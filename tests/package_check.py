@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from models.cli.registry import expand
 from models.kernel.checks import Checker
-from models.registry import expand
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -14,7 +14,7 @@ import pytest
 import z3  # only to interrupt a running query, as a second thread (or a signal) would
 from families import counters
 
-from models.cli import main
+from models.cli.main import main
 from models.kernel import and_, eq, var
 from models.kernel.checks import verify
 from models.kernel.smt import Budget, Encoding, Engines, Unknown

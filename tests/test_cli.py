@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from models.cli import main
+from models.cli.main import main
 
 
 def test_verify_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

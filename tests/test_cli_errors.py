@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import models
-from models.cli import main
-from models.registry import load
+from models.cli.main import main
+from models.cli.registry import load
 
 BROKEN = """
 from models.kernel import Spec, Var, Bool, Trigger, row

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from models.cli import main
+from models.cli.main import main
 
 
 def test_one_picture_with_a_counterexample(tmp_path: Path) -> None:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from models.cli.registry import all_specs, expand, lookup
+from models.cli.results import SpecResults, findings, load
 from models.kernel.diagram import (
     ANY,
     NOTES,
@@ -35,8 +37,6 @@ from models.kernel.explore import explore
 from models.kernel.expr import Env, evaluate
 from models.kernel.mermaid import mermaid_source
 from models.kernel.spec import Spec
-from models.registry import all_specs, expand, lookup
-from models.results import SpecResults, findings, load
 
 ROOT = Path(__file__).resolve().parent.parent
 SVG = "{http://www.w3.org/2000/svg}"

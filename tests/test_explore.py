@@ -14,6 +14,7 @@ import random
 import pytest
 from families import counters, duplex_product
 
+from models.cli.registry import expand
 from models.kernel import (
     IntRange,
     Option,
@@ -33,7 +34,6 @@ from models.kernel import (
 )
 from models.kernel.explore import ExplorationLimit, explore, initial_states
 from models.kernel.oracle import NotTotal, Oracle
-from models.registry import expand
 
 # Above this many states a seeded sample of states is compared (the oracle is slow).
 SAMPLE = 120
@@ -129,7 +129,8 @@ def test_verify_reports_a_spec_too_big_for_the_explorer_in_one_line(
 ) -> None:
     # Too big to explore is that spec's checks stopping (exit 1), not a usage error (2):
     # the message is one line, no traceback, and the other specs are still checked.
-    from models import cli, registry
+    from models.cli import main as cli
+    from models.cli import registry
     from models.kernel import checks
 
     monkeypatch.setattr(checks, "explore", functools.partial(explore, max_states=10))

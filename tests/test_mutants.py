@@ -12,8 +12,9 @@ from hypothesis import settings
 
 import conformance.harness as harness
 from conformance.harness import conformance_kill, drivers, run_lockstep
-from models import cli_mutants
-from models.cli import main
+from models.cli import mutants as cli_mutants
+from models.cli.main import main
+from models.cli.registry import all_specs
 from models.kernel import Spec, always, implies, row, var
 from models.kernel.checks import verify
 from models.kernel.domains import Bool
@@ -21,7 +22,6 @@ from models.kernel.expr import TRUE, eq, nxt, trigger_is
 from models.kernel.mutants import Baseline, candidates, generate, model_kill, mutant_graph
 from models.kernel.smt import Equivalence, prove_equivalent
 from models.kernel.spec import Kind, Trigger, Var
-from models.registry import all_specs
 
 SPECS = ("duplex", "wave", "policy", "admission")
 OPERATORS = {

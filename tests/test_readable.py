@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from models.cli import main
+from models.cli.main import main
 from models.kernel import (
     Bool,
     Finite,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from models.registry import load
+from models.cli.registry import load
 
 REGISTRY = load()
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from models.registry import expand
-from models.report import build
-from models.results import load
+from models.cli.registry import expand
+from models.cli.report import build
+from models.cli.results import load
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

@@ -1,4 +1,4 @@
-"""The report's conformance coverage and mutant gate figures (models/report_figures.py,
+"""The report's conformance coverage and mutant gate figures (models/cli/report_figures.py,
 conformance.harness.write_coverage): read when present, "not measured yet" when not."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from conformance import harness
-from models import report_figures
-from models.registry import lookup
+from models.cli import report_figures
+from models.cli.registry import lookup
 
 
 def _duplex_coverage(hits: dict[str, int]) -> harness.Coverage:
@@ -104,8 +104,8 @@ def test_the_mutant_gate_figures_and_survivors_are_shown() -> None:
 def test_the_report_page_carries_both_figures_for_each_spec(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from models import report
-    from models.results import load
+    from models.cli import report
+    from models.cli.results import load
 
     monkeypatch.setattr(report, "CONFORMANCE", tmp_path / "missing.json")
     monkeypatch.setattr(report, "MUTANTS", tmp_path / "missing.json")

@@ -21,7 +21,7 @@ from conformance.seeds import Walk
 from conformance.seeds import wave as plugin
 from conformance.seeds._testing import seed_harness
 from conformance.seeds.walks import witness_walks
-from models.registry import lookup
+from models.cli.registry import lookup
 
 SEED = lookup("wave:seed")
 

@@ -1,6 +1,6 @@
 """SPIN as the second engine: it must agree with the explorer on every spec and variant.
 
-For each spec of `models.registry.expand([])` SPIN's exhaustive search of the
+For each spec of `models.cli.registry.expand([])` SPIN's exhaustive search of the
 Promela export must reach as many states as the explorer (pan's nominal
 count less the one setup state, as `models/kernel/promela.py` documents),
 give every property the verdict `verify` must report, and return trails as
@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from models.cli import main
+from models.cli.main import main
+from models.cli.registry import expand, lookup
 from models.kernel import (
     AnyOf,
     Bool,
@@ -60,7 +61,6 @@ from models.kernel.spin import (
     run_spin,
     tools_missing,
 )
-from models.registry import expand, lookup
 
 SPECS = expand([])
 

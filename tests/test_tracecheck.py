@@ -22,8 +22,9 @@ from conformance.seeds._testing import seed_harness
 from conformance.seeds.walks import model_walks
 from conformance.test_duplex import DRIVER
 from models import duplex, policy
-from models.cli import main
-from models.cli_trace import itf_name
+from models.cli.main import main
+from models.cli.registry import expand
+from models.cli.trace import itf_name
 from models.kernel.domains import Domain, Finite, Option, Real
 from models.kernel.explore import explore
 from models.kernel.itf import read_itf, to_itf
@@ -37,7 +38,6 @@ from models.kernel.tracecheck import (
     trace_to_log,
 )
 from models.kernel.values import decode
-from models.registry import expand
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -33,9 +33,9 @@ from typing import Literal
 import conformance.seeds as framework
 from conformance.seeds import BuildError, HarnessError, Log, SeedMissing, Walk
 from conformance.seeds.walks import model_walks, witness_walks
+from models.cli.registry import lookup
 from models.kernel.spec import Spec
 from models.kernel.tracecheck import TraceInputError, check_trace, parse_objects
-from models.registry import lookup
 
 NOT_PLUGINS = {"walks"}  # and the private modules, `_*`
 Status = Literal["ok", "skipped", "failed"]

@@ -28,6 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from models.cli.registry import UnknownSpec, all_specs, lookup
 from models.kernel.mutants import (
     LIMIT,
     Baseline,
@@ -40,7 +41,6 @@ from models.kernel.mutants import (
 from models.kernel.smt import prove_equivalent
 from models.kernel.spec import Spec
 from models.kernel.trace import plural
-from models.registry import UnknownSpec, all_specs, lookup
 
 FAST_LIMIT = 24  # mutants per spec under --fast (a subset of the --full sample)
 FAST_SHARE = 12  # --fast also runs the seed layer on one in this many model-killed mutants

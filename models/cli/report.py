@@ -6,7 +6,7 @@ Per spec and variant: each view's diagram; the checks (kind, name, verdict,
 method, bound, time, source, certificate or detail); each witness and
 counterexample as numbered steps with state diffs, with a link that highlights
 its path on the diagram; the conformance row coverage and the mutant gate's
-figures from reports/ (report_figures.py). Results come from `models/results.py` (the fresh
+figures from reports/ (report_figures.py). Results come from `models/cli/results.py` (the fresh
 reports/verify.json, or the checks run now). Exit codes: 0 written, 1 some check
 did not match its expectation or a spec module is broken (the page is still
 written, without it), 2 a wrong command.
@@ -23,18 +23,18 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from models import report_figures
-from models.clikit import output_dir
+from models.cli import report_figures
+from models.cli.kit import output_dir
+from models.cli.registry import expand
+from models.cli.registry import load as load_registry
+from models.cli.report_figures import CONFORMANCE, MUTANTS
+from models.cli.results import SpecResults, findings, load
 from models.kernel.diagram import Picture, dot_source, locate, marks, pictures, render, views
 from models.kernel.domains import Domain, Value
 from models.kernel.explore import Exploration, explore
 from models.kernel.expr import Env, evaluate
 from models.kernel.spec import Spec
 from models.kernel.trace import plural, state_count
-from models.registry import expand
-from models.registry import load as load_registry
-from models.report_figures import CONFORMANCE, MUTANTS
-from models.results import SpecResults, findings, load
 
 PAGE = "index.html"
 

@@ -4,7 +4,7 @@ report.py), `check-trace` (cli_trace.py), `promela`, `spin` and `spin-trail` (sp
 Exit codes: 0 every verdict matched its expectation; 1 some check was
 violated or unknown, a spec module is broken, or a diagram is stale; 2 the
 command was wrong (an unknown spec or check name, a bad argument, a path that
-cannot be written). `models.clikit` holds the shared error handling.
+cannot be written). `models.cli.kit` holds the shared error handling.
 """
 
 from __future__ import annotations
@@ -23,10 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from models import cli_mutants
-from models.cli_trace import add_parser as add_check_trace
-from models.cli_trace import itf_name, write_check_itf
-from models.clikit import (
+from models.cli import mutants as cli_mutants
+from models.cli.diagram import add_diagram
+from models.cli.kit import (
     TRACEBACK_FLAG,
     output_dir,
     output_file,
@@ -34,7 +33,12 @@ from models.clikit import (
     positive_seconds,
     run,
 )
-from models.diagram_cli import add_diagram
+from models.cli.registry import BrokenSpec, UnknownSpec, expand, load, lookup, one_line
+from models.cli.report import add_report
+from models.cli.results import spec_json
+from models.cli.spin import add_parsers as add_spin_parsers
+from models.cli.trace import add_parser as add_check_trace
+from models.cli.trace import itf_name, write_check_itf
 from models.kernel.checks import DEFAULT_TIMEOUT, Checker, CheckResult, SpecReport, verify
 from models.kernel.diagram import DotMissing
 from models.kernel.explore import ExplorationLimit
@@ -42,10 +46,6 @@ from models.kernel.oracle import OracleError
 from models.kernel.readable import read_certificate, show, why
 from models.kernel.spec import Spec
 from models.kernel.trace import plural, render_trace, state_count
-from models.registry import BrokenSpec, UnknownSpec, expand, load, lookup, one_line
-from models.report import add_report
-from models.results import spec_json
-from models.spin_cli import add_parsers as add_spin_parsers
 
 CERT_WIDTH = 70
 

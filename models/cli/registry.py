@@ -1,4 +1,4 @@
-"""Finds the specs: every module in `models/` that defines `SPECS` is one.
+"""Finds the specs: every plain module in `models/` is one and defines `SPECS`.
 
 Adding a spec means adding a module; nothing else needs to list it. A module
 that cannot be loaded (a `SpecError` when its spec is built, an import error,
@@ -15,8 +15,6 @@ import traceback
 from dataclasses import dataclass, field
 
 from models.kernel import Spec
-
-_NOT_SPECS = {"kernel", "cli", "clikit", "cli_mutants", "registry", "__main__"}
 
 
 class UnknownSpec(LookupError):
@@ -53,7 +51,7 @@ def load() -> Registry:
 
     registry = Registry()
     for module in sorted(pkgutil.iter_modules(models.__path__), key=lambda m: m.name):
-        if module.name in _NOT_SPECS or module.name.startswith("_"):
+        if module.ispkg or module.name.startswith("_"):  # kernel/, cli/, __main__
             continue
         registry.modules.append(module.name)
         try:

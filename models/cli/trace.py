@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from models.cli.registry import lookup
 from models.kernel.itf import looks_like_itf, read_itf
 from models.kernel.spec import Spec
 from models.kernel.trace import Trace
 from models.kernel.tracecheck import TraceInputError, check_trace, parse_jsonl
-from models.registry import lookup
 
 
 def add_parser(sub: Any) -> None:

@@ -4,7 +4,7 @@
     diagram SPEC [--variant V] [--view VIEW] [--trace CHECK]
                  [--format dot|svg|png|mermaid] [-o FILE]   one picture, to FILE or stdout
 
-The side panel's verdicts come from `models/results.py`: the fresh
+The side panel's verdicts come from `models/cli/results.py`: the fresh
 reports/verify.json of the last `make verify`, or the checks run now.
 `--trace CHECK` runs that one check and draws its witness or counterexample as
 a numbered path; a variant's counterexample is drawn over the variant's rows.
@@ -19,7 +19,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from models.clikit import output_dir, output_file
+from models.cli.kit import output_dir, output_file
+from models.cli.registry import load as load_specs
+from models.cli.registry import lookup
+from models.cli.results import findings, load
 from models.kernel.checks import Checker
 from models.kernel.diagram import (
     Mark,
@@ -35,9 +38,6 @@ from models.kernel.diagram import (
 from models.kernel.mermaid import mermaid_source
 from models.kernel.spec import Spec
 from models.kernel.trace import Trace, plural, trace_json
-from models.registry import load as load_specs
-from models.registry import lookup
-from models.results import findings, load
 
 FORMATS = ("dot", "svg", "png", "mermaid")
 

@@ -23,12 +23,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from models.cli.registry import expand, lookup
 from models.kernel.explore import explore
 from models.kernel.promela import PromelaError, export
 from models.kernel.spec import Spec
 from models.kernel.spin import CACHE, SpinError, SpinResult, disagreements, read_trail, run_spin
 from models.kernel.trace import plural, render_trace
-from models.registry import expand, lookup
 
 
 def add_parsers(sub: Any) -> None:
