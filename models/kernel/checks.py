@@ -486,9 +486,29 @@ class Checker:
         )
 
     def _cases_exhaustive(self, head: Head, cases: Sequence[Case]) -> CheckResult:
-        """A finite model's structural cases: the explorer looks for each on its complete
-        set; z3 certifies the rest within one certificate budget for the whole check."""
-        for what, trigger, bad in cases:
+        """A finite model's structural cases, within one certificate budget for the check.
+
+        z3 first settles the cases that fail in no type-correct state at all (k=0: a proof
+        on its own, and cheap); the explorer looks for each of the rest on its complete
+        set, and z3 is asked for their certificates while the budget lasts."""
+        self.certificate_budget.start()
+        self.z3.budget = self.certificate_budget
+        easy, hard, missing = 0, list[Case](), None
+        try:
+            for case in cases:
+                if missing is None:
+                    try:
+                        if self.z3.impossible(case[2], params_of=case[1]):
+                            easy += 1
+                            continue
+                    except SolverLimit as limit:
+                        missing = Unknown(limit.engine, limit.reason)
+                    except Z3_ERRORS as error:
+                        missing = Unknown("z3", str(error))
+                hard.append(case)
+        finally:
+            self.z3.budget = self.budget
+        for what, trigger, bad in hard:
             found = self.graph.first_state_with(bad, trigger)
             if found is not None:
                 i, arguments = found
@@ -496,14 +516,9 @@ class Checker:
                     head, "violated", self.graph.path_to(i), bind(bad, arguments), False
                 )
                 return replace(result, detail="; ".join(filter(None, (what, result.detail))))
-        self.certificate_budget.start()
         self.z3.budget = self.certificate_budget
-        easy, missing = 0, None
         try:
-            for what, trigger, bad in cases:
-                if self.z3.impossible(bad, params_of=trigger):
-                    easy += 1
-                    continue
+            for what, trigger, bad in hard if missing is None else ():
                 proof = self._prove(bad, False, params_of=trigger)
                 if isinstance(proof, Found):
                     result = _result(head, "proved", "bfs", None, basis="exhaustive")
@@ -520,11 +535,10 @@ class Checker:
             self.z3.budget = self.budget
         if missing is not None:
             return self._on_search(head, "proved", missing)
-        hard = len(cases) - easy
         method = "k-induction" if self.method == "k-induction" or not hard else "spacer"
         certificate = (
             f"{easy} of {plural(len(cases), 'case')} {'holds' if easy == 1 else 'hold'} in "
-            f"every state (k=0), {hard} on every reachable state"
+            f"every state (k=0), {len(hard)} on every reachable state"
         )
         return self._on_search(head, "proved", Proved(method, None if hard else 0, certificate))
 
@@ -688,9 +702,13 @@ class Checker:
     def _z3_set(self) -> SetCheck:
         """z3's reading of the explorer's set: all of it, or a seeded sample when big."""
         g = self.graph
-        if len({finite_key(self.spec, g.as_dict(i)) for i in range(len(g.states))}) > (
-            FULL_SET_CHECK_UP_TO
-        ):
+        # Distinct apart from a real's samples: on a finite model, every state is.
+        distinct = (
+            len({finite_key(self.spec, g.as_dict(i)) for i in range(len(g.states))})
+            if self.sampled
+            else self.states
+        )
+        if distinct > FULL_SET_CHECK_UP_TO:
             # Too big for one disjunction of every state: a seeded sample, each sampled
             # state's successors enumerated by z3 against the explorer's.
             return self.z3_sample(sample_states(len(g.states)))
