@@ -58,7 +58,7 @@ from .vacuity import premises, vacuous
 DEFAULT_TIMEOUT = QUERY_TIMEOUT_MS / 1000  # seconds of z3 per check (`verify --timeout`)
 # Seconds of z3 per check for an optional certificate on a finite model (`verify
 # --certificates`); README "Verdicts and their basis" gives the measurement behind it.
-DEFAULT_CERTIFICATE_BUDGET = 1.0
+DEFAULT_CERTIFICATE_BUDGET = 0.5
 
 VerdictName = Literal["proved", "witnessed", "violated", "unknown"]
 Expectation = Literal["hold", "violate"]
@@ -174,8 +174,10 @@ class Checker:
         self.max_k = max_k
         self.graph = explore(spec)
         self.budget = Budget(timeout)  # restarted by `run` for every check
-        # A finite model's certificate is optional: it gets its own, smaller budget.
+        # A finite model's certificate is optional: it gets its own, smaller budget, and a
+        # fifth of it once z3 has given up on one check (the hard ones are all hard).
         self.certificate_budget = Budget(min(certificates, timeout))
+        self.shrunk = False
         self.z3 = Engines(Encoding(spec), self.budget)
         # The explorer decides reachability on its own unless a real variable is sampled.
         self.sampled = any(isinstance(v.domain, Real) or not v.domain.is_finite for v in spec.vars)
@@ -352,13 +354,23 @@ class Checker:
         self.certificate_budget.start()
         self.z3.budget = self.certificate_budget
         try:
-            return self._prove(bad, step, params_of=params_of)
+            proof = self._prove(bad, step, params_of=params_of)
         except SolverLimit as limit:
-            return Unknown(limit.engine, limit.reason)
+            proof = Unknown(limit.engine, limit.reason)
         except Z3_ERRORS as error:
-            return Unknown("z3", str(error))
+            proof = Unknown("z3", str(error))
         finally:
             self.z3.budget = self.budget
+        if isinstance(proof, Unknown):
+            self._shrink()
+        return proof
+
+    def _shrink(self) -> None:
+        """z3 gave up on a certificate: the spec's later checks get a fifth of the budget
+        (enough for 0-induction and easy invariants; a hard one would cost it all)."""
+        if not self.shrunk:
+            self.shrunk = True
+            self.certificate_budget = Budget(self.certificate_budget.seconds / 5)
 
     def _confirmed(
         self, head: Head, verdict: VerdictName, hit: Trace, bad: Expr, step: bool
@@ -534,6 +546,7 @@ class Checker:
         finally:
             self.z3.budget = self.budget
         if missing is not None:
+            self._shrink()
             return self._on_search(head, "proved", missing)
         method = "k-induction" if self.method == "k-induction" or not hard else "spacer"
         certificate = (

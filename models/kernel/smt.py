@@ -104,6 +104,21 @@ def _check(budget: Budget, engine: str, solver: Term, *assumptions: Term) -> Ter
     return result
 
 
+def _substitute(term: Term, slots: Sequence[Term], values: Sequence[Term]) -> Term:
+    """`z3.substitute(term, *zip(slots, values))` without its Python-side check of every
+    pair's sorts (z3's C side checks them too): T is instantiated once per explorer step
+    that the set check reads, and that check cost more than the substitution itself."""
+    n = len(slots)
+    if n != len(values):
+        raise ValueError(f"{n} slots, {len(values)} values")
+    from_, to = (z3.Ast * n)(), (z3.Ast * n)()
+    for i in range(n):
+        from_[i], to[i] = slots[i].as_ast(), values[i].as_ast()
+    return z3.z3._to_expr_ref(
+        z3.Z3_substitute(term.ctx_ref(), term.as_ast(), n, from_, to), term.ctx
+    )
+
+
 def _message(error: Exception) -> str:
     value = getattr(error, "value", error)
     return value.decode() if isinstance(value, bytes) else str(value)
@@ -284,6 +299,7 @@ class Encoding:
             f"{spec.name}.row", [r.name for r in spec.rows]
         )
         self._template: tuple[list[Term], Term] | None = None
+        self._rows: dict[str, tuple[list[Term], Term]] = {}  # `_row_template`, per row
 
     # ------------------------------------------------------------ fresh terms
 
@@ -374,7 +390,7 @@ class Encoding:
         (z3 substitutes in C++; rebuilding T term by term in Python costs far more)."""
         slots, formula = self._trans_template()
         actual = self.flat(pre) + self.flat(post) + self.flat_action(act)
-        return z3.substitute(formula, *zip(slots, actual, strict=True))
+        return _substitute(formula, slots, actual)
 
     def _trans_template(self) -> tuple[list[Term], Term]:
         if self._template is None:
@@ -387,10 +403,22 @@ class Encoding:
             self._template = (self.flat(s) + self.flat(s2) + self.flat_action(a), formula)
         return self._template
 
+    def _row_template(self, name: str) -> tuple[list[Term], Term]:
+        """T's disjunct for one row, with T's other conjuncts: what T is once the action's
+        row is that row (every other disjunct names another row, so it is false)."""
+        if name not in self._rows:
+            s, s2, a = self.frame("T"), self.frame("T2"), self.action("T")
+            formula = z3.And(
+                self.row_step(self.spec.row(name), s, s2, a), self.frame_ok(s2), self.action_ok(a)
+            )
+            self._rows[name] = (self.flat(s) + self.flat(s2) + self.flat_action(a), formula)
+        return self._rows[name]
+
     def is_step(self, pre: Mapping[str, Value], st: Step) -> bool:
-        """Does T hold of this concrete step? Every slot of T is replaced by its value (a
-        parameter of another trigger by its default) and z3 simplifies the ground formula."""
-        slots, formula = self._trans_template()
+        """Does T hold of this concrete step? Every slot of T (its disjunct for the step's row)
+        is replaced by its value (a parameter of another trigger by its default) and z3
+        simplifies the ground formula."""
+        slots, formula = self._row_template(st.row)
         values = self.flat(self.concrete(pre)) + self.flat(self.concrete(st.state))
         values += [self.trigger_consts[st.trigger], self.row_consts[st.row]]
         for t in self.spec.triggers:
@@ -401,7 +429,7 @@ class Encoding:
                     values += _default(p.domain)
         for o in self.spec.outputs:
             values += encode_value(o.domain, st.outputs[o.name])
-        ground = z3.simplify(z3.substitute(formula, *zip(slots, values, strict=True)))
+        ground = z3.simplify(_substitute(formula, slots, values))
         return bool(z3.is_true(ground))
 
     def flat_action(self, act: Action) -> list[Term]:
