@@ -457,8 +457,10 @@ def verify_one(name: str) -> dict[str, object]:
 
 def _verify_process(name: str, report: list[dict[str, Any]]) -> float:
     command = [sys.executable, __file__, "--verify-one", name]
+    # As a user runs it: Python's bytecode cache on (a sandbox may turn it off).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"bench: verify {name} failed:\n{done.stderr[-2000:]}")
