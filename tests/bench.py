@@ -126,6 +126,7 @@ FAMILIES: dict[
 
 SPIN_CFLAGS = ("-O2", "-DSAFETY", "-DNOREDUCE", "-DBFS")  # -DBFS: shortest trails, as ours
 MISMATCHES: list[str] = []  # every disagreement between SPIN and us, for the exit status
+FAILED: list[str] = []  # every protocol whose `verify` process failed, for the exit status
 
 
 def spin_end_to_end(spec: Spec, *, states_hint: int | None = None) -> SpinResult | None:
@@ -463,9 +464,14 @@ def _verify_process(name: str, report: list[dict[str, Any]]) -> float:
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
-        sys.exit(f"bench: verify {name} failed:\n{done.stderr[-2000:]}")
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ProtocolFailed(f"{name}: verify's process exited {done.returncode}: {last[:120]}")
     report.append(json.loads(done.stdout))
     return seconds
+
+
+class ProtocolFailed(Exception):
+    """A protocol's `verify` process failed: its row says so and the bench exits 1."""
 
 
 def _spin_command(spec: Spec, ours: list[dict[str, Any]], pan: list[float]) -> Callable[[], float]:
@@ -513,7 +519,12 @@ def bench_protocols(repeat: int, largest: int) -> None:
         }
         if not tools_missing():
             contenders["spin"] = _spin_command(spec, reports, pan)
-        runs = alternate(contenders, repeat)
+        try:
+            runs = alternate(contenders, repeat)
+        except ProtocolFailed as failed:
+            FAILED.append(str(failed))
+            print(f"{spec.name:<22} FAILED: {failed}", flush=True)
+            continue
         first = reports[0]
         peak = max(float(r["peak_mb"]) for r in reports)
         spin = noise(runs["spin"]) if runs.get("spin") else "-"
@@ -630,10 +641,11 @@ def main() -> int:
         bench_protocols(args.repeat, args.largest)
     if "gate" in parts:
         bench_gate(args.repeat)
+    if FAILED:
+        print(f"\nbench: {len(FAILED)} protocol(s) failed to verify (the FAILED lines above)")
     if MISMATCHES:
         print(f"\nbench: SPIN and we disagree {len(MISMATCHES)} time(s) (the !!! lines above)")
-        return 1
-    return 0
+    return 1 if FAILED or MISMATCHES else 0
 
 
 def bench_check_trace(repeat: int, steps: int = 100_000, budget: float = 5.0) -> None:
