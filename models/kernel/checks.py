@@ -64,8 +64,9 @@ VerdictName = Literal["proved", "witnessed", "violated", "unknown"]
 Expectation = Literal["hold", "violate"]
 Method = Literal["spacer", "k-induction"]
 # What a verdict rests on: the explorer's complete search of a finite model; z3's inductive
-# certificate (a spec with a real variable); a trace; or the two engines side by side.
-Basis = Literal["exhaustive", "certificate", "trace", "cross-check"]
+# certificate (a spec with a real variable); a trace; the two engines side by side; or the
+# explorer's search on a real variable's samples (a row that never fires there, say).
+Basis = Literal["exhaustive", "certificate", "trace", "cross-check", "sampled"]
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,7 @@ def _result(
             "trace": "" if trace is None else f"trace of {plural(len(trace), 'step')}",
             "cross-check": "z3 and the explorer side by side",
             "exhaustive": f"exhaustive search, {states or 0:,} states",
+            "sampled": f"the explorer's search, {states or 0:,} states on the real samples",
         }[basis]
     return CheckResult(
         head.id,
@@ -628,11 +630,8 @@ class Checker:
                 "bfs",
                 deepest,
                 detail=f"rows that never fire: {', '.join(dead)}",
-                basis="certificate" if self.sampled else "exhaustive",
+                basis="sampled" if self.sampled else "exhaustive",
                 states=self.states,
-                basis_text="the explorer's search on the real variables' samples"
-                if self.sampled
-                else "",
             )
         return _result(
             head,
@@ -657,11 +656,8 @@ class Checker:
                 "bfs",
                 None,
                 detail="; ".join(v.describe() for v in found),
-                basis="certificate" if self.sampled else "exhaustive",
+                basis="sampled" if self.sampled else "exhaustive",
                 states=self.states,
-                basis_text="the explorer's search on the real variables' samples"
-                if self.sampled
-                else "",
             )
         return _result(
             head,
