@@ -721,11 +721,7 @@ class Checker:
             # Too big for one disjunction of every state: a seeded sample, each sampled
             # state's successors enumerated by z3 against the explorer's.
             return self.z3_sample(sample_states(len(g.states)))
-        tree = [
-            (g.as_dict(e.source), e.row, e.params, g.as_dict(e.target))
-            for e in g.parent
-            if e is not None
-        ]
+        tree = [(g.as_dict(e.source), g.step(e)) for e in g.parent if e is not None]
         return check_reachable_set(
             self.z3.enc, [g.as_dict(i) for i in range(len(g.states))], tree, self.budget
         )

@@ -937,20 +937,20 @@ class SetCheck:
 def check_reachable_set(
     enc: Encoding,
     states: Sequence[Mapping[str, Value]],
-    tree_edges: Iterable[tuple[Mapping[str, Value], str, Mapping[str, Value], Mapping[str, Value]]],
+    tree_edges: Iterable[tuple[Mapping[str, Value], Step]],
     budget: Budget | None = None,
 ) -> SetCheck:
     """Prove z3's reachable set (finite part) equals `states`.
 
-    init ⊆ R and R closed under T give reach ⊆ R; every explorer tree edge
-    being a z3 transition gives R ⊆ reach.
+    init ⊆ R and R closed under T give reach ⊆ R; every explorer tree edge (its state
+    before, and the step) being a z3 transition gives R ⊆ reach.
     """
     budget = budget or Budget()
     engine = "reachable-set"
     distinct = {finite_key(enc.spec, s): s for s in states}
     s, s2, act = enc.frame("r"), enc.frame("r2"), enc.action("ra")
     member = z3.Or(*[finite_view(enc, s, x) for x in distinct.values()])
-    member2 = z3.Or(*[finite_view(enc, s2, x) for x in distinct.values()])
+    member2 = _substitute(member, enc.flat(s), enc.flat(s2))  # built once, renamed in C
     solver = _solver()
     solver.add(enc.init(s), enc.frame_ok(s), z3.Not(member))
     if (result := _check(budget, engine, solver)) != z3.unsat:
@@ -967,22 +967,13 @@ def check_reachable_set(
             "which the explorer never reached",
         )
     count = 0
-    # T is asserted once; each edge pins the states, the row and the arguments as assumptions.
-    solver = _solver()
-    solver.add(enc.frame_ok(s), enc.trans(s, s2, act))
-    slots, slots2 = enc.flat(s), enc.flat(s2)
-    for count, (pre, row, params, post) in enumerate(tree_edges, start=1):  # noqa: B007
-        r = enc.spec.row(row)
-        pins = [a == b for a, b in zip(slots, enc.flat(enc.concrete(pre)), strict=True)]
-        pins += [a == b for a, b in zip(slots2, enc.flat(enc.concrete(post)), strict=True)]
-        pins.append(act.row == enc.row_consts[row])
-        for p in enc.spec.trigger(r.trigger).params:
-            value = encode_value(p.domain, params[p.name])
-            pins += [a == b for a, b in zip(act.params[(r.trigger, p.name)], value, strict=True)]
-        result = _check(budget, engine, solver, *pins)
-        if result != z3.sat:
+    for count, (pre, step) in enumerate(tree_edges, start=1):  # noqa: B007
+        budget.remaining_ms(engine)  # a ground check each: the budget is read between them
+        if not enc.is_step(pre, step):
             return SetCheck(
-                False, f"the explorer's step {pre} --{row}--> {post} is not a z3 transition"
+                False,
+                f"the explorer's step {dict(pre)} --{step.row}--> {dict(step.state)} "
+                "is not a z3 transition",
             )
     edges = f"{plural(count, 'tree edge')} {'is a' if count == 1 else 'are'} z3 transition"
     return SetCheck(
