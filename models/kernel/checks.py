@@ -353,6 +353,7 @@ class Checker:
 
     def _certify(self, bad: Expr, step: bool, *, params_of: str | None = None) -> Verdict:
         """z3's unbounded answer on `bad` within the certificate budget (started afresh)."""
+        self.z3.prepare()
         self.certificate_budget.start()
         self.z3.budget = self.certificate_budget
         try:
@@ -505,6 +506,7 @@ class Checker:
         z3 first settles the cases that fail in no type-correct state at all (k=0: a proof
         on its own, and cheap); the explorer looks for each of the rest on its complete
         set, and z3 is asked for their certificates while the budget lasts."""
+        self.z3.prepare()
         self.certificate_budget.start()
         self.z3.budget = self.certificate_budget
         easy, hard, missing = 0, list[Case](), None

@@ -731,6 +731,12 @@ class Engines:
 
     # ------------------------------------------------------------ Spacer
 
+    def prepare(self) -> None:
+        """Build the spec's Spacer fixedpoint and stepping solvers now (encoding T is
+        Python's work), so that a budget started after this counts z3's search alone."""
+        _, _, s, _, _, trans = self._spacer()
+        self._stepping_solvers(s, trans)
+
     def _spacer(self) -> tuple[Term, Term, Frame, Frame, Action, Term]:
         if self._fp is None:
             enc = self.enc
