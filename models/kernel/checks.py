@@ -58,7 +58,7 @@ from .vacuity import premises, vacuous
 DEFAULT_TIMEOUT = QUERY_TIMEOUT_MS / 1000  # seconds of z3 per check (`verify --timeout`)
 # Seconds of z3 per check for an optional certificate on a finite model (`verify
 # --certificates`); README "Verdicts and their basis" gives the measurement behind it.
-DEFAULT_CERTIFICATE_BUDGET = 0.5
+DEFAULT_CERTIFICATE_BUDGET = 0.1
 
 VerdictName = Literal["proved", "witnessed", "violated", "unknown"]
 Expectation = Literal["hold", "violate"]
