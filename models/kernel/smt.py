@@ -921,6 +921,39 @@ def finite_view(enc: Encoding, frame: Frame, state: Mapping[str, Value]) -> Term
     return z3.And(*parts)
 
 
+def _finite_views(enc: Encoding, frame: Frame, states: Sequence[Mapping[str, Value]]) -> list[Term]:
+    """`finite_view` of each state, each variable's equation built once per value: states
+    share most of their values, and building z3 terms in Python is the set check's cost."""
+    made: dict[tuple[str, Value], Term] = {}
+    views = []
+    for state in states:
+        parts = []
+        for v in enc.spec.vars:
+            value = state[v.name]
+            key = (v.name, value) if _hashable(value) else None  # unhashable: built each time
+            part = made.get(key) if key is not None else None
+            if part is None:
+                if v.domain.is_finite:
+                    part = _equal(v.domain, frame[v.name], encode_value(v.domain, value))
+                elif isinstance(v.domain, Option):
+                    part = frame[v.name][0] == z3.BoolVal(value is not None)
+                else:
+                    continue
+                if key is not None:
+                    made[key] = part
+            parts.append(part)
+        views.append(z3.And(*parts))
+    return views
+
+
+def _hashable(value: Value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
 def finite_key(spec: Spec, state: Mapping[str, Value]) -> tuple[Value, ...]:
     key: list[Value] = []
     for v in spec.vars:
@@ -955,7 +988,7 @@ def check_reachable_set(
     engine = "reachable-set"
     distinct = {finite_key(enc.spec, s): s for s in states}
     s, s2, act = enc.frame("r"), enc.frame("r2"), enc.action("ra")
-    member = z3.Or(*[finite_view(enc, s, x) for x in distinct.values()])
+    member = z3.Or(*_finite_views(enc, s, list(distinct.values())))
     member2 = _substitute(member, enc.flat(s), enc.flat(s2))  # built once, renamed in C
     solver = _solver()
     solver.add(enc.init(s), enc.frame_ok(s), z3.Not(member))
