@@ -300,6 +300,7 @@ class Encoding:
         )
         self._template: tuple[list[Term], Term] | None = None
         self._rows: dict[str, tuple[list[Term], Term]] = {}  # `_row_template`, per row
+        self._steps: tuple[list[Term], dict[str, Term], tuple[Term, Term]] | None = None
 
     # ------------------------------------------------------------ fresh terms
 
@@ -392,26 +393,28 @@ class Encoding:
         actual = self.flat(pre) + self.flat(post) + self.flat_action(act)
         return _substitute(formula, slots, actual)
 
+    def _row_steps(self) -> tuple[list[Term], dict[str, Term], tuple[Term, Term]]:
+        """Each row's disjunct of T over one set of slots, and T's other conjuncts: built
+        once, for T and for each row's own template."""
+        if self._steps is None:
+            s, s2, a = self.frame("T"), self.frame("T2"), self.action("T")
+            steps = {r.name: self.row_step(r, s, s2, a) for r in self.spec.rows}
+            ok = (self.frame_ok(s2), self.action_ok(a))
+            self._steps = (self.flat(s) + self.flat(s2) + self.flat_action(a), steps, ok)
+        return self._steps
+
     def _trans_template(self) -> tuple[list[Term], Term]:
         if self._template is None:
-            s, s2, a = self.frame("T"), self.frame("T2"), self.action("T")
-            formula = z3.And(
-                z3.Or(*[self.row_step(r, s, s2, a) for r in self.spec.rows]),
-                self.frame_ok(s2),
-                self.action_ok(a),
-            )
-            self._template = (self.flat(s) + self.flat(s2) + self.flat_action(a), formula)
+            slots, steps, ok = self._row_steps()
+            self._template = (slots, z3.And(z3.Or(*steps.values()), *ok))
         return self._template
 
     def _row_template(self, name: str) -> tuple[list[Term], Term]:
         """T's disjunct for one row, with T's other conjuncts: what T is once the action's
         row is that row (every other disjunct names another row, so it is false)."""
         if name not in self._rows:
-            s, s2, a = self.frame("T"), self.frame("T2"), self.action("T")
-            formula = z3.And(
-                self.row_step(self.spec.row(name), s, s2, a), self.frame_ok(s2), self.action_ok(a)
-            )
-            self._rows[name] = (self.flat(s) + self.flat(s2) + self.flat_action(a), formula)
+            slots, steps, ok = self._row_steps()
+            self._rows[name] = (slots, z3.And(steps[name], *ok))
         return self._rows[name]
 
     def is_step(self, pre: Mapping[str, Value], st: Step) -> bool:
