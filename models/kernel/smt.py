@@ -15,6 +15,8 @@ z3 `unknown` is never read as safe: it becomes an `Unknown` verdict. Every
 query runs under the current check's budget (`Engines.start`); a timeout,
 `canceled`, resource limit or any other z3 error raises `SolverLimit`, which
 the checker turns into an `unknown` verdict naming the engine and reason.
+z3 catches Ctrl-C itself while it solves and returns `unknown`/`canceled`:
+that is raised again as `KeyboardInterrupt` (`_interrupt`), never read as a limit.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import itertools
 import random
 import re
+import signal
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -98,10 +101,26 @@ def _check(budget: Budget, engine: str, solver: Term, *assumptions: Term) -> Ter
     try:
         result = solver.check(*assumptions)
     except z3.Z3Exception as error:
+        _interrupt(budget, _message(error))
         raise SolverLimit(engine, f"z3 error: {_message(error)}") from None
     if result == z3.unknown:
+        _interrupt(budget, solver.reason_unknown())
         raise SolverLimit(engine, f"z3 unknown: {solver.reason_unknown()}")
     return result
+
+
+def _interrupt(budget: Budget, why: str) -> None:
+    """Raise `KeyboardInterrupt` when z3 stopped for a Ctrl-C it caught (and swallowed).
+
+    z3 says "interrupted from keyboard", or "canceled" as for a timeout: a cancel
+    before the budget's deadline can only have come from outside. A process that
+    ignores SIGINT (a worker of `process_pool`) keeps the `unknown`.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        return
+    early = budget.deadline > time.monotonic()
+    if "interrupted from keyboard" in why or (why == "canceled" and early):
+        raise KeyboardInterrupt
 
 
 def _message(error: Exception) -> str:
@@ -748,6 +767,7 @@ class Engines:
         except z3.Z3Exception as error:
             # A canceled fixedpoint keeps no usable state: the next query builds a fresh one.
             self._fp = None
+            _interrupt(self.budget, _message(error))
             return Unknown("spacer", f"z3 error: {_message(error)}")
         except SolverLimit as limit:
             return Unknown("spacer", limit.reason)
@@ -755,6 +775,7 @@ class Engines:
             return None
         if result != z3.unsat:
             self._fp = None
+            _interrupt(self.budget, fp.reason_unknown())
             return Unknown("spacer", f"z3 unknown: {fp.reason_unknown()}")
         cover = fp.get_cover_delta(-1, reach)
         invariant = z3.substitute_vars(cover, *enc.flat(s))
