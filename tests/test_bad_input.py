@@ -66,13 +66,18 @@ def _mknod(path: Path, major: int, minor: int) -> None:
     os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(major, minor))
 
 
+def _loop(path: Path) -> None:
+    path.symlink_to(path.with_name("loop2"))
+    path.with_name("loop2").symlink_to(path)
+
+
 MAKERS: dict[str, Callable[[Path], None]] = {
     "null": lambda p: _mknod(p, 1, 3),
     "full": lambda p: _mknod(p, 1, 7),
     "zero": lambda p: _mknod(p, 1, 5),
     "fifo": os.mkfifo,
     "dir": lambda p: p.mkdir(),
-    "loop": lambda p: (p.symlink_to(p.with_name("loop2")), p.with_name("loop2").symlink_to(p)),
+    "loop": _loop,
 }
 
 
@@ -246,10 +251,11 @@ _bad_line = st.sampled_from(["{", "[1,", '{"trigger": 5}', '{"trigger": "erl"}',
 _jsonl = st.tuples(st.lists(_line, max_size=12), _bad_line).map(
     lambda parts: "\n".join([*parts[0], parts[1]]) + "\n"
 )
-_itf_doc = st.fixed_dictionaries(
-    {"states": st.lists(st.dictionaries(st.text(max_size=12), _json), max_size=4)},
-    optional={"#meta": _json, "vars": _json},
-).map(lambda doc: json.dumps({**doc, "states": [*doc["states"], 5]}))
+_itf_doc = st.builds(
+    lambda states, meta: json.dumps({"#meta": meta, "vars": [], "states": [*states, 5]}),
+    st.lists(st.dictionaries(st.text(max_size=12), _json), max_size=4),
+    _json,
+)
 
 
 @pytest.fixture
