@@ -25,8 +25,10 @@ import itertools
 import random
 import re
 import signal
+import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -99,7 +101,8 @@ def _check(budget: Budget, engine: str, solver: Term, *assumptions: Term) -> Ter
     """`solver.check` under the budget: sat or unsat, else `SolverLimit`."""
     solver.set("timeout", budget.remaining_ms(engine))
     try:
-        result = solver.check(*assumptions)
+        with _ctrl_c():
+            result = solver.check(*assumptions)
     except z3.Z3Exception as error:
         _interrupt(budget, _message(error))
         raise SolverLimit(engine, f"z3 error: {_message(error)}") from None
@@ -107,6 +110,18 @@ def _check(budget: Budget, engine: str, solver: Term, *assumptions: Term) -> Ter
         _interrupt(budget, solver.reason_unknown())
         raise SolverLimit(engine, f"z3 unknown: {solver.reason_unknown()}")
     return result
+
+
+@contextmanager
+def _ctrl_c() -> Iterator[None]:
+    """Around a z3 call: z3 installs its own SIGINT handler while it solves, and does not
+    always put Python's back (then Ctrl-C is ignored for the rest of the run): reinstall it."""
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        yield
+    finally:
+        if handler is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, handler)
 
 
 def _interrupt(budget: Budget, why: str) -> None:
@@ -763,7 +778,8 @@ class Engines:
         fp.rule(goal(), body)
         try:
             fp.set("timeout", self.budget.remaining_ms("spacer"))
-            result = fp.query(goal())
+            with _ctrl_c():
+                result = fp.query(goal())
         except z3.Z3Exception as error:
             # A canceled fixedpoint keeps no usable state: the next query builds a fresh one.
             self._fp = None
