@@ -6,7 +6,9 @@ to print a marker ("PHASE <name>") when its phase starts and then to stay in it:
 "solve" phase runs a z3 query that takes hours (a pigeonhole formula) through
 `smt._check`, so the signal lands while z3 solves, where z3 catches Ctrl-C itself;
 the other phases wait on an event that is never set. The test reads the marker,
-sends SIGINT, and asserts exit 130 within a generous bound.
+sends SIGINT, and asserts exit 130 within a generous bound. A Ctrl-C that lands just
+before z3 takes over SIGINT is z3-interrupted by `smt._watch`, so the race between the
+marker and the solve cannot lose it.
 """
 
 from __future__ import annotations
@@ -112,4 +114,7 @@ def test_ctrl_c_exits_130_and_writes_nothing(
     code = child.returncode
     assert code == 130, "".join(seen) + rest
     assert rest.strip().endswith("interrupted") and "Traceback" not in rest, rest
-    assert os.listdir(out) == []  # nothing written, no temporary file left
+    # Nothing half-written and no temporary file; `diagram --render` has written the .dot
+    # and .mmd whole before it renders, and they stay.
+    left = sorted(os.listdir(out))
+    assert left == (["policy.dot", "policy.mmd"] if argv.startswith("diagram") else []), left

@@ -25,6 +25,7 @@ import itertools
 import random
 import re
 import signal
+import socket
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -112,16 +113,51 @@ def _check(budget: Budget, engine: str, solver: Term, *assumptions: Term) -> Ter
     return result
 
 
+_SOLVING = threading.Event()  # set while the main thread is inside a z3 call
+
+
 @contextmanager
 def _ctrl_c() -> Iterator[None]:
-    """Around a z3 call: z3 installs its own SIGINT handler while it solves, and does not
-    always put Python's back (then Ctrl-C is ignored for the rest of the run): reinstall it."""
+    """Around a z3 call, so that Ctrl-C stops it at once. z3 installs its own SIGINT handler
+    while it solves, and does not always put Python's back (then Ctrl-C would be ignored
+    for the rest of the run): reinstall it. A Ctrl-C that lands just before z3's handler is
+    in place reaches Python's, which cannot run inside z3: `_watch` interrupts z3 for it."""
+    main = threading.current_thread() is threading.main_thread()
     handler = signal.getsignal(signal.SIGINT)
+    if main and handler is signal.default_int_handler:
+        _watch()
+        _SOLVING.set()
     try:
         yield
     finally:
-        if handler is not None and threading.current_thread() is threading.main_thread():
+        _SOLVING.clear()
+        if main and handler is not None:
             signal.signal(signal.SIGINT, handler)
+
+
+_WATCHING: list[socket.socket] = []
+
+
+def _watch() -> None:
+    """Once: a thread woken by Python's signal wakeup fd, which interrupts z3 on SIGINT."""
+    if _WATCHING:
+        return
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    try:
+        signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    except ValueError:  # not the main thread of the main interpreter
+        return
+    _WATCHING.extend((reader, writer))
+
+    def watch() -> None:
+        while data := reader.recv(64):
+            if signal.SIGINT in data:
+                while _SOLVING.is_set():  # until z3 returns, then Python raises the interrupt
+                    z3.main_ctx().interrupt()
+                    time.sleep(0.01)
+
+    threading.Thread(target=watch, name="z3-ctrl-c", daemon=True).start()
 
 
 def _interrupt(budget: Budget, why: str) -> None:
