@@ -525,8 +525,8 @@ def bench_check_trace_memory(megabytes: int = 50, budget_mb: float = 200.0) -> N
     its peak beside a log a tenth the size shows that memory does not grow with the length."""
     from logs import duplex_log, peak_mb
 
-    small = duplex_log(ROOT / "build" / "bench" / "duplex-5mb.jsonl", 1)
-    per_step = small.stat().st_size  # an init line and a step: about the size of a step
+    sample = duplex_log(ROOT / "build" / "bench" / "duplex-sample.jsonl", 1000)
+    per_step = sample.stat().st_size // 1001  # an init line and 1,000 steps
     sizes = {}
     for mb in (megabytes // 10, megabytes):
         log = duplex_log(ROOT / "build" / "bench" / f"duplex-{mb}mb.jsonl", mb * 2**20 // per_step)
