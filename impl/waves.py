@@ -57,8 +57,9 @@ Decisions beyond a literal port:
 - Timeouts: a timeout below 1 ms (0, negatives, NaN) or infinite fires after 1 ms, the way
   Node's setTimeout clamps it, and the detail prints the value as given, as the seed's
   template does: "timed out after 0ms", "NaNms", "Infinityms". An integer past a float's
-  range is an infinity of its sign, as a JS number holds it. Node's clamp of delays above 2**31-1 ms to 1 ms is a runtime artifact and is not
-  ported: a large finite timeout is honoured. Spawn params always carry the value as given.
+  range is an infinity of its sign, as a JS number holds it. Node's clamp of delays above
+  2**31-1 ms to 1 ms is a runtime artifact and is not ported: a large finite timeout is
+  honoured. Spawn params always carry the value as given.
   The effective timeout is resolved before the ping (the seed: before the spawn), since it
   bounds the ping too; PERK_WAVE_TIMEOUT_MS is parsed as JS `Number()` parses it (§5).
 - A signal Event reused from an earlier `asyncio.run` (bound to another loop) is refused
