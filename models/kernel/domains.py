@@ -422,6 +422,27 @@ def _cached(domain: Domain, make: Callable[[], tuple[Value, ...]]) -> tuple[Valu
     return hit[1]
 
 
+def count(domain: Domain) -> int | None:
+    """How many values the domain has (None: infinitely many), without listing them."""
+    if isinstance(domain, Seq):
+        n = count(domain.element)
+        assert n is not None
+        return sum(n**k for k in range(domain.max_len + 1))
+    if isinstance(domain, Func):
+        n = count(domain.value)
+        assert n is not None
+        return n ** len(domain.keys)
+    if isinstance(domain, Set):
+        n = count(domain.element)
+        assert n is not None
+        return 2**n
+    if isinstance(domain, Option):
+        inner = count(domain.inner)
+        return None if inner is None else inner + 1
+    values = domain.values
+    return None if values is None else len(values)
+
+
 def is_data(domain: Domain) -> bool:
     """A sequence, function or set domain (a value with parts)."""
     return isinstance(domain, Seq | Func | Set)

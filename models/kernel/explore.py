@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, overload
 
-from .domains import Domain, FuncValue, IntRange, Option, Real, Value, is_data
+from .domains import Domain, FuncValue, IntRange, Option, Real, Value, count, is_data
 from .expr import (
     Add,
     And,
@@ -291,10 +291,7 @@ _PACK_DATA_UP_TO = 1 << 16
 
 
 def _few(domain: Domain) -> bool:
-    try:
-        return len(domain.values or ()) <= _PACK_DATA_UP_TO
-    except ValueError:  # the domain refuses to list that many
-        return False
+    return (count(domain) or 0) <= _PACK_DATA_UP_TO
 
 
 def _domains(spec: Spec) -> list[Domain]:

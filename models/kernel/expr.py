@@ -204,9 +204,10 @@ class Bound(Expr):
 
 @dataclass(frozen=True)
 class Quant(Expr):
-    """`forall` (`kind="all"`) or `exists` (`kind="any"`) over a finite domain."""
+    """`forall` (`kind="all"`), `exists` (`"any"`) or `total` (`"sum"`, an integer sum)
+    over a finite domain."""
 
-    kind: Literal["all", "any"]
+    kind: Literal["all", "any", "sum"]
     name: str
     domain: Domain
     body: Expr
@@ -400,7 +401,10 @@ def bound(name: str) -> Expr:
 
 
 def _quant(
-    kind: Literal["all", "any"], name: str, domain: Domain, pred: Expr | Callable[[Expr], Expr]
+    kind: Literal["all", "any", "sum"],
+    name: str,
+    domain: Domain,
+    pred: Expr | Callable[[Expr], Expr],
 ) -> Expr:
     body = pred(Bound(name)) if callable(pred) and not isinstance(pred, Expr) else pred
     assert isinstance(body, Expr), f"a quantifier's body must be an expression, got {body!r}"
@@ -415,6 +419,12 @@ def forall(name: str, domain: Domain, pred: Expr | Callable[[Expr], Expr]) -> Ex
 def exists(name: str, domain: Domain, pred: Expr | Callable[[Expr], Expr]) -> Expr:
     """`\\E name \\in domain : pred`."""
     return _quant("any", name, domain, pred)
+
+
+def total(name: str, domain: Domain, body: Expr | Callable[[Expr], Expr]) -> Expr:
+    """The integer sum of `body` over `domain` (a fold: `Cardinality` of a filtered set is
+    `total(i, D, ite(pred, 1, 0))`)."""
+    return _quant("sum", name, domain, body)
 
 
 def append(seq: Expr, item: Expr | Value) -> Expr:
@@ -526,8 +536,11 @@ def unroll(expr: Expr) -> Expr:
     """`expr` with every quantifier unrolled into `And`/`Or` over its instances."""
     if isinstance(expr, Quant):
         parts = tuple(unroll(b) for b in instances(expr))
-        if not parts:
-            return Const(expr.kind == "all")
+        if expr.kind == "sum":
+            summed: Expr = parts[0]
+            for part in parts[1:]:
+                summed = Add(summed, part)
+            return summed
         return And(parts) if expr.kind == "all" else Or(parts)
     changes: dict[str, Any] = {}
     for key, child in vars(expr).items():
@@ -686,8 +699,16 @@ def infer(expr: Expr, typer: Typer) -> Domain | None:
     if isinstance(expr, Quant):
         if expr.domain.values is None:
             raise ExprTypeError(f"a quantifier needs a finite domain, got {expr.domain.describe()}")
-        check(expr.body, _binding(typer, expr.name, expr.domain), Bool())
-        return Bool()
+        scoped = _binding(typer, expr.name, expr.domain)
+        if expr.kind != "sum":
+            check(expr.body, scoped, Bool())
+            return Bool()
+        body = infer(expr.body, scoped)
+        if body is not None and not isinstance(body, IntRange):
+            raise ExprTypeError(f"total needs an integer body, got {body.describe()}")
+        if body is None:
+            check(expr.body, scoped, IntRange(-(2**31), 2**31))
+        return IntRange(-(2**31), 2**31)
     if isinstance(expr, SeqOp):
         seq = infer(expr.seq, typer)
         if not isinstance(seq, Seq):
@@ -862,6 +883,8 @@ def _compile(expr: Expr) -> Callable[[Env], Value]:
         parts = tuple(compiled(b) for b in instances(expr))
         if expr.kind == "all":
             return lambda env: all(p(env) for p in parts)
+        if expr.kind == "sum":
+            return lambda env: sum(p(env) for p in parts)
         return lambda env: any(p(env) for p in parts)
     if isinstance(expr, SeqOp):
         return _compile_seq(expr)
@@ -967,7 +990,7 @@ def render(expr: Expr, label: Callable[[Value], str] = str) -> str:
     if isinstance(expr, Bound):
         return expr.name
     if isinstance(expr, Quant):
-        sign = "∀" if expr.kind == "all" else "∃"
+        sign = {"all": "∀", "any": "∃", "sum": "Σ"}[expr.kind]
         return f"{sign}{expr.name} ∈ {expr.domain.name}: {render(expr.body, label)}"
     if isinstance(expr, SeqOp):
         seq = render(expr.seq, label)
