@@ -427,15 +427,15 @@ def count(domain: Domain) -> int | None:
     if isinstance(domain, Seq):
         n = count(domain.element)
         assert n is not None
-        return sum(n**k for k in range(domain.max_len + 1))
+        return sum(int(n) ** k for k in range(domain.max_len + 1))
     if isinstance(domain, Func):
         n = count(domain.value)
         assert n is not None
-        return n ** len(domain.keys)
+        return int(n) ** len(domain.keys)
     if isinstance(domain, Set):
         n = count(domain.element)
         assert n is not None
-        return 2**n
+        return int(2**n)
     if isinstance(domain, Option):
         inner = count(domain.inner)
         return None if inner is None else inner + 1
