@@ -427,15 +427,15 @@ def count(domain: Domain) -> int | None:
     if isinstance(domain, Seq):
         n = count(domain.element)
         assert n is not None
-        return sum(int(n) ** k for k in range(domain.max_len + 1))
+        return sum(math.prod([n] * k) for k in range(domain.max_len + 1))
     if isinstance(domain, Func):
         n = count(domain.value)
         assert n is not None
-        return int(n) ** len(domain.keys)
+        return math.prod([n] * len(domain.keys))
     if isinstance(domain, Set):
         n = count(domain.element)
         assert n is not None
-        return int(2**n)
+        return 1 << n
     if isinstance(domain, Option):
         inner = count(domain.inner)
         return None if inner is None else inner + 1
