@@ -719,7 +719,8 @@ def infer(expr: Expr, typer: Typer) -> Domain | None:
             return seq
         if expr.op == "index":
             assert expr.arg is not None
-            check(expr.arg, typer, IntRange(1, seq.max_len))
+            # Any integer: a position past the end is undefined, as `defined()` says.
+            check(expr.arg, typer, IntRange(-(2**31), 2**31))
             return seq.element
         return {"head": seq.element, "tail": seq, "len": IntRange(0, seq.max_len)}[expr.op]
     if isinstance(expr, At | Update):

@@ -629,7 +629,7 @@ class _Ctx:
             return (n - 1, *[t for p in shifted for t in p])
         assert e.arg is not None
         if e.op == "index":
-            k = self.tr(e.arg, IntRange(1, dom.max_len))[0]
+            k = self.tr(e.arg, IntRange(-(2**31), 2**31))[0]  # out of range: undefined
             picked = parts[-1]
             for i in range(dom.max_len - 2, -1, -1):
                 picked = _ite(k == i + 1, parts[i], picked)

@@ -362,6 +362,14 @@ class Spec:
     def param_assignments(self, trigger: str) -> list[dict[str, Value]]:
         return list(all_assignments([(p.name, p.domain) for p in self.trigger(trigger).params]))
 
+    def for_some_arguments(self, trigger: str, expr: Expr) -> Expr:
+        """`expr` over the trigger's parameters, as a state predicate: it holds for some
+        values of them (finite parameters only)."""
+        read = {n.name for n in walk(expr) if isinstance(n, Ref) and n.scope == "param"}
+        named = [(p.name, p.domain) for p in self.trigger(trigger).params if p.name in read]
+        cases = tuple(_bind(expr, params) for params in all_assignments(named))
+        return cases[0] if len(cases) == 1 else Or(cases)
+
     def expand(self, expr: Expr) -> Expr:
         """Rewrite `enabled(...)` into a disjunction over rows and finite parameters."""
         return _expand_enabled(self, expr)
