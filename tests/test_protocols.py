@@ -22,6 +22,7 @@ from models.kernel import Seq, Var, row
 from models.kernel.checks import Checker
 from models.kernel.explore import Exploration, explore
 from models.kernel.expr import And, Enabled, Expr, Not
+from models.kernel.spin import disagreements, run_spin, tools_missing
 
 PROTOCOLS = Path(__file__).resolve().parents[2] / "shared" / "protocols"
 IDS = [f.spec.name for f in FIXTURES]
@@ -131,3 +132,15 @@ def test_z3_agrees_on_small_fixtures(fixture: Fixture) -> None:
         assert "disagree" not in result.detail
         if result.verdict == "unknown":
             assert "budget" in result.detail or "canceled" in result.detail
+
+
+@pytest.mark.skipif(bool(tools_missing()), reason="SPIN needs spin and gcc: `make spin`")
+@pytest.mark.parametrize("fixture", FIXTURES, ids=IDS)
+def test_spin_agrees(fixture: Fixture) -> None:
+    """SPIN, through the Promela export: TLC's state count, every invariant proved, and
+    every verdict and count as the explorer's."""
+    result = run_spin(fixture.spec)
+    assert result.states == fixture.tlc_states
+    for p in fixture.spec.properties:
+        assert result.verdicts[p.name].verdict == "proved", p.name
+    assert disagreements(fixture.spec, result, graph(fixture)) == []

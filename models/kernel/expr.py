@@ -660,8 +660,9 @@ def infer(expr: Expr, typer: Typer) -> Domain | None:
         return dom
     if isinstance(expr, Cmp | Add):
         left, right = infer(expr.left, typer), infer(expr.right, typer)
-        dom = left or right
-        if dom is None or not isinstance(dom, IntRange | Real):
+        # Two untyped sides (a `total` unrolled into sums of `ite(p, 1, 0)`) are integers.
+        dom = left or right or IntRange(-(2**31), 2**31)
+        if not isinstance(dom, IntRange | Real):
             raise ExprTypeError(f"arithmetic needs an int or real operand, got {_name(dom)}")
         for side in (expr.left, expr.right):
             if isinstance(side, Const) and isinstance(expr, Add) and isinstance(dom, IntRange):
