@@ -948,43 +948,48 @@ def _scoped(env: Env, scope: Scope) -> Mapping[str, Value]:
 # ---------------------------------------------------------------- rendering
 
 
-def render(expr: Expr, label: Callable[[Value], str] = str) -> str:
-    """A compact, readable form for diagrams and listings."""
+def render(
+    expr: Expr, label: Callable[[Value], str] = str, ref: Callable[[Ref], str] | None = None
+) -> str:
+    """A compact, readable form for diagrams and listings (`ref`: a printer's own names for
+    variables and parameters)."""
     if isinstance(expr, Const):
         return label(expr.value)
+    if isinstance(expr, Ref) and ref is not None:
+        return ref(expr)
     if isinstance(expr, Ref):
         return {"pre": "", "post": "'", "param": "?", "out": "!"}[expr.scope] + expr.name
     if isinstance(expr, Eq):
         if isinstance(expr.left, Ref) and expr.left.scope == "post":
-            return f"{expr.left.name}' = {render(expr.right, label)}"
-        return f"{render(expr.left, label)} = {render(expr.right, label)}"
+            return f"{expr.left.name}' = {render(expr.right, label, ref)}"
+        return f"{render(expr.left, label, ref)} = {render(expr.right, label, ref)}"
     if isinstance(expr, In):
-        return f"{render(expr.item, label)} ∈ {{{', '.join(label(o) for o in expr.options)}}}"
+        return f"{render(expr.item, label, ref)} ∈ {{{', '.join(label(o) for o in expr.options)}}}"
     if isinstance(expr, Not):
         if isinstance(expr.arg, Eq):
-            return f"{render(expr.arg.left, label)} ≠ {render(expr.arg.right, label)}"
-        return f"¬({render(expr.arg, label)})"
+            return f"{render(expr.arg.left, label, ref)} ≠ {render(expr.arg.right, label, ref)}"
+        return f"¬({render(expr.arg, label, ref)})"
     if isinstance(expr, And):
-        return " ∧ ".join(_paren(a, label) for a in expr.args)
+        return " ∧ ".join(_paren(a, label, ref) for a in expr.args)
     if isinstance(expr, Or):
-        return " ∨ ".join(_paren(a, label) for a in expr.args)
+        return " ∨ ".join(_paren(a, label, ref) for a in expr.args)
     if isinstance(expr, Implies):
-        return f"{_paren(expr.premise, label)} → {_paren(expr.conclusion, label)}"
+        return f"{_paren(expr.premise, label, ref)} → {_paren(expr.conclusion, label, ref)}"
     if isinstance(expr, Ite):
         return (
-            f"if {render(expr.cond, label)} then {render(expr.then, label)} "
-            f"else {render(expr.other, label)}"
+            f"if {render(expr.cond, label, ref)} then {render(expr.then, label, ref)} "
+            f"else {render(expr.other, label, ref)}"
         )
     if isinstance(expr, Cmp):
-        return f"{render(expr.left, label)} {expr.op} {render(expr.right, label)}"
+        return f"{render(expr.left, label, ref)} {expr.op} {render(expr.right, label, ref)}"
     if isinstance(expr, Add):
-        return f"{render(expr.left, label)} {expr.op} {render(expr.right, label)}"
+        return f"{render(expr.left, label, ref)} {expr.op} {render(expr.right, label, ref)}"
     if isinstance(expr, IsSome):
-        return f"{render(expr.arg, label)} set"
+        return f"{render(expr.arg, label, ref)} set"
     if isinstance(expr, Some):
-        return render(expr.arg, label)
+        return render(expr.arg, label, ref)
     if isinstance(expr, Unwrap):
-        return render(expr.arg, label)
+        return render(expr.arg, label, ref)
     if isinstance(expr, StepIs):
         return f"{expr.kind} ∈ {{{', '.join(expr.names)}}}"
     if isinstance(expr, Enabled):
@@ -993,41 +998,43 @@ def render(expr: Expr, label: Callable[[Value], str] = str) -> str:
         return expr.name
     if isinstance(expr, Quant):
         sign = {"all": "∀", "any": "∃", "sum": "Σ"}[expr.kind]
-        return f"{sign}{expr.name} ∈ {expr.domain.name}: {render(expr.body, label)}"
+        return f"{sign}{expr.name} ∈ {expr.domain.name}: {render(expr.body, label, ref)}"
     if isinstance(expr, SeqOp):
-        seq = render(expr.seq, label)
+        seq = render(expr.seq, label, ref)
         if expr.op == "append":
             assert expr.arg is not None
-            return f"Append({seq}, {render(expr.arg, label)})"
+            return f"Append({seq}, {render(expr.arg, label, ref)})"
         if expr.op == "index":
             assert expr.arg is not None
-            return f"{seq}[{render(expr.arg, label)}]"
+            return f"{seq}[{render(expr.arg, label, ref)}]"
         return f"{ {'head': 'Head', 'tail': 'Tail', 'len': 'Len'}[expr.op] }({seq})"
     if isinstance(expr, At):
-        return f"{render(expr.func, label)}[{render(expr.key, label)}]"
+        return f"{render(expr.func, label, ref)}[{render(expr.key, label, ref)}]"
     if isinstance(expr, Update):
         return (
-            f"[{render(expr.func, label)} EXCEPT ![{render(expr.key, label)}] = "
-            f"{render(expr.value, label)}]"
+            f"[{render(expr.func, label, ref)} EXCEPT ![{render(expr.key, label, ref)}] = "
+            f"{render(expr.value, label, ref)}]"
         )
     if isinstance(expr, FuncLit):
         pairs = (
-            f"{expr.domain.index.label(k)} ↦ {render(i, label)}"
+            f"{expr.domain.index.label(k)} ↦ {render(i, label, ref)}"
             for k, i in zip(expr.domain.keys, expr.items, strict=True)
         )
         return "[" + ", ".join(pairs) + "]"
     if isinstance(expr, SetOp):
-        set_ = render(expr.set, label)
+        set_ = render(expr.set, label, ref)
         if expr.op == "size":
             return f"|{set_}|"
         assert expr.item is not None
-        item = render(expr.item, label)
+        item = render(expr.item, label, ref)
         return {"member": f"{item} ∈ {set_}", "add": f"{set_} ∪ {{{item}}}"}.get(
             expr.op, f"{set_} \\ {{{item}}}"
         )
     return type(expr).__name__
 
 
-def _paren(expr: Expr, label: Callable[[Value], str]) -> str:
-    text = render(expr, label)
+def _paren(
+    expr: Expr, label: Callable[[Value], str], ref: Callable[[Ref], str] | None = None
+) -> str:
+    text = render(expr, label, ref)
     return f"({text})" if isinstance(expr, And | Or | Implies | Quant) else text

@@ -102,7 +102,7 @@ def text(expr: Expr) -> str:
         return f"{expr.kind} ∈ {{{', '.join(names)}}}"
     if isinstance(expr, Enabled):
         return f"enabled({', '.join(expr.triggers)})"
-    return render(expr, value)  # data and quantifiers: TLA+'s notation
+    return render(expr, value, text)  # data and quantifiers: TLA+'s notation
 
 
 def paren(expr: Expr) -> str:

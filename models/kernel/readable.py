@@ -158,7 +158,7 @@ def show(spec: Spec, expr: Expr, context: Domain | None = None) -> str:
         return f"{expr.kind} ∈ {{{', '.join(expr.names)}}}"
     if isinstance(expr, Enabled):
         return f"enabled({', '.join(expr.triggers)})"
-    return render(expr, _plain)  # data and quantifiers: TLA+'s notation
+    return render(expr, _plain, lambda r: show(spec, r))  # data, quantifiers: TLA+'s notation
 
 
 _BOOL = (Eq, Not, And, Or, Implies, Cmp, In, IsSome, StepIs, Enabled)
