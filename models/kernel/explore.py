@@ -4,7 +4,8 @@ Each spec's rows are compiled once into straight-line Python over compact
 states: each state packed into one int (a bit field per variable, a value's
 code being its index in its domain, or its offset from an integer range's
 `lo`; a real's values are the spec's samples), or a plain tuple of values
-when some value falls outside that layout. Per trigger the code loops over
+when some value falls outside that layout or a data variable (a sequence,
+function or set) has too many values to number. Per trigger the code loops over
 the parameter assignments and tests the trigger's rows in spec order; the
 first enabled row builds the successor, exactly as the `transitions` Machine
 in `oracle.py` fires the first transition whose conditions hold (a test

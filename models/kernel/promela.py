@@ -9,6 +9,11 @@ The shape of the model:
 - Every variable is a global holding a small integer *code* of its value:
   enum members, tuples and options by position in their domain, booleans as
   0/1, integers as themselves, `none` as 0 with the inner codes shifted by one.
+  A sequence, function or set is an array of such codes, laid out as `smt.py`
+  lays out its slots (a sequence: its length, then its elements, 0 past the
+  end; a function: its values in index order; a set: one bit per element);
+  quantifiers are unrolled over their finite domains, and the initial states
+  are the spec's (its initial predicate applied).
 - One process runs one `do` loop with one option per initial state (a
   `d_step` enabled only while `go` is 0) and one per trigger. A trigger's
   option picks each parameter from its finite domain (`a_` variables, inside

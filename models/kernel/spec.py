@@ -1,8 +1,11 @@
 """The vocabulary a spec is written in, and its validation.
 
 A `Spec` is data: variables with finite domains (one real allowed where the
-seed carries a number), triggers with parameters, named rows with a guard,
-updates and outputs, explicit ignore rows, and properties. Every row and
+seed carries a number; sequences, functions and sets as TLA+ has them),
+triggers with parameters, named rows with a guard, updates and outputs,
+explicit ignore rows, properties, an optional initial predicate, and its
+totality: `explicit` (every trigger answered in every state, the seeds' rule)
+or `enabled-only` (a trigger no row answers is not enabled, as in TLA+). Every row and
 property cites its source. A malformed spec is refused when it is built, with
 a `SpecError` that names the row (or variable, property) and the cause.
 """
