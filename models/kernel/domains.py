@@ -250,6 +250,10 @@ class Seq(Domain):
             object.__setattr__(self, "name", f"Seq[{self.element.name}, {self.max_len}]")
 
     @property
+    def is_finite(self) -> bool:
+        return True  # without listing the values, which may be many
+
+    @property
     def values(self) -> tuple[Value, ...]:
         return _cached(self, self._enumerate)
 
@@ -341,6 +345,10 @@ class Func(Domain):
         return _finite_values(self.index, "a function's index")
 
     @property
+    def is_finite(self) -> bool:
+        return True  # without listing the values, which may be many
+
+    @property
     def values(self) -> tuple[Value, ...]:
         return _cached(self, self._enumerate)
 
@@ -383,6 +391,10 @@ class Set(Domain):
         _finite_values(self.element, "a set")
         if not self.name:
             object.__setattr__(self, "name", f"Set[{self.element.name}]")
+
+    @property
+    def is_finite(self) -> bool:
+        return True  # without listing the values, which may be many
 
     @property
     def values(self) -> tuple[Value, ...]:

@@ -250,6 +250,12 @@ def encode_value(domain: Domain, value: Value) -> Enc:
 
 
 def _default(domain: Domain) -> Enc:
+    if isinstance(domain, Seq):
+        return encode_value(domain, ())
+    if isinstance(domain, Func):
+        return tuple(t for _ in domain.keys for t in _default(domain.value))
+    if isinstance(domain, Set):
+        return encode_value(domain, frozenset())
     if isinstance(domain, Real):
         return (z3.RealVal(0),)
     if isinstance(domain, IntRange):
