@@ -593,8 +593,9 @@ class _Ctx:
             then, other = self.tr(e.then, dom), self.tr(e.other, dom)
             return tuple(z3.If(cond, a, b) for a, b in zip(then, other, strict=True))
         if isinstance(e, Cmp | Add):
-            dom = infer(e.left, self.typer) or infer(e.right, self.typer)
-            assert dom is not None
+            # Two untyped sides (a `total` of `ite(p, 1, 0)`) are plain integers.
+            wide = IntRange(-(2**31), 2**31)
+            dom = infer(e.left, self.typer) or infer(e.right, self.typer) or wide
             a, b = self.tr(e.left, dom)[0], self.tr(e.right, dom)[0]
             if isinstance(e, Add):
                 return (a - b,) if e.op == "-" else (a + b,)

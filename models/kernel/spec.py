@@ -25,6 +25,8 @@ from .expr import (
     FALSE,
     TRUE,
     And,
+    Bound,
+    Cmp,
     Const,
     Enabled,
     Env,
@@ -701,7 +703,19 @@ def bind(expr: Expr, params: Mapping[str, Value]) -> Expr:
             fields[key] = bind(value, params)
         elif isinstance(value, tuple) and value and isinstance(value[0], Expr):
             fields[key] = tuple(bind(v, params) for v in value)
-    return type(expr)(**fields)
+    bound = type(expr)(**fields)
+    if isinstance(bound, _TESTS) and not any(isinstance(n, _OPEN) for n in walk(bound)):
+        # A test of constants only (`is_in(car, ...)` once `car` is bound): its value, since
+        # no face can type a comparison of two constants.
+        try:
+            return Const(bool(evaluate(bound, Env(pre={}))))
+        except (ExprTypeError, KeyError, IndexError, TypeError):
+            return bound
+    return bound
+
+
+_TESTS = (Eq, In, Cmp)
+_OPEN = (Ref, StepIs, Enabled, Bound)
 
 
 def _apply_variant(spec: Spec, variant: Variant) -> Spec:
