@@ -23,7 +23,7 @@ from models.kernel.checks import Checker
 from models.kernel.explore import Exploration, explore
 from models.kernel.expr import And, Enabled, Expr, Not
 from models.kernel.smt import Encoding
-from models.kernel.spin import disagreements, run_spin, tools_missing
+from models.kernel.spin import disagreements, find_deadlock, run_spin, tools_missing
 
 PROTOCOLS = Path(__file__).resolve().parents[2] / "shared" / "protocols"
 IDS = [f.spec.name for f in FIXTURES]
@@ -34,6 +34,14 @@ def graph(fixture: Fixture) -> Exploration:
     if fixture.spec.name not in _GRAPHS:
         _GRAPHS[fixture.spec.name] = explore(fixture.spec)
     return _GRAPHS[fixture.spec.name]
+
+
+def first_deadlock(fixture: Fixture) -> int | None:
+    """The shallowest reachable non-terminal state where no row of any trigger is enabled."""
+    spec = fixture.spec
+    live = spec.expand(Enabled(tuple(t.name for t in spec.triggers)))
+    stuck: Expr = Not(live) if spec.terminal is None else And((Not(live), Not(spec.terminal)))
+    return graph(fixture).first_state(stuck)
 
 
 def holds_everywhere(g: Exploration, pred: Expr) -> bool:
@@ -72,9 +80,7 @@ def test_deadlock_as_tlc_checks_it(fixture: Fixture) -> None:
     spec, g = fixture.spec, graph(fixture)
     assert spec.check_deadlock == fixture.check_deadlock
     assert spec.totality == "enabled-only"
-    live = spec.expand(Enabled(tuple(t.name for t in spec.triggers)))
-    stuck: Expr = Not(live) if spec.terminal is None else And((Not(live), Not(spec.terminal)))
-    stuck_at = g.first_state(stuck)
+    stuck_at = first_deadlock(fixture)
     if fixture.check_deadlock:
         assert stuck_at is None, g.as_dict(stuck_at or 0)
     else:
@@ -165,3 +171,16 @@ def test_spin_agrees(fixture: Fixture) -> None:
     for p in fixture.spec.properties:
         assert result.verdicts[p.name].verdict == "proved", p.name
     assert disagreements(fixture.spec, result, graph(fixture)) == []
+
+
+@pytest.mark.skipif(bool(tools_missing()), reason="SPIN needs spin and gcc: `make spin`")
+@pytest.mark.parametrize("fixture", FIXTURES, ids=IDS)
+def test_spin_finds_deadlock_as_the_explorer_does(fixture: Fixture) -> None:
+    """pan's invalid end states are the kernel's deadlocks: none where TLC checks for them,
+    and where TLC is told not to look, the same shortest one."""
+    found = find_deadlock(fixture.spec)
+    stuck_at = first_deadlock(fixture)
+    assert found.found == (stuck_at is not None) == (not fixture.check_deadlock)
+    if stuck_at is not None:
+        assert found.trace is not None
+        assert len(found.trace) == graph(fixture).depth[stuck_at]

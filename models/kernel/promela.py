@@ -112,7 +112,7 @@ from .expr import (
     unroll,
     walk,
 )
-from .spec import Kind, Property, Row, Spec, Var
+from .spec import Kind, Property, Row, Spec, Var, bind
 from .trace import Step, Trace
 
 SETUP_STATES = 1  # the state before an initial state is picked (see the module docstring)
@@ -690,8 +690,11 @@ def _cells(codec: Codec, prefix: str, v: Var) -> list[str]:
     return [f"{prefix}{v.name}[{k}]" for k in range(codec.width(v.domain))]
 
 
-def export(spec: Spec) -> Export:
-    """The spec as a Promela model (see the module docstring for its shape)."""
+def export(spec: Spec, *, terminal_loop: bool = False) -> Export:
+    """The spec as a Promela model (see the module docstring for its shape).
+
+    `terminal_loop` adds a step that a terminal state may always take (changing nothing),
+    so a pan search for invalid end states reports only real deadlocks."""
     codec = Codec(spec)
     for name, domain in [(o.name, o.domain) for o in spec.outputs] + [
         (p.name, p.domain) for t in spec.triggers for p in t.params
@@ -792,7 +795,27 @@ def export(spec: Spec) -> Export:
             translator(t.name, ())(_fold(spec.step_guard(r), _step(spec, r)), Bool()) for r in own
         ]
         out.append(f"/* trigger {t.name} */")
-        if t.params:
+        if t.params and terminal_loop:
+            # Only arguments some row answers are picked: a pick that no row answers would
+            # block inside the atomic step, which pan would report as an invalid end state.
+            enabling = Or(tuple(spec.step_guard(r) for r in own))
+            picks = []
+            for combo in spec.param_assignments(t.name):
+                test = translator(t.name, ())(_fold(bind(enabling, combo), None), Bool())
+                if test == "0":
+                    continue
+                sets = "; ".join(
+                    f"{_arg(spec, t.name, p.name)} = {codec.encode(p.domain, combo[p.name])}"
+                    for p in t.params
+                )
+                picks.append((test, sets))
+            some = " || ".join(test for test, _ in picks) or "0"
+            out.append(f":: atomic {{ go && ({some});")
+            out.append(
+                "     if " + " ".join(f":: {test} -> {sets}" for test, sets in picks) + " fi;"
+            )
+            out.append("     d_step { (" + " || ".join(guards) + ") ->")
+        elif t.params:
             out.append(":: atomic { go;")
             for param in t.params:
                 codes = " ".join(
@@ -849,5 +872,10 @@ def export(spec: Spec) -> Export:
         tail += [f"o_{o.name} = 0" for o in spec.outputs] + [f"{a} = 0" for a in args]
         out.append("     " + ";\n     ".join(tail or ["skip"]))
         out.append("  } }" if t.params else "  }")
+    if terminal_loop and spec.terminal is not None:
+        terminal = translator(None, ())(_fold(spec.terminal, None), Bool())
+        out.append(
+            f"/* a terminal state is no deadlock */\n:: d_step {{ go && {terminal} -> skip }}"
+        )
     out += ["od", "}", ""]
     return Export(spec, "\n".join(out), props, tuple(rows), codec)
