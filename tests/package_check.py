@@ -171,3 +171,9 @@ def test_a_plain_install_is_the_library_alone(installed: Path) -> None:
         "error: python -m models needs z3-solver, transitions, graphviz: "
         "pip install 'statecheck[verify]' (a plain install is the impl library alone)\n"
     )
+
+
+def test_python_m_build_runs_from_the_repo_root() -> None:
+    """The caches live in .cache/, so no `build/` folder of ours shadows the `build` package."""
+    out = run(sys.executable, "-m", "build", "--version", cwd=ROOT)
+    assert out.startswith("build 1."), out
