@@ -1,10 +1,11 @@
-"""The command line: `verify`, `explain`, `list`; `diagram` and `report` (diagram_cli.py,
-report.py), `check-trace` (cli_trace.py), `promela`, `spin` and `spin-trail` (spin_cli.py).
+"""The command line: `verify`, `explain`, `list`; `diagram` and `report` (diagram.py,
+report.py), `check-trace` (trace.py), `promela`, `spin` and `spin-trail` (spin.py).
 
 Exit codes: 0 every verdict matched its expectation; 1 some check was
 violated or unknown, a spec module is broken, or a diagram is stale; 2 the
 command was wrong (an unknown spec or check name, a bad argument, a path that
-cannot be written). `models.cli.kit` holds the shared error handling.
+cannot be written); 130 interrupted. `models.cli.kit` holds the shared error
+handling and the output files.
 """
 
 from __future__ import annotations
