@@ -47,6 +47,7 @@ from models.kernel import (
     length,
     lt,
     member,
+    ne,
     not_,
     param,
     row,
@@ -120,8 +121,12 @@ def mailbox(*, guarded: bool = True) -> Spec:
                     "seen": update(
                         SEEN_VAR, param("n"), set_add(at(SEEN_VAR, param("n")), head(Q))
                     ),
-                    # The turn passes on, and `last` marks whose it is.
-                    "last": func(LAST, lambda k: eq(TURN, 3 - k)),
+                    # The turn passes on, and `last` marks whose it is (a quantifier in an
+                    # update: last'[k] = \E j \in Node : j = turn /\ j # k).
+                    "last": func(
+                        LAST,
+                        lambda k: exists("j", NODE, lambda j: and_(eq(j, TURN), ne(j, k))),
+                    ),
                     "turn": OTHER,
                 },
                 cite=SRC,
