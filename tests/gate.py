@@ -76,13 +76,10 @@ def _count(pattern: str, total: str, what: str) -> Callable[[str], str]:
 
 
 def _pytest_progress(text: str) -> str:
-    total = re.findall(r"\[(\d+) items?\]|collected (\d+) items?", text)
-    done = sum(
-        len(re.sub(r"\s*\[\s*\d+%\]\s*$", "", line))
-        for line in text.splitlines()
-        if re.fullmatch(r"[.FEsxX]+(\s*\[\s*\d+%\])?", line.strip())
-    )
-    return f"{done} of {''.join(total[-1])} tests" if total else ""
+    """Tests run (a character each on pytest's progress lines) of those selected."""
+    total = re.findall(r"\[(\d+) items?\]|(\d+) selected|collected (\d+) items?(?! /)", text)
+    lines = re.findall(r"^(?:\S+\.py )?([.FEsxX]+)\s*(?:\[\s*\d+%\])?$", text, re.MULTILINE)
+    return f"{sum(map(len, lines))} of {''.join(total[-1])} tests" if total else ""
 
 
 def _mutants_progress(text: str) -> str:
@@ -106,7 +103,8 @@ def _mutants_shown(text: str) -> str:
 def pytest_command(workers: int) -> list[str]:
     """The gate's pytest: one process, or `workers` xdist workers."""
     parallel = ["-n", str(workers)] if workers > 1 else ["-p", "no:xdist"]
-    return [str(BIN / "pytest"), "-q", "-p", "no:cacheprovider", "-m", GATE_TESTS, *parallel]
+    # Not -q: the header says how many tests were selected, which the progress line shows.
+    return [str(BIN / "pytest"), "-p", "no:cacheprovider", "-m", GATE_TESTS, *parallel]
 
 
 def phases() -> list[Phase]:
@@ -205,7 +203,7 @@ def start(run: Run, fresh: bool, env: dict[str, str]) -> None:
     phase = run.phase
     run.started = time.monotonic()
     if phase.deps is not None:
-        run.key = cache.key(f"gate-{phase.name}", phase.deps, phase.tools, *phase.command)
+        run.key = cache.key(f"gate-{phase.name}", phase.deps, phase.tools, *phase.command, env=env)
         stored = None if fresh else cache.get(f"gate-{phase.name}", run.key)
         if stored is not None:
             for name, content in stored["artifacts"].items():
@@ -241,6 +239,9 @@ def poll(run: Run) -> None:
 def gate(fresh: bool) -> int:
     began = time.monotonic()
     env = {**os.environ, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
+    # Bytecode is written (git-ignored __pycache__/), so that a warm run neither compiles the
+    # modules again nor has pytest rewrite the test modules' asserts again in every worker.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if fresh:
         env["STATECHECK_NO_CACHE"] = "1"
     todo = phases()

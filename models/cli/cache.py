@@ -31,7 +31,7 @@ import platform
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -126,8 +126,16 @@ def _tool(name: str) -> str:
     return f"{name}: {Path(found).resolve()} {stat.st_size} {stat.st_mtime_ns}"
 
 
-def key(phase: str, deps: Iterable[str | Path], tools: Sequence[str] = (), *extra: str) -> str:
-    """The phase's key: a hash of its name, deps' contents, environment and tool versions."""
+def key(
+    phase: str,
+    deps: Iterable[str | Path],
+    tools: Sequence[str] = (),
+    *extra: str,
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """The phase's key: a hash of its name, deps' contents, environment (`env`, by default
+    this process's) and tool versions."""
+    env = os.environ if env is None else env
     digest = hashlib.sha256()
 
     def add(text: str) -> None:
@@ -138,7 +146,7 @@ def key(phase: str, deps: Iterable[str | Path], tools: Sequence[str] = (), *extr
     add(platform.machine())
     add(_distributions())
     for name in ENV:
-        add(f"{name}={os.environ.get(name, '')}")
+        add(f"{name}={env.get(name, '')}")
     for tool in tools:
         add(_tool(tool))
     for text in extra:
