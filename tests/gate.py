@@ -10,8 +10,8 @@ running phase has done out of its total, so the gate is never silent for long.
 
 The result cache (models/cli/cache.py): the model checks and the mutant gate cache per spec
 themselves; every other phase is cached here, as a whole, under a hash of the files it reads,
-its command and its tools. `--fresh` (`make verify FRESH=1`, what .ci/run runs) reads no
-cached result (and still stores what passes). pytest runs the suite without the `slow` and
+its command and its tools. `--fresh` (`make verify FRESH=1`, what .ci/run runs) bypasses
+the cache: nothing is read, nothing stored. pytest runs the suite without the `slow` and
 `realtime` tests (SPIN agreement, the browser, the real-timer waves, a check that is a phase
 here): `make test` runs those too.
 """
@@ -219,7 +219,7 @@ def start(run: Run, fresh: bool, env: dict[str, str]) -> None:
     os.set_blocking(run.child.stdout.fileno(), False)  # type: ignore[union-attr]
 
 
-def poll(run: Run) -> None:
+def poll(run: Run, fresh: bool) -> None:
     """Read what the phase printed so far; note its end (and cache a passing result)."""
     assert run.child is not None and run.child.stdout is not None
     while chunk := run.child.stdout.read():
@@ -231,7 +231,7 @@ def poll(run: Run) -> None:
         run.out += chunk
     run.status, run.seconds = status, time.monotonic() - run.started
     phase = run.phase
-    if status == 0 and run.key is not None:
+    if status == 0 and run.key is not None and not fresh:
         artifacts = {a: (ROOT / a).read_text() for a in phase.artifacts if (ROOT / a).is_file()}
         cache.put(f"gate-{phase.name}", run.key, {"output": run.text, "artifacts": artifacts})
 
@@ -268,7 +268,7 @@ def gate(fresh: bool) -> int:
             busy += phase.weight if runs[phase.name].child else 0
         for run in runs.values():
             if run.child is not None and run.status is None:
-                poll(run)
+                poll(run, fresh)
         while shown < len(order) and runs[order[shown]].status is not None:
             show(shown + 1, len(order), runs[order[shown]])
             shown += 1

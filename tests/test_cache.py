@@ -4,7 +4,7 @@ On a copy of models/ in a temporary checkout: a rerun reuses `verify policy`'s r
 row changed in the spec is checked again, its new verdict (a violation) is reported, not the
 cached one, and it is not stored; the old result comes back with the row; a change to
 another spec's module leaves policy's result cached, a change to the kernel does not;
-`--no-cache` and STATECHECK_NO_CACHE=1 (make verify FRESH=1) read nothing. And a key
+`--no-cache` and STATECHECK_NO_CACHE=1 (make verify FRESH=1) bypass it. And a key
 changes with every file it depends on, and with no other.
 """
 

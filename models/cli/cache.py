@@ -10,18 +10,15 @@ to any of them is a new key, so it invalidates exactly the results that read it.
 
 The cache is a convenience, never a source of truth: only passing results are stored, a
 hit replays the stored output marked as cached, and `--no-cache`, `STATECHECK_NO_CACHE=1`
-(what `make verify FRESH=1` sets) or a checkout without pyproject.toml (an installed wheel)
-bypasses it; a bypassed run still stores what passes. It lives in `.cache/verify/`
-(git-ignored), one file per phase and key; a new result of a phase replaces its older ones.
-
-`python -m models.cli.cache PHASE --dep PATH ... [--tool T ...] [--artifact FILE ...] -- CMD`
-runs CMD as a cached phase (the Makefile's pytest, seeds, diagrams, mypy, ruff, report):
-on a hit it prints the stored output and restores the artifacts (files CMD writes).
+(what `make verify FRESH=1` and the test suite set: a test may check a spec changed in
+memory, which no key sees) or a checkout without pyproject.toml (an installed wheel)
+bypasses it: nothing is read, nothing is written. It lives in `.cache/verify/`
+(git-ignored), one file per phase and key, the newest MAX_ENTRIES kept. `verify` and
+`mutants` cache per spec themselves; tests/gate.py caches the gate's other phases.
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
 import hashlib
 import importlib.metadata
@@ -29,7 +26,6 @@ import json
 import os
 import platform
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
@@ -55,11 +51,12 @@ SKIP = {
     "node_modules",
 }
 # Every spec's verdicts read the kernel and the command line that runs it.
+MAX_ENTRIES = 1000  # results kept; the oldest go first
 KERNEL: tuple[str | Path, ...] = ("models/__init__.py", "models/kernel", "models/cli")
 
 
 def enabled(no_cache: bool = False) -> bool:
-    """Whether to read the cache: not asked to bypass it, and in a source checkout."""
+    """Whether to use the cache: not asked to bypass it, and in a source checkout."""
     if no_cache or os.environ.get("STATECHECK_NO_CACHE", "") not in ("", "0"):
         return False
     return (ROOT / "pyproject.toml").is_file()
@@ -171,62 +168,15 @@ def get(phase: str, digest: str) -> dict[str, Any] | None:
 
 
 def put(phase: str, digest: str, result: dict[str, Any]) -> None:
-    """Store a passing result, replacing the phase's older ones (written whole, or not at all)."""
+    """Store a passing result (written whole, or not at all); keep the newest MAX_ENTRIES."""
     try:
         DIR.mkdir(parents=True, exist_ok=True)
         path = _path(phase, digest)
-        for old in DIR.glob(f"{phase.replace('/', '_')}.*.json"):
-            if old != path:
-                old.unlink(missing_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(result))
         tmp.replace(path)
+        stored = sorted(DIR.glob("*.json"), key=lambda f: f.stat().st_mtime)
+        for old in stored[:-MAX_ENTRIES]:
+            old.unlink(missing_ok=True)
     except OSError as err:  # a cache that cannot be written costs time, never a verdict
         print(f"cache: not stored ({err})", file=sys.stderr)
-
-
-# ---------------------------------------------------------------- a command as a cached phase
-
-
-def _run(command: list[str]) -> tuple[int, str]:
-    """Run `command`, passing its output through as it comes, and return it whole."""
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    assert child.stdout is not None
-    chunks: list[bytes] = []
-    while chunk := os.read(child.stdout.fileno(), 65536):
-        sys.stdout.buffer.write(chunk)
-        sys.stdout.flush()
-        chunks.append(chunk)
-    return child.wait(), b"".join(chunks).decode(errors="replace")
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m models.cli.cache", description=__doc__)
-    parser.add_argument("phase")
-    parser.add_argument("--dep", action="append", default=[], help="a file or folder it reads")
-    parser.add_argument("--tool", action="append", default=[], help="a system tool it runs")
-    parser.add_argument("--artifact", action="append", default=[], help="a file it writes")
-    parser.add_argument("--no-cache", action="store_true", help="run it, whatever is stored")
-    parser.add_argument("command", nargs=argparse.REMAINDER)
-    args = parser.parse_args(argv)
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    if not command:
-        parser.error("no command given (after --)")
-    digest = key(args.phase, args.dep, args.tool, *command)
-    stored = get(args.phase, digest) if enabled(args.no_cache) else None
-    if stored is not None:
-        sys.stdout.write(stored["output"])
-        for name, text in stored["artifacts"].items():
-            (ROOT / name).parent.mkdir(parents=True, exist_ok=True)
-            (ROOT / name).write_text(text)
-        print(f"({args.phase}: cached, nothing it depends on changed; FRESH=1 runs it again)")
-        return 0
-    status, output = _run(command)
-    if status == 0:
-        artifacts = {a: (ROOT / a).read_text() for a in args.artifact if (ROOT / a).is_file()}
-        put(args.phase, digest, {"output": output, "artifacts": artifacts})
-    return status
-
-
-if __name__ == "__main__":
-    sys.exit(main())

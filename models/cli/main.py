@@ -227,7 +227,7 @@ def _verify(args: argparse.Namespace) -> int:
                 text.write(outcome.shown())
                 text.flush()
                 outcomes.append(outcome)
-    for o in outcomes:
+    for o in outcomes if use_cache else ():
         if not o.cached and not o.failures and o.name in keys:
             cache.put(f"verify-{o.name}", keys[o.name], o.stored())
     seconds = time.perf_counter() - started

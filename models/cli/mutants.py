@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     cached = {
         n: stored
         for n, k in keys.items()
-        if use_cache and (stored := cache.get(f"mutants-{mode}-{n}", k)) is not None
+        if use_cache and (stored := cache.get(f"mutants-{n}", k)) is not None
     }
     to_run = [n for n in names if n not in cached]
     jobs = max(1, min(jobs, len(to_run)))
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
                     reports.append(_shown(cached[name], cached=True))
                 else:  # streamed as judged
                     report = _judge_spec(name, args.full, stream=True)
-                    reports.append(_store(report, keys[name], mode, shown=False))
+                    reports.append(_store(report, keys[name] if use_cache else None, False))
         else:
             context = multiprocessing.get_context("fork")
             with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
                         reports.append(_shown(cached[name], cached=True))
                     else:
                         report = futures[name].result()
-                        reports.append(_store(report, keys[name], mode, shown=True))
+                        reports.append(_store(report, keys[name] if use_cache else None, True))
     except SeedLayerError as err:
         print(f"mutants: FAILED: the seed layer cannot run: {err}")
         return 1
@@ -149,10 +149,10 @@ def _cache_key(name: str, mode: str) -> str:
     return cache.key(f"mutants-{mode}-{name}", deps, ("rustc", "node", "gcc"))
 
 
-def _store(report: dict[str, Any], key: str, mode: str, *, shown: bool) -> dict[str, Any]:
-    """Cache a spec's report when no mutant survived; print it unless it was streamed."""
-    if report["survived"] == 0:
-        cache.put(f"mutants-{mode}-{report['name']}", key, report)
+def _store(report: dict[str, Any], key: str | None, shown: bool) -> dict[str, Any]:
+    """Cache a spec's report under `key` when no mutant survived; print it unless streamed."""
+    if key is not None and report["survived"] == 0:
+        cache.put(f"mutants-{report['name']}", key, report)
     return _shown(report) if shown else {k: v for k, v in report.items() if k != "_text"}
 
 
