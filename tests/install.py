@@ -51,7 +51,8 @@ def _install(pip: list[str], args: list[str], stage: list[str], began: float) ->
             sys.stdout.write(dry.stdout + dry.stderr)
             return dry.returncode
         total = len(json.loads(report.read_text())["install"])
-    stage[0] = f"preparing to install {total} packages"
+    packages = f"{total} package" + ("" if total == 1 else "s")
+    stage[0] = f"preparing to install {packages}"
     child = subprocess.Popen(
         [*pip, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
@@ -66,13 +67,13 @@ def _install(pip: list[str], args: list[str], stage: list[str], began: float) ->
             print(f"install: {collected} of {total} packages collected ({name})", flush=True)
             stage[0] = f"collecting, {collected} of {total} packages"
         elif line.startswith("Installing collected packages"):
-            stage[0] = f"installing {total} packages"
+            stage[0] = f"installing {packages}"
             print(f"install: {stage[0]}", flush=True)
     status = child.wait()
     if status != 0:
         sys.stdout.write("".join(lines))
         return status
-    print(f"install: {total} packages installed in {time.monotonic() - began:.0f}s", flush=True)
+    print(f"install: {packages} installed in {time.monotonic() - began:.0f}s", flush=True)
     return 0
 
 
