@@ -1,12 +1,13 @@
 """`make verify`: the merge gate's phases, side by side, each passing result cached.
 
-Not a test: pytest does not collect this file. PHASES lists what the gate runs, in the order
-its output is shown; `tests/bench.py` times the same list. The phases are independent, except
-the report, which reads what the model checks, the mutant gate and pytest wrote: they run
-side by side, up to SLOTS processes' worth at a time (2 per core: a phase's start-up and its
-last worker leave a core idle that another phase fills). Each phase's output is shown whole,
-in order, once it ends; while any runs, a progress line every PROGRESS_SECONDS says what each
-running phase has done out of its total, so the gate is never silent for long.
+Not a test: pytest does not collect this file. `phases()` lists what the gate runs, in the
+order its output is shown; `tests/bench.py` times the same list. The phases are independent,
+except the report, which reads what the model checks, the mutant gate and pytest wrote: they
+run side by side, up to SLOTS processes' worth at a time (2 per core: a phase's start-up and
+its last worker leave a core idle that another phase fills), pytest, the longest, first. Each
+phase's output is shown whole, in order, once it ends; while any runs, a progress line every
+PROGRESS_SECONDS says what each running phase has done out of its total, so the gate is
+never silent for long.
 
 The result cache (models/cli/cache.py): the model checks and the mutant gate cache per spec
 themselves; every other phase is cached here, as a whole, under a hash of the files it reads,
@@ -56,6 +57,7 @@ class Phase:
     artifacts: tuple[str, ...] = ()  # files it writes, restored with a cached result
     weight: int = 1  # processes it keeps busy
     after: tuple[str, ...] = ()
+    first: bool = False  # started before the others (the longest pole)
     progress: Callable[[str], str] | None = None  # its output so far → "n of m"
     shown: Callable[[str], str] = lambda text: text
 
@@ -142,6 +144,7 @@ def phases() -> list[Phase]:
             tools=("dot", "spin", "gcc", "rustc", "node"),
             artifacts=("reports/conformance.json",),
             weight=max(WORKERS, 1),
+            first=True,
             progress=_pytest_progress,
         ),
         Phase(
@@ -253,7 +256,7 @@ def gate(fresh: bool) -> int:
     said = time.monotonic()
     while shown < len(order):
         busy = sum(r.phase.weight for r in runs.values() if r.child and r.status is None)
-        for phase in list(todo):
+        for phase in sorted(todo, key=lambda p: not p.first):
             waits = [runs[a] for a in phase.after]
             if any(w.status is None for w in waits):
                 continue
@@ -262,7 +265,7 @@ def gate(fresh: bool) -> int:
                 runs[phase.name].status = -1
                 continue
             if busy and busy + phase.weight > SLOTS:
-                break  # in order: the phases listed first start first
+                break  # in order: pytest, the longest, first; then as listed
             todo.remove(phase)
             start(runs[phase.name], fresh, env)
             busy += phase.weight if runs[phase.name].child else 0
