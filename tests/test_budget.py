@@ -9,6 +9,7 @@ three counters (depth 27) symbolically.
 from __future__ import annotations
 
 import re
+import signal
 import threading
 
 import pytest
@@ -39,6 +40,9 @@ def test_bmc_past_its_budget_is_unknown() -> None:
 
 
 def test_an_interrupted_query_is_unknown() -> None:
+    # As in a worker of the process pool, which ignores SIGINT: there an interrupt from
+    # outside is a limit (in a process that takes Ctrl-C, it is the user's Ctrl-C).
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
     engines = Engines(Encoding(counters(3)), Budget(60))
     # Interrupt again and again until the query returns: one interrupt sent before the query
     # starts (a slow machine) would be lost, and the verdict would hang on the machine's speed.
@@ -55,6 +59,7 @@ def test_an_interrupted_query_is_unknown() -> None:
     finally:
         returned.set()
         interrupter.join()
+        signal.signal(signal.SIGINT, before)
     assert isinstance(verdict, Unknown) and "canceled" in verdict.reason, verdict
     # The canceled fixedpoint is dropped: the next query works on a fresh one.
     engines.budget = Budget(20)
