@@ -29,6 +29,8 @@ def test_verify_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[
         "seconds",
         "certificate",
         "expected",
+        "detail",
+        "cite",
         "trace",
     }
     for check in spec["checks"]:
@@ -41,7 +43,7 @@ def test_verify_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[
         "action": "grant_user_takes_floor",
         "args": {},
         "state": {"state": "LISTENING", "payload": "AUDIO", "last_erl": None},
-        "outputs": {"impulse": None, "impulse_erl": None, "commands": "[MUTE,CANCEL]"},
+        "outputs": {"impulse": None, "impulse_erl": None, "commands": ["MUTE", "CANCEL"]},
     }
     proof = next(c for c in spec["checks"] if c["id"] == "text-never-overlap")
     assert proof["method"] == "spacer" and proof["certificate"].startswith("inv:")

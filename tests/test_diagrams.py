@@ -31,6 +31,7 @@ from models.kernel.diagram import (
     overlay,
     pictures,
     render,
+    trace_marks,
     views,
 )
 from models.kernel.explore import explore
@@ -191,20 +192,20 @@ def test_admission_is_a_decision_table_in_match_order() -> None:
 
 def test_the_panel_lists_every_check_with_its_verdict() -> None:
     for name in all_specs():
-        checks = _results()[name]["checks"]
+        checks = _results()[name].checks
         for pic in _pictures(name):
-            assert [f.id for f in pic.findings] == [c["id"] for c in checks]
+            assert [f.id for f in pic.findings] == [c.id for c in checks]
             dot = dot_source(pic)
             for c in checks:
-                assert c["id"] in dot and c["verdict"] in dot
+                assert c.id in dot and c.verdict in dot
 
 
 VIOLATED = [
-    (spec.name, c["id"])
+    (spec.name, c.id)
     for spec in expand([])
     if spec.expect_violated
-    for c in _results()[spec.name]["checks"]
-    if c["verdict"] == "violated" and c["trace"]
+    for c in _results()[spec.name].checks
+    if c.verdict == "violated" and c.trace
 ]
 
 
@@ -214,11 +215,12 @@ def test_every_violated_variants_counterexample_overlays_as_a_numbered_path(
 ) -> None:
     spec = lookup(name)
     results = _results()[name]
-    trace = next(c for c in results["checks"] if c["id"] == check)["trace"]
-    path = marks(spec, [(e["action"], e["state"], e["outputs"]) for e in trace])
+    trace = next(c for c in results.checks if c.id == check).trace
+    assert trace is not None
+    path = trace_marks(spec, trace)
     (pic,) = _pictures(name)  # variants have one view
     shown = overlay(pic, path, f"counterexample of {check}")
-    steps = len(trace) - 1
+    steps = len(trace)
     numbered = sorted(
         [m for a in shown.arrows for m in a.marks] + [m for d in shown.table for m in d.marks]
     )
@@ -263,7 +265,7 @@ def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
     """This process's hash seed is random; a second process runs with another one."""
     # The verdicts the diagrams show, as a fresh verify.json, so the process re-checks nothing.
     (tmp_path / "reports").mkdir()
-    specs = [_results()[s.name] for s in expand([])]
+    specs = [_results()[s.name].to_json() for s in expand([])]
     (tmp_path / "reports" / "verify.json").write_text(json.dumps({"specs": specs}))
     seed = "1" if os.environ.get("PYTHONHASHSEED") == "0" else "0"
     env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}

@@ -86,10 +86,10 @@ def test_a_counterexample_link_highlights_its_path(page: tuple[Any, dict[str, An
 
     driver, results = page
     violated = [
-        (name, c["id"])
+        (name, c.id)
         for name, r in results.items()
-        for c in r["checks"]
-        if c["verdict"] == "violated" and c["trace"]
+        for c in r.checks
+        if c.verdict == "violated" and c.trace
     ]
     assert len(violated) >= 6  # every variant's expected counterexample
     for name, check in violated:

@@ -29,12 +29,11 @@ from models.cli.registry import expand
 from models.cli.registry import load as load_registry
 from models.cli.report_figures import CONFORMANCE, MUTANTS
 from models.cli.results import SpecResults, findings, load
-from models.kernel.diagram import Picture, dot_source, locate, marks, pictures, render, views
-from models.kernel.domains import Domain, Value
+from models.kernel.diagram import Picture, dot_source, locate, pictures, render, trace_marks, views
 from models.kernel.explore import Exploration, explore
 from models.kernel.expr import Env, evaluate
 from models.kernel.spec import Spec
-from models.kernel.trace import plural, state_count
+from models.kernel.trace import Trace, plural, render_trace, state_count
 
 PAGE = "index.html"
 
@@ -72,19 +71,13 @@ def run(args: argparse.Namespace) -> int:
     except OSError as err:
         print(f"error: cannot write {err.filename}: {err.strerror}", file=sys.stderr)
         return 2
-    bad = [f"{name} {c['id']}" for name, r in results.items() for c in r["checks"] if not _ok(c)]
+    bad = [f"{name} {c.id}" for name, r in results.items() for c in r.checks if not c.ok]
     seconds = time.perf_counter() - started
     print(f"report: {path} ({len(specs)} specs, {seconds:.2f}s; results: {origin})")
     if bad:
         print(f"report: {len(bad)} checks did not match their expectation: {', '.join(bad)}")
         return 1
     return 1 if broken else 0
-
-
-def _ok(c: Mapping[str, Any]) -> bool:
-    if c.get("expected") == "violate":
-        return bool(c["verdict"] == "violated")
-    return c["verdict"] in ("proved", "witnessed")
 
 
 # ---------------------------------------------------------------- the page
@@ -98,8 +91,8 @@ def build(specs: Sequence[Spec], results: Mapping[str, SpecResults], origin: str
         measured = report_figures.conformance_html(spec, conformance)
         measured += report_figures.mutants_html(spec, mutants)
         sections.append(_section(spec, results[spec.name], traces, measured))
-    ok = all(_ok(c) for r in results.values() for c in r["checks"])
-    total = sum(len(r["checks"]) for r in results.values())
+    ok = all(c.ok for r in results.values() for c in r.checks)
+    total = sum(len(r.checks) for r in results.values())
     nav = "".join(f'<li><a href="#{_anchor(s.name)}">{_e(s.name)}</a></li>' for s in specs)
     summary = f"{total} checks on {len(specs)} specs: " + (
         "every verdict matches its expectation" if ok else "SOME CHECKS FAILED"
@@ -133,14 +126,13 @@ def _section(
             f"{svg}<figcaption>{_e(pic.title)}</figcaption></figure>"
         )
     rows = []
-    for c in results["checks"]:
+    for c in results.checks:
         link = ""
         steps = ""
-        if c.get("trace"):
-            key = f"{spec.name}/{c['id']}"
-            pic = _picture_for(spec, pics, c["trace"])
-            path = marks(spec, [(e["action"], e["state"], e["outputs"]) for e in c["trace"]])
-            located = locate(pic, path)
+        if c.trace:
+            key = f"{spec.name}/{c.id}"
+            pic = _picture_for(spec, pics, c.trace)
+            located = locate(pic, trace_marks(spec, c.trace))
             traces[key] = {
                 "figure": f"d-{_anchor(pic.name)}",
                 "prefix": _anchor(pic.name) + "-",
@@ -155,23 +147,23 @@ def _section(
             )
             steps = (
                 '<ol start="0" class="steps">'
-                + "".join(f"<li>{_e(s)}</li>" for s in _steps(spec, c["trace"]))
+                + "".join(f"<li>{_e(s[4:])}</li>" for s in render_trace(spec, c.trace))
                 + "</ol>"
             )
-        verdict = c["verdict"] + (" (expected)" if c.get("expected") == "violate" else "")
-        evidence = c.get("certificate") or ""
-        bound = "" if c.get("bound") is None else f"k={c['bound']}"
+        verdict = c.verdict + (" (expected)" if c.expected == "violate" else "")
+        evidence = c.certificate or ""
+        bound = "" if c.bound is None else f"k={c.bound}"
         rows.append(
-            f'<tr class="{"ok" if _ok(c) else "bad"}"><td>{_e(c["kind"])}</td>'
-            f'<td>{_e(c["id"])}</td><td class="v-{_e(c["verdict"])}">{_e(verdict)}</td>'
-            f"<td>{_e(c['method'])}</td><td>{bound}</td><td>{c['seconds']:.3f}s</td>"
-            f"<td>{_e(_cite(spec, c['id']))}</td>"
+            f'<tr class="{"ok" if c.ok else "bad"}"><td>{_e(c.kind)}</td>'
+            f'<td>{_e(c.id)}</td><td class="v-{_e(c.verdict)}">{_e(verdict)}</td>'
+            f"<td>{_e(c.method)}</td><td>{bound}</td><td>{c.seconds:.3f}s</td>"
+            f"<td>{_e(_cite(spec, c.id))}</td>"
             f"<td><code>{_e(evidence)}</code>{link}{steps}</td></tr>"
         )
     return (
         f'<section id="{_anchor(spec.name)}"><h2>{_e(spec.name)}</h2>'
         f'<p class="source">{_e(spec.source)} — {_e(state_count(spec, graph.states))}, '
-        f"{plural(results['rows'], 'row')}</p>"
+        f"{plural(len(spec.rows), 'row')}</p>"
         + "".join(figures)
         + '<table class="checks"><thead><tr><th>kind</th><th>check</th><th>verdict</th>'
         "<th>method</th><th>bound</th><th>time</th><th>source</th><th>evidence</th></tr>"
@@ -218,62 +210,12 @@ def _cite(spec: Spec, check_id: str) -> str:
         return "kernel (structural check)"
 
 
-def _picture_for(
-    spec: Spec, pics: Sequence[Picture], trace: Sequence[Mapping[str, Any]]
-) -> Picture:
+def _picture_for(spec: Spec, pics: Sequence[Picture], trace: Trace) -> Picture:
     """The picture of the view the trace starts in."""
-    init = {v.name: _value(v.domain, trace[0]["state"][v.name]) for v in spec.vars}
     for pic, (_, pred) in zip(pics, views(spec).items(), strict=True):
-        if evaluate(pred, Env(pre=init)):
+        if evaluate(pred, Env(pre=dict(trace.init))):
             return pic
     return pics[0]
-
-
-def _js(domain: Domain, v: Value) -> Any:
-    """A value as verify.json writes it (trace.py's convention)."""
-    if v is None or isinstance(v, bool) or (isinstance(v, int | float) and not hasattr(v, "name")):
-        return v
-    return domain.label(v)
-
-
-def _value(domain: Domain, j: Any) -> Value:
-    for v in domain.sample():
-        if _js(domain, v) == j:
-            return v
-    return j
-
-
-def _steps(spec: Spec, trace: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Numbered steps: the whole initial state, then each row with what changed and emitted."""
-    first = trace[0]["state"]
-    lines = ["init  " + " ".join(f"{k}={_show(v)}" for k, v in first.items())]
-    before = first
-    for entry in trace[1:]:
-        changed = [
-            f"{k} {_show(before[k])}→{_show(v)}"
-            for k, v in entry["state"].items()
-            if before[k] != v
-        ]
-        outs = [
-            f"{k}={_show(v)}"
-            for k, v in entry["outputs"].items()
-            if v != _js(spec.output(k).domain, spec.output(k).default)
-        ]
-        args = ", ".join(f"{k}={_show(v)}" for k, v in entry["args"].items())
-        text = f"{entry['action']}({args})  " + ("  ".join(changed) or "(no change)")
-        if outs:
-            text += "   out: " + " ".join(outs)
-        lines.append(text)
-        before = entry["state"]
-    return lines
-
-
-def _show(v: Any) -> str:
-    if v is None:
-        return "none"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
 
 
 def _anchor(name: str) -> str:

@@ -31,6 +31,7 @@ from .explore import Exploration, explore
 from .expr import TRUE, And, Const, Env, Expr, In, Not, Or, Ref, Some, evaluate
 from .guard_text import flat, paren, text, wrap
 from .spec import Row, Spec
+from .trace import Trace
 
 WIDTH = 34  # characters per edge-label line
 FOOTNOTE_WIDTH = 46  # characters per footnote line
@@ -602,6 +603,22 @@ def marks(
         label = state.get(control, "") if control else ""
         found.append(Mark(row, str(label), dict(outputs), f"{k}. {row}"))
     return found
+
+
+def trace_marks(spec: Spec, trace: Trace) -> list[Mark]:
+    """A kernel trace as marks: the control value and outputs by their labels."""
+    entries = [("init", trace.init, {}), *((s.row, s.state, s.outputs) for s in trace.steps)]
+    return marks(
+        spec,
+        [
+            (
+                row,
+                {k: spec.var(k).domain.label(v) for k, v in state.items()},
+                {k: spec.output(k).domain.label(v) for k, v in outputs.items()},
+            )
+            for row, state, outputs in entries
+        ],
+    )
 
 
 def overlay(pic: Picture, path: Sequence[Mark], title: str) -> Picture:
