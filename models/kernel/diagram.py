@@ -129,6 +129,7 @@ class Picture:
     nodes: list[Node] = field(default_factory=list)
     arrows: list[Arrow] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    note_titles: list[str] = field(default_factory=list)  # per note: the rows it folds
     deciders: list[tuple[str, str]] = field(default_factory=list)  # (decider, meaning)
     clusters: list[tuple[str, str]] = field(default_factory=list)  # (id, title)
     findings: list[Finding] = field(default_factory=list)
@@ -179,7 +180,6 @@ def table_row_id(row: str) -> str:
 
 ANY = "any_state"
 NOTES = "notes"
-NOTES_CELL = "a_notes"  # the notes as a cell of the panel over a big picture
 PANEL = "panel"
 TABLE = "table"
 
@@ -202,9 +202,20 @@ def picture(
         _decision_table(spec, pic)
         return pic
     _state_machine(spec, view, graph, pic)
-    if _panel_over(pic):  # the notes are a cell of the panel there: graphviz names it a_notes
-        pic.folded = {r: NOTES_CELL if to == NOTES else to for r, to in pic.folded.items()}
     return pic
+
+
+def note_id(k: int) -> str:
+    """The SVG id of note `k` (graphviz prefixes `a_` to a table cell's ID)."""
+    return f"a_note{k}"
+
+
+def _add_note(pic: Picture, text: str, rows: Sequence[str], title: str = "") -> None:
+    """A note line of its own (an element of its own in the SVG), titled by its rows."""
+    for r in rows:
+        pic.folded[r] = note_id(len(pic.notes))
+    pic.notes.append(text)
+    pic.note_titles.append(title or ", ".join(rows))
 
 
 def _panel_over(pic: Picture) -> bool:
@@ -332,7 +343,6 @@ def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> N
         if r.ignore:
             if pairs:
                 ignored.setdefault(r.trigger, []).append(r.name)
-                pic.folded[r.name] = NOTES
             continue
         guard, tail = _label(spec, r, pred)
         draft = _Draft("", "", decider, False, r, guard, tail)
@@ -346,8 +356,7 @@ def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> N
         if all(s == d for s, d in pairs) and (everywhere or len(pairs) >= 3):
             # Stays put wherever it fires: a refresh, or an output in several states.
             where = "every state" if everywhere else ", ".join(_names(pic, sources))
-            pic.notes.append(f"{_note(spec, r, pred)} — in {where}, staying there")
-            pic.folded[r.name] = NOTES
+            _add_note(pic, f"{_note(spec, r, pred)} — in {where}, staying there", [r.name])
             continue
         if everywhere and len({d for _, d in pairs}) == 1:
             any_node = True
@@ -355,8 +364,7 @@ def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> N
             continue
         for src, dst in pairs:
             if not src:
-                pic.notes.append(f"{_note(spec, r, pred)} — from {arm_state}")
-                pic.folded[r.name] = NOTES
+                _add_note(pic, f"{_note(spec, r, pred)} — from {arm_state}", [r.name])
                 continue
             drawn.append(replace(draft, src=src, dst=dst))
     if any_node:
@@ -364,10 +372,11 @@ def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> N
     if layout.variables:
         for v in spec.vars:
             if v.name != control:
-                pic.notes.append(f"{v.name}: {v.doc}")
+                _add_note(pic, f"{v.name}: {v.doc}", [], v.name)
     if ignored:
         names = ", ".join(ignored)
-        pic.notes.append(f"not drawn, no-ops where no edge shows them (ignore rows): {names}")
+        rows = [r for folded in ignored.values() for r in folded]
+        _add_note(pic, f"not drawn, no-ops where no edge shows them (ignore rows): {names}", rows)
     # One arrow per source, target and decider: the rows between them are stacked on it.
     groups: dict[tuple[str, str, str, bool], list[_Draft]] = {}
     for d in drawn:
@@ -752,9 +761,17 @@ def dot_source(pic: Picture) -> str:
 
 
 def _wrap_note(note: str, width: int = 60) -> str:
+    """A note as HTML-label lines, the lines after the first indented."""
     lines = wrap(note.split(" "), width, " ")
     lines = [lines[0], *("   " + line for line in lines[1:])]
-    return "\\l".join(graphviz_escape(line) for line in lines)
+    return "<BR/>".join(_html(line) for line in lines)
+
+
+def _note_cell(pic: Picture, k: int) -> str:
+    """Note `k`'s cell attributes: its own SVG element, titled by the rows it folds, so a
+    trace through one of them lights up that line (a link, for graphviz to keep the id)."""
+    title = _html(pic.note_titles[k])
+    return f'BALIGN="LEFT" ID="{note_id(k)[2:]}" HREF="#" TITLE="{title}"'
 
 
 def graphviz_escape(s: str) -> str:
@@ -902,7 +919,11 @@ def _side(pic: Picture) -> tuple[Side, Side]:
             )
             column.append((node, {"label": label, "shape": "plain", "id": node, "fontsize": "9"}))
     if pic.notes:
-        notes = "\\l".join(_wrap_note(n) for n in pic.notes) + "\\l"
+        cells = "".join(
+            f'<TR><TD ALIGN="LEFT" {_note_cell(pic, k)}>{_wrap_note(n)}</TD></TR>'
+            for k, n in enumerate(pic.notes)
+        )
+        notes = f'<<TABLE BORDER="0" CELLSPACING="0" CELLPADDING="1">{cells}</TABLE>>'
         attrs = {"label": notes, "shape": "note", "fontsize": "9", "id": NOTES, "style": ""}
         # The notes go to the shorter column: a tall column makes the whole picture tall.
         shorter = right if right and _lines(right) < _lines(left) else left
@@ -921,11 +942,10 @@ def _below(pic: Picture) -> Side:
     columns of it wider; over the graph it shares the graph's width. Rows keep their
     order, columns are filled to an even height, each table keeps its name as its id."""
     items = [(name, row, colour) for name, rows, colour in _tables(pic) for row in rows]
-    for note in pic.notes:
-        lines = wrap(note.split(" "), NOTE_WIDTH, " ")
-        for k, line in enumerate(lines):
-            text = ("" if k == 0 else "   ") + line
-            items.append((NOTES, f'<TR><TD ALIGN="LEFT">{_html(text)}</TD></TR>', "#444444"))
+    for k, note in enumerate(pic.notes):
+        text = _wrap_note(note, NOTE_WIDTH)
+        cell = f'<TR><TD ALIGN="LEFT" {_note_cell(pic, k)}>{text}</TD></TR>'
+        items.append((NOTES, cell, "#444444"))
     heights = [row.count("<BR") or 1 for _, row, _ in items]
     per_column = -(-sum(heights) // BELOW_COLUMNS)
     columns: list[list[tuple[str, str, str]]] = [[]]
@@ -941,8 +961,8 @@ def _below(pic: Picture) -> Side:
     for column in columns:
         parts = []
         for (name, colour), group in groupby(column, key=lambda x: (x[0], x[2])):
-            # Only the notes need an id (a trace through a folded row lights them up).
-            anchor = f' ID="{NOTES}" HREF="#"' if name == NOTES and name not in seen else ""
+            # Only the notes need an id; each note line has its own (`_note_cell`).
+            anchor = f' ID="{NOTES}"' if name == NOTES and name not in seen else ""
             seen.add(name)
             body = "".join(row for _, row, _ in group)
             parts.append(
