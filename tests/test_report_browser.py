@@ -207,3 +207,37 @@ def test_every_check_has_a_card_and_the_filter_hides_proved_ones(
     finally:
         verdict.select_by_visible_text("all")
     assert proved[0].get_attribute("hidden") is None
+
+
+def test_a_variants_changed_rows_are_marked(page: tuple[Any, dict[str, Any]]) -> None:
+    from selenium.webdriver.common.by import By
+
+    from models.cli.model_diff import row_changes, rows_of
+    from models.cli.registry import lookup
+
+    driver, results = page
+    name = next(n for n in results if n.startswith("wave:h1"))
+    changes = row_changes(rows_of(lookup("wave")), rows_of(lookup(name)))
+    section = driver.find_element(By.ID, name.replace(":", "-"))
+    listed = section.find_elements(By.CSS_SELECTOR, "div.variant table.changes tbody tr")
+    assert [r.find_element(By.TAG_NAME, "b").text for r in listed] == [c.row for c in changes]
+    marked: dict[str, set[str]] = driver.execute_script(
+        """
+        var found = {};
+        arguments[0].querySelectorAll('g.edge.added, g.edge.changed, g.edge.removed')
+          .forEach(function (g) {
+            var kind = ['added', 'changed', 'removed'].filter(function (k) {
+              return g.classList.contains(k); })[0];
+            var a = g.querySelector('a');
+            (found[kind] = found[kind] || []).push(a ? a.getAttribute('xlink:title') : '');
+          });
+        return found;
+        """,
+        section,
+    )
+    drawn = {kind: " ".join(titles) for kind, titles in marked.items()}
+    for c in changes:
+        kinds = ["removed"] if c.change == "removed" else ["added", "changed"]
+        assert any(c.row in drawn.get(k, "") for k in kinds), (c.row, c.change, drawn)
+    for svg in section.find_elements(By.CSS_SELECTOR, "g.edge.removed text"):
+        assert "\u0336" in svg.text or svg.text.startswith("−")  # struck, not colour alone

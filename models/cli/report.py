@@ -33,6 +33,7 @@ from typing import Any
 
 from models.cli import report_figures
 from models.cli.kit import output_dir
+from models.cli.model_diff import changes_html, row_changes, rows_of
 from models.cli.registry import expand
 from models.cli.registry import load as load_registry
 from models.cli.report_assets import CSS, JS
@@ -40,7 +41,18 @@ from models.cli.report_cards import Sources, anchor, card, filter_bar
 from models.cli.report_figures import CONFORMANCE, MUTANTS
 from models.cli.results import SpecResults, findings, load
 from models.kernel.checks import CheckResult
-from models.kernel.diagram import Picture, dot_source, locate, pictures, render, trace_marks, views
+from models.kernel.diagram import (
+    Picture,
+    compare,
+    dot_source,
+    footnote_numbers,
+    locate,
+    picture,
+    pictures,
+    render,
+    trace_marks,
+    views,
+)
 from models.kernel.explore import Exploration, explore
 from models.kernel.expr import Env, evaluate
 from models.kernel.smt import z3_version
@@ -107,11 +119,13 @@ def build(
     traces: dict[str, dict[str, Any]] = {}
     sources = Sources(out.resolve())
     conformance, mutants = report_figures.read(CONFORMANCE), report_figures.read(MUTANTS)
+    drawn: dict[str, tuple[Spec, list[Picture]]] = {}  # each base spec and its pictures
     for spec in specs:
         measured = report_figures.conformance_html(spec, conformance)
         measured += report_figures.mutants_html(spec, mutants)
         figures = (conformance, mutants, measured)
-        sections.append(_section(spec, results[spec.name], traces, sources, figures))
+        base = drawn.get(spec.name.partition(":")[0]) if ":" in spec.name else None
+        sections.append(_section(spec, results[spec.name], traces, sources, figures, base, drawn))
     ok = all(c.ok for r in results.values() for c in r.checks)
     total = sum(len(r.checks) for r in results.values())
     nav = "".join(f'<li><a href="#{_anchor(s.name)}">{_e(s.name)}</a></li>' for s in specs)
@@ -186,19 +200,29 @@ def _section(
     traces: dict[str, dict[str, Any]],
     sources: Sources,
     figures: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, str],
+    base: tuple[Spec, list[Picture]] | None = None,
+    drawn: dict[str, tuple[Spec, list[Picture]]] | None = None,
 ) -> str:
-    """`figures`: conformance.json, mutants.json, and their HTML (report_figures)."""
+    """`figures`: conformance.json, mutants.json, and their HTML (report_figures); `base`: a
+    variant's base spec and its pictures, which the variant is drawn against; `drawn`
+    collects a base spec's pictures for its variants."""
     graph = explore(spec)
     counted = state_count(spec, graph.states)
     measured = report_figures.summary_html(spec, results, counted, *figures[:2]) + figures[2]
-    pics = pictures(spec, findings(results), graph)
-    drawn = []
+    header = ""
+    if base is None:
+        pics = pictures(spec, findings(results), graph)
+        if drawn is not None:
+            drawn[spec.name] = (spec, pics)
+    else:
+        header, pics = _variant(spec, results, graph, *base)
+    shown = []
     for pic in pics:
         prefix = _anchor(pic.name) + "-"
         svg = render(dot_source(pic), "svg").decode()
         svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype: it is inline
         svg = re.sub(r'\bid="', f'id="{prefix}', svg)
-        drawn.append(
+        shown.append(
             f'<figure class="diagram" id="d-{_anchor(pic.name)}" data-prefix="{prefix}">'
             f"{svg}<figcaption>{_e(pic.title)}</figcaption></figure>"
         )
@@ -213,12 +237,38 @@ def _section(
         f'<section id="{_anchor(spec.name)}" class="spec"><h2>{_e(spec.name)}</h2>'
         f'<p class="source">{_e(spec.source)} — {_e(counted)}, '
         f"{plural(len(spec.rows), 'row')}</p>"
+        + header
         + measured
-        + "".join(drawn)
+        + "".join(shown)
         + f'<div class="cards">{"".join(cards)}</div>'
         + _rows(spec, graph)
         + "</section>"
     )
+
+
+def _variant(
+    spec: Spec, results: SpecResults, graph: Exploration, base: Spec, base_pics: list[Picture]
+) -> tuple[str, list[Picture]]:
+    """A variant as changes to its base: the header (what it is, its cite, its rows side by
+    side with the base's) and its pictures with the base's footnote numbers, changed rows
+    drawn thick and flagged, removed ones dotted and struck (`diagram.compare`)."""
+    variant = next(v for v in base.variants if spec.name == f"{base.name}:{v.name}")
+    changes = row_changes(rows_of(base), rows_of(spec))
+    pics = []
+    for k, view in enumerate(views(spec)):
+        before = base_pics[k] if k < len(base_pics) else base_pics[0]
+        pic = picture(spec, view, graph, findings(results), footnote_numbers(before))
+        pics.append(compare(before, pic, {c.row for c in changes}))
+    header = (
+        f'<div class="variant"><p><b>A variant of <a href="#{_anchor(base.name)}">'
+        f"{_e(base.name)}</a></b>: {_e(variant.doc)}</p>"
+        f"<p>source: {_e(variant.cite)}; it must violate: {_e(', '.join(variant.violates))}</p>"
+        f"<p>{plural(len(changes), 'row')} differ from {_e(base.name)}; on the diagram, "
+        "a changed or added row is thick and flagged <b>~ changed</b> or <b>+ added</b>, a "
+        "removed one dotted and struck (<b>− removed</b>); footnotes keep the base's "
+        "numbers.</p>" + changes_html(changes, base.name, spec.name) + "</div>"
+    )
+    return header, pics
 
 
 def _trace_data(

@@ -46,6 +46,14 @@ ol.steps{font-family:Menlo,Consolas,monospace;font-size:12px;margin:.3em 0 0 2.5
 ol.steps a{color:inherit;text-decoration:none}
 ol.steps li.now{background:#FFE9A8}
 details.source pre{background:#f6f6f6;padding:.5em}
+div.variant{border:2px solid #555;padding:.3em .8em;margin:.8em 0}
+table.changes{border-collapse:collapse;font-size:13px;width:100%;table-layout:fixed}
+table.changes .field{color:#4a4a4a;display:inline-block;min-width:3.5em}
+table.changes td,table.changes th{border:1px solid #ccc;padding:2px 5px;text-align:left;
+ vertical-align:top}
+table.changes del{background:#FBE3E6;color:#7A0E1C}
+table.changes ins{background:#E1F3E5;color:#14502A;text-decoration:none;font-weight:bold}
+g.edge.changed path,g.edge.added path{stroke-width:3.5px}
 .path path,.path polygon,.path ellipse{stroke:#B3123A !important;stroke-width:2px !important}
 .hl path,.hl polygon,.hl ellipse{stroke:#B3123A !important;stroke-width:4px !important}
 .hl text{fill:#B3123A !important;font-weight:bold}

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
@@ -94,6 +94,7 @@ class Node:
     provisional: bool = False
     greyed: bool = False
     cluster: str = ""
+    change: str = ""  # against another picture (`compare`): "gained" or "lost"
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ class Arrow:
     tooltip: str
     greyed: bool = False
     marks: tuple[int, ...] = ()  # trace steps that take this arrow
+    change: str = ""  # against another picture (`compare`): "added", "changed" or "removed"
 
 
 @dataclass(frozen=True)
@@ -192,8 +194,10 @@ def picture(
     view: str = "",
     graph: Exploration | None = None,
     findings: Sequence[Finding] = (),
+    numbering: Mapping[str, int] | None = None,
 ) -> Picture:
-    """The picture of one view, from the rows, the explorer's graph and the checks' verdicts."""
+    """The picture of one view, from the rows, the explorer's graph and the checks' verdicts;
+    `numbering`: footnote numbers to keep (a variant keeps its base spec's)."""
     graph = graph or explore(spec)
     title = spec.name + (f" ({view})" if view else "")
     pic = Picture(file_stem(spec, view), title, spec.source, findings=list(findings))
@@ -201,7 +205,7 @@ def picture(
     if spec.control is None:
         _decision_table(spec, pic)
         return pic
-    _state_machine(spec, view, graph, pic)
+    _state_machine(spec, view, graph, pic, numbering)
     return pic
 
 
@@ -233,7 +237,13 @@ def _decision_table(spec: Spec, pic: Picture) -> None:
         pic.folded[r.name] = table_row_id(r.name)
 
 
-def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> None:
+def _state_machine(
+    spec: Spec,
+    view: str,
+    graph: Exploration,
+    pic: Picture,
+    numbering: Mapping[str, int] | None = None,
+) -> None:
     layout = spec.layout
     control = spec.control
     domain = spec.control_domain
@@ -383,9 +393,14 @@ def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> N
         groups.setdefault((d.src, d.dst, d.decider, d.greyed), []).append(d)
     numbers: dict[str, int] = {}
     if layout.footnotes:
+        # A variant keeps its base's numbers (`numbering`); its own rows come after them.
+        given = dict(numbering or {})
+        free = max(given.values(), default=0) + 1
         for d in drawn:
             if d.row.name not in numbers:
-                numbers[d.row.name] = len(numbers) + 1
+                if d.row.name not in given:
+                    given[d.row.name], free = free, free + 1
+                numbers[d.row.name] = given[d.row.name]
                 when = _under(d.row.guard, pred)
                 found = guard_lines(when, FOOTNOTE_WIDTH) if when != TRUE else ()
                 outs = _outputs(spec, d.row)
@@ -395,6 +410,7 @@ def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> N
                     body[-1] += " " + after.pop(0)
                 body += after
                 pic.footnotes.append((numbers[d.row.name], d.row.name, body))
+        pic.footnotes.sort()
     pic.arrows = [
         Arrow(
             f"e{k}",
@@ -774,6 +790,11 @@ def _note_cell(pic: Picture, k: int) -> str:
     return f'BALIGN="LEFT" ID="{note_id(k)[2:]}" HREF="#" TITLE="{title}"'
 
 
+def _strike(s: str) -> str:
+    """Struck-through text (a combining long stroke after each character)."""
+    return "".join(c + "\u0336" for c in s)
+
+
 def graphviz_escape(s: str) -> str:
     return s.replace("\\", "\\\\").replace('"', '\\"')
 
@@ -797,6 +818,14 @@ def _node_attrs(n: Node, on_path: bool) -> dict[str, str]:
         attrs["label"] = f"{n.label}\nunreachable"
         attrs["tooltip"] = f"{n.label}: the explorer never reaches it here"
         classes.append("unreachable")
+    if n.change == "gained":
+        attrs.update(penwidth="3", style=attrs.get("style", "rounded") + ",bold")
+        attrs["label"] = f"+ {n.label}\n(new state)"
+    elif n.change == "lost":
+        attrs.update(style="rounded,dotted", color=GREY, fontcolor=GREY)
+        attrs["label"] = f"− {n.label}\n(state lost)"
+    if n.change:
+        classes.append(n.change)
     if on_path:
         attrs.update(color=TRACE, penwidth="2.5")
         classes.append("path")
@@ -822,6 +851,18 @@ def _edge_attrs(a: Arrow, colours: Mapping[str, int], key: str = "label") -> dic
             color=GREY, fontcolor=GREY, style="dashed", tooltip=a.tooltip + " (never fires here)"
         )
         attrs["class"] = "unreachable"
+    if a.change in ("added", "changed"):
+        # Thick and flagged in the label: the change reads without colour too.
+        attrs.update(penwidth="3.5", style="bold")
+        attrs[key] = f"{'+ added' if a.change == 'added' else '~ changed'}\\l" + attrs[key]
+        attrs["tooltip"] = f"{a.change}: {attrs['tooltip']}"
+    elif a.change == "removed":
+        struck = "\\l".join(_strike(graphviz_escape(line)) for line in a.lines) + "\\l"
+        attrs.update(style="dotted", color=GREY, fontcolor=GREY, penwidth="2")
+        attrs[key] = "− removed\\l" + struck
+        attrs["tooltip"] = f"removed: {attrs['tooltip']}"
+    if a.change:
+        attrs["class"] += " " + a.change
     if a.marks:
         steps = ",".join(str(m) for m in a.marks)
         attrs.update(color=TRACE, fontcolor=TRACE, penwidth="2.5", style="solid")
@@ -1049,10 +1090,65 @@ def _check_rows(pic: Picture) -> list[str]:
 
 
 def pictures(
-    spec: Spec, findings: Sequence[Finding] = (), graph: Exploration | None = None
+    spec: Spec,
+    findings: Sequence[Finding] = (),
+    graph: Exploration | None = None,
+    numbering: Mapping[str, int] | None = None,
 ) -> list[Picture]:
+    """One picture per view; `numbering`: footnote numbers to keep (a base spec's)."""
     graph = graph or explore(spec)
-    return [picture(spec, view, graph, findings) for view in views(spec)]
+    return [picture(spec, view, graph, findings, numbering) for view in views(spec)]
+
+
+def footnote_numbers(pic: Picture) -> dict[str, int]:
+    """A picture's footnote number per row, for a variant drawn beside it to keep."""
+    return {row: n for n, row, _ in pic.footnotes}
+
+
+def compare(before: Picture, after: Picture, changed: Collection[str] = ()) -> Picture:
+    """`after` with what differs from `before` marked, never by colour alone: an edge
+    (a row between two states) that is new is "added", a row in `changed` on an edge both
+    have is "changed", and an edge or state `before` has and `after` lacks is drawn again
+    as "removed" or "lost" (dotted, struck through); a new state is "gained"."""
+    had = {(r, a.src, a.dst) for a in before.arrows for r in a.rows}
+    has = {(r, a.src, a.dst) for a in after.arrows for r in a.rows}
+    arrows = []
+    for a in after.arrows:
+        if any((r, a.src, a.dst) not in had for r in a.rows):
+            arrows.append(replace(a, change="added"))
+        elif any(r in changed for r in a.rows):
+            arrows.append(replace(a, change="changed"))
+        else:
+            arrows.append(a)
+    ids = {n.id for n in after.nodes}
+    nodes = [
+        n if n.id in {m.id for m in before.nodes} else replace(n, change="gained")
+        for n in after.nodes
+    ]
+    lost = [replace(n, change="lost") for n in before.nodes if n.id not in ids]
+    for k, a in enumerate(before.arrows):
+        gone = tuple(r for r in a.rows if (r, a.src, a.dst) not in has)
+        if gone:
+            lines = a.lines if len(gone) == len(a.rows) else tuple(gone)
+            arrows.append(
+                replace(a, id=f"removed{k}", rows=gone, lines=lines, change="removed", marks=())
+            )
+    out = replace(after, nodes=nodes + lost, arrows=arrows)
+    out.clusters = list(dict.fromkeys([*after.clusters, *before.clusters]))
+    # A removed row's footnote stays, struck, under its old number.
+    removed = {r for a in arrows if a.change == "removed" for r in a.rows}
+    listed = {r for _, r, _ in after.footnotes}
+    out.footnotes = sorted(
+        [
+            *after.footnotes,
+            *(
+                (n, r, [_strike(line) for line in body] or [_strike("removed")])
+                for n, r, body in before.footnotes
+                if r in removed and r not in listed
+            ),
+        ]
+    )
+    return out
 
 
 def render(source: str, fmt: str = "svg") -> bytes:
