@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 from models.cli import mutants as cli_mutants
 from models.cli.diagram import add_diagram
+from models.cli.diff import add_diff
 from models.cli.kit import (
     TRACEBACK_FLAG,
     output_dir,
@@ -115,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_diagram(sub)
     add_report(sub)
+    add_diff(sub)
 
     add_check_trace(sub)
 

@@ -1,7 +1,7 @@
 """What changed between two versions of a model, row by row (issue 19).
 
-`row_text` reads a row as a reviewer compares it (trigger, from, guard, to,
-sets, emits, each in the spec's own vocabulary: `readable.show`); `row_changes`
+`snapshot.row_text` reads a row as a reviewer compares it (trigger, from, guard,
+to, sets, emits, each in the spec's own vocabulary: `readable.show`); `row_changes`
 names the rows added, removed and changed between two specs with those fields
 side by side. A variant's header on the report page (what it changes against
 its base spec) and `python -m models diff` (two git revisions) both print it.
@@ -14,28 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from models.kernel.readable import show
-from models.kernel.spec import Row, Spec
+from models.cli.snapshot import row_text
+from models.kernel.spec import Spec
 
 FIELDS = ("trigger", "from", "guard", "to", "sets", "emits", "kind")
-
-
-def row_text(spec: Spec, r: Row) -> dict[str, str]:
-    """A row's fields as text, in the spec's vocabulary."""
-    domain = spec.control_domain
-
-    def value(v: object) -> str:
-        return domain.label(v) if domain is not None else str(v)
-
-    return {
-        "trigger": r.trigger,
-        "from": "any" if r.source is None else ", ".join(value(v) for v in r.source),
-        "guard": show(spec, r.guard),
-        "to": "stays" if r.target is None else value(r.target),
-        "sets": ", ".join(f"{k} := {show(spec, e)}" for k, e in r.updates.items()) or "-",
-        "emits": ", ".join(f"{k} = {show(spec, e)}" for k, e in r.outputs.items()) or "-",
-        "kind": "ignore" if r.ignore else "row",
-    }
 
 
 Change = Literal["added", "removed", "changed"]

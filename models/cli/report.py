@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from models.cli import report_figures
+from models.cli.diff import diff, diff_html, snapshot
 from models.cli.kit import output_dir
 from models.cli.model_diff import changes_html, row_changes, rows_of
 from models.cli.registry import expand
@@ -74,6 +75,11 @@ def add_report(sub: Any) -> None:
     p.add_argument(
         "-o", "--out", type=output_dir, default="reports", help="directory (default: reports)"
     )
+    p.add_argument(
+        "--baseline",
+        metavar="BASE",
+        help="a git revision: add what changed in the models since it (python -m models diff)",
+    )
     p.set_defaults(run=run)
 
 
@@ -85,8 +91,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: models/{b.module}.py is broken, not reported: {b.error}", file=sys.stderr)
     named = [n for n in args.specs if n.partition(":")[0] not in registry.broken]
     specs = expand(named, registry) if named or not args.specs else []
+    changes = ""
+    if args.baseline:
+        changes = diff_html(diff(snapshot(args.baseline), snapshot(None)), args.baseline, "HEAD")
     results, origin = load(specs)
-    page = build(specs, results, origin, out=args.out)
+    page = build(specs, results, origin, out=args.out, changes=changes)
     path = args.out / PAGE
     try:
         args.out.mkdir(parents=True, exist_ok=True)
@@ -113,8 +122,10 @@ def build(
     results: Mapping[str, SpecResults],
     origin: str,
     out: Path = Path("reports"),
+    changes: str = "",
 ) -> str:
-    """The page; `out` is where it is written (doc links are relative to it)."""
+    """The page; `out` is where it is written (doc links are relative to it); `changes`: the
+    section `diff.diff_html` writes for `--baseline`."""
     sections: list[str] = []
     traces: dict[str, dict[str, Any]] = {}
     sources = Sources(out.resolve())
@@ -141,6 +152,7 @@ def build(
         f"{_e(summary)}</p>{provenance(origin)}"
         f'<nav><ul class="nav">{nav}<li><a href="#sources">sources</a></li></ul></nav>'
         f"{filter_bar({s.name: s for s in specs})}</header><main>"
+        + changes
         + "".join(sections)
         + sources.html()
         + "</main>"

@@ -1050,6 +1050,16 @@ def _side_rows(pic: Picture) -> list[str]:
             f'<TR><TD><FONT COLOR="{TRACE}">━━</FONT></TD>'
             '<TD COLSPAN="2" ALIGN="LEFT">the trace, its steps numbered #1, #2, …</TD></TR>'
         )
+    changes = {a.change for a in pic.arrows} | {n.change for n in pic.nodes}
+    if changes - {""}:
+        for marks, meaning in (
+            ("━━", "+ added / ~ changed row (thick, flagged)"),
+            ("┅┅", "− removed row (dotted, struck through)"),
+            ("▭", "+ state now reached (bold) / − no longer (dotted)"),
+        ):
+            rows.append(
+                f'<TR><TD>{marks}</TD><TD COLSPAN="2" ALIGN="LEFT">{_html(meaning)}</TD></TR>'
+            )
     return rows
 
 
@@ -1120,12 +1130,18 @@ def compare(before: Picture, after: Picture, changed: Collection[str] = ()) -> P
             arrows.append(replace(a, change="changed"))
         else:
             arrows.append(a)
+    # A state is gained when HEAD reaches it and BASE did not (drawn greyed, or not at all).
+    live = {n.id for n in before.nodes if not n.greyed}
     ids = {n.id for n in after.nodes}
     nodes = [
-        n if n.id in {m.id for m in before.nodes} else replace(n, change="gained")
+        replace(n, change="gained")
+        if not n.greyed and n.id not in live
+        else replace(n, change="lost")
+        if n.greyed and n.id in live
+        else n
         for n in after.nodes
     ]
-    lost = [replace(n, change="lost") for n in before.nodes if n.id not in ids]
+    lost = [replace(n, change="lost", greyed=True) for n in before.nodes if n.id not in ids]
     for k, a in enumerate(before.arrows):
         gone = tuple(r for r in a.rows if (r, a.src, a.dst) not in has)
         if gone:
