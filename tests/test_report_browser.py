@@ -241,3 +241,34 @@ def test_a_variants_changed_rows_are_marked(page: tuple[Any, dict[str, Any]]) ->
         assert any(c.row in drawn.get(k, "") for k in kinds), (c.row, c.change, drawn)
     for svg in section.find_elements(By.CSS_SELECTOR, "g.edge.removed text"):
         assert "\u0336" in svg.text or svg.text.startswith("−")  # struck, not colour alone
+
+
+def test_labels_are_9pt_or_more_at_1024px_and_the_page_does_not_scroll_sideways(
+    page: tuple[Any, dict[str, Any]],
+) -> None:
+    driver, _ = page
+    driver.set_window_size(1024, 900)
+    try:
+        driver.get(driver.current_url.split("#")[0])
+        smallest: list[Any] = driver.execute_script(
+            """
+            var found = [];
+            document.querySelectorAll('figure.diagram svg').forEach(function (svg) {
+              var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+              var least = Infinity;
+              svg.querySelectorAll('text').forEach(function (t) {
+                least = Math.min(least, parseFloat(t.getAttribute('font-size')) * scale);
+              });
+              found.push([svg.closest('figure').id, least]);
+            });
+            return found;
+            """
+        )
+        assert smallest
+        # 9 pt is 12 CSS px; the SVG's user unit is the point.
+        small = [(fig, round(px * 0.75, 2)) for fig, px in smallest if px * 0.75 < 9 - 0.01]
+        assert not small, small
+        width = driver.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 1024
+    finally:
+        driver.set_window_size(1400, 1000)

@@ -21,8 +21,12 @@ table.provenance th{white-space:nowrap;vertical-align:top;text-align:left;paddin
 form.filter{display:flex;flex-wrap:wrap;gap:1em;margin:.5em 0 1em;align-items:center}
 form.filter select{font-size:14px}
 section.spec{margin:2em 0;border-top:2px solid #bbb}
-figure.diagram{margin:1em 0;overflow:auto;border:1px solid #ddd;padding:.5em;max-height:90vh}
-figure.diagram svg{max-width:100%;height:auto}
+figure.diagram{margin:1em 0;overflow:auto;border:1px solid #ddd;padding:.5em;max-height:90vh;
+ position:relative}
+figure.diagram.fit svg{max-width:100%;height:auto}
+div.zoom{position:sticky;top:0;left:0;z-index:1;display:flex;gap:.3em;background:#fff;
+ padding:.2em 0}
+div.zoom button{font-size:13px}
 table.checks,table.summary{border-collapse:collapse;width:100%;font-size:13px}
 table.checks td,table.checks th,table.summary td,table.summary th{border:1px solid #ccc;
  padding:3px 5px;vertical-align:top;text-align:left}
@@ -69,6 +73,8 @@ table#pstate td,table#pstate th{padding:1px 6px;text-align:left}
 table#pstate tr.changed{background:#FFE9A8}
 table#pstate tr.changed th::after{content:" (changed)";font-weight:normal}
 @media print{
+ div.zoom{display:none}
+ figure.diagram svg{max-width:100%;height:auto}
  details.card,details.rows,details.conformance,details.source{display:block}
  details>summary{list-style:none}
  details:not([open])>*:not(summary){display:block !important}
@@ -97,6 +103,26 @@ function applyFilter() {
 }
 $('filter').addEventListener('change', applyFilter);
 applyFilter();
+// ---- pan (the figure scrolls) and zoom: 100% keeps every label at 9 pt or more
+document.querySelectorAll('figure.diagram').forEach(function (fig) {
+  var svg = fig.querySelector('svg'); if (!svg) { return; }
+  var natural = svg.getAttribute('width'), zoom = 1;
+  var bar = document.createElement('div'); bar.className = 'zoom';
+  [['−', 'zoom out'], ['100%', 'actual size: labels at 9 pt or more'], ['+', 'zoom in'],
+   ['fit', 'fit the page width']].forEach(function (b) {
+    var button = document.createElement('button'); button.type = 'button';
+    button.textContent = b[0]; button.title = b[1]; bar.appendChild(button);
+    button.addEventListener('click', function () {
+      fig.classList.toggle('fit', b[0] === 'fit');
+      zoom = b[0] === '+' ? zoom * 1.25 : b[0] === '−' ? zoom / 1.25 : 1;
+      svg.setAttribute('width', b[0] === 'fit' ? natural :
+        (parseFloat(natural) * zoom) + 'pt');
+      svg.setAttribute('height', b[0] === 'fit' ? svg.getAttribute('height') :
+        (parseFloat(svg.viewBox.baseVal.height) * zoom) + 'pt');
+    });
+  });
+  fig.insertBefore(bar, svg);
+});
 // ---- the trace player
 var playing = null;
 function lit(fig) {
@@ -160,6 +186,8 @@ function play(key, k) {
     });
   }
   if (fresh) { fig.scrollIntoView({block: 'start'}); }
+  var seen = edge || node;  // pan the figure to the step
+  if (seen) { seen.scrollIntoView({block: 'nearest', inline: 'nearest'}); }
   return true;
 }
 function fromHash() {

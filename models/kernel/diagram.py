@@ -35,15 +35,17 @@ from .trace import Trace
 
 WIDTH = 34  # characters per edge-label line
 FOOTNOTE_WIDTH = 46  # characters per footnote line
-COLOURS = ("#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")  # colour-blind safe
-STYLES = ("solid", "dashed", "solid", "dotted", "dashed")
-TRACE = "#D62728"
-GREY = "#9A9A9A"
+# Colour-blind safe (Okabe-Ito hues, darkened to a contrast of at least 4.5:1 on white).
+COLOURS = ("#0072B2", "#00785A", "#A8447F", "#9A5B00", "#1F6FA6")
+STYLES = ("solid", "dashed", "dotted", "bold", "dashed")  # the decider without colour too
+DASHES = {"solid": "━━", "dashed": "╍╍", "dotted": "┅┅", "bold": "▬▬"}  # the legend's samples
+TRACE = "#B3123A"
+GREY = "#6E6E6E"
 VERDICT_COLOURS = {
     "proved": "#1B7837",
     "witnessed": "#2166AC",
     "violated": "#B2182B",
-    "unknown": "#7F7F7F",
+    "unknown": "#666666",
 }
 FONT = "Helvetica"
 
@@ -1026,7 +1028,7 @@ def _side_rows(pic: Picture) -> list[str]:
     rows = ['<TR><TD COLSPAN="3"><B>legend</B></TD></TR>']
     for k, (_, meaning) in enumerate(pic.deciders):
         colour = COLOURS[k % len(COLOURS)]
-        dash = {"solid": "━━", "dashed": "╍╍", "dotted": "┅┅"}[STYLES[k % len(STYLES)]]
+        dash = DASHES[STYLES[k % len(STYLES)]]
         rows.append(
             f'<TR><TD><FONT COLOR="{colour}">{dash}</FONT></TD>'
             f'<TD COLSPAN="2" ALIGN="LEFT">{_html(meaning)}</TD></TR>'
