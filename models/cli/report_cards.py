@@ -38,16 +38,14 @@ STRUCTURAL = {
     "reachable-set": "z3's transition relation and the explorer reach the same states.",
 }
 
+# What each basis of a verdict means (checks.py, issue 16 §3).
 BASIS = {
-    "spacer": "z3's Spacer found an inductive invariant (the certificate below): it holds "
-    "initially, every step keeps it, and it excludes every bad state; the explorer agrees "
-    "on its complete state graph",
-    "k-induction": "k-induction: no k+1 steps from states that satisfy the property k times "
-    "break it (k=0: no single step from any type-correct state does); the explorer agrees",
-    "bfs": "the explorer's breadth-first search over every reachable state (shortest traces "
-    "first), each trace step confirmed by z3",
-    "bmc": "z3's bounded model checking found the trace (the explorer's real samples could "
-    "not decide it)",
+    "exhaustive": "the explorer visited every reachable state of this finite model and it "
+    "holds on each: a proof for every trace length, as TLC's and SPIN's are",
+    "certificate": "z3 found an inductive invariant (the certificate): it holds initially, "
+    "every step keeps it, and it excludes every bad state",
+    "trace": "a trace (below), shortest first, each step confirmed by z3 against the rows",
+    "cross-check": "z3 and the explorer computed the same answer side by side",
 }
 
 
@@ -141,12 +139,12 @@ def card(spec: Spec, c: CheckResult, sources: Sources, trace_key: str | None) ->
         rows.append(("source", sources.link(cite)))
     how = c.method + ("" if c.bound is None else f", k={c.bound}")
     expected = " — expected: this variant must violate it" if c.expected == "violate" else ""
-    basis = BASIS.get(c.method, c.method)
+    basis = BASIS.get(c.basis, c.basis)
     rows.append(
         (
             "verdict",
             f'<span class="verdict v-{_e(c.verdict)}">{_e(c.verdict)}</span> by {_e(how)}'
-            f"{_e(expected)}; in {c.seconds:.3f}s. Basis: {_e(basis)}."
+            f"{_e(expected)}; in {c.seconds:.3f}s. Basis: <b>{_e(c.basis_text)}</b> — {_e(basis)}."
             + (f"<br>{_e(c.detail)}" if c.detail else ""),
         )
     )

@@ -63,6 +63,9 @@ class SpecResults:
                     "bound": c.bound,
                     "seconds": round(c.seconds, 4),
                     "certificate": c.certificate,
+                    "basis": c.basis,
+                    "states": c.states,
+                    "basis_text": c.basis_text,
                     "expected": c.expected,
                     "detail": c.detail,
                     "cite": c.cite,
@@ -93,6 +96,9 @@ class SpecResults:
                     trace=None if c["trace"] is None else read_trace(spec, c["trace"]),
                     detail=c["detail"],
                     cite=c["cite"],
+                    basis=c["basis"],
+                    states=c["states"],
+                    basis_text=c["basis_text"],
                 )
                 for c in obj["checks"]
             ),
