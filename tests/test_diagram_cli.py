@@ -27,7 +27,7 @@ def test_the_view_follows_the_trace(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_mermaid_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diagram", "policy", "--format", "mermaid"]) == 0
-    assert capsys.readouterr().out.startswith("---\ntitle: policy")
+    assert capsys.readouterr().out.startswith('---\ntitle: "policy')  # YAML, quoted
 
 
 def test_dash_output_is_standard_output(
