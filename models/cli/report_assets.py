@@ -9,6 +9,7 @@ Text colours keep a contrast of at least 4.5:1 on their backgrounds.
 from __future__ import annotations
 
 CSS = """
+html{scroll-padding-bottom:42vh}  /* what the player covers */
 body{font:15px/1.45 Helvetica,Arial,sans-serif;margin:0 auto;padding:0 1em 45vh;color:#1a1a1a;
  max-width:1400px;overflow-wrap:anywhere}
 header{border-bottom:1px solid #bbb;margin-bottom:1em}
@@ -187,7 +188,7 @@ function play(key, k) {
   }
   if (fresh) { fig.scrollIntoView({block: 'start'}); }
   var seen = edge || node;  // pan the figure to the step
-  if (seen) { seen.scrollIntoView({block: 'nearest', inline: 'nearest'}); }
+  if (seen) { seen.scrollIntoView({block: 'center', inline: 'center'}); }
   return true;
 }
 function fromHash() {
