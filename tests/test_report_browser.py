@@ -270,5 +270,10 @@ def test_labels_are_9pt_or_more_at_1024px_and_the_page_does_not_scroll_sideways(
         assert not small, small
         width = driver.execute_script("return document.documentElement.scrollWidth")
         assert width <= 1024
+        titles = driver.execute_script(
+            "return Array.from(document.querySelectorAll('figure.diagram g.edge > title'))"
+            ".map(function (t) { return t.textContent; });"
+        )
+        assert titles and all(t.startswith("rows: ") for t in titles), titles[:5]  # not ids
     finally:
         driver.set_window_size(1400, 1000)

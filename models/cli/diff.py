@@ -137,7 +137,7 @@ def diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[SpecDiff]:
         picture = None
         if b is not None:
             head = picture_of(b["picture"], b["source"])
-            base = picture_of(a["picture"], a["source"]) if a else replace_none(head)
+            base = picture_of(a["picture"], a["source"]) if a else _empty(head)
             picture = compare(base, head, {r.row for r in rows})
             picture.title = f"{head.title}: changes against the base revision"
         found.append(
@@ -154,7 +154,7 @@ def diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[SpecDiff]:
     return found
 
 
-def replace_none(pic: Picture) -> Picture:
+def _empty(pic: Picture) -> Picture:
     """An empty picture: a spec new in HEAD is all added."""
     return Picture(pic.name, pic.title, pic.source, rankdir=pic.rankdir)
 

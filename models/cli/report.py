@@ -61,6 +61,7 @@ from models.kernel.spec import Spec
 from models.kernel.trace import Trace, plural, state_count
 
 PAGE = "index.html"
+TITLE = re.compile(r'(<g id="([^"]+)" class="(?:edge|node)[^"]*">\s*)<title>[^<]*</title>')
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
@@ -232,7 +233,7 @@ def _section(
     for pic in pics:
         prefix = _anchor(pic.name) + "-"
         svg = render(dot_source(pic), "svg").decode()
-        svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype: it is inline
+        svg = _titled(pic, svg[svg.index("<svg") :])  # no XML prolog: it is inline
         svg = re.sub(r'\bid="', f'id="{prefix}', svg)
         shown.append(
             f'<figure class="diagram" id="d-{_anchor(pic.name)}" data-prefix="{prefix}">'
@@ -255,6 +256,21 @@ def _section(
         + f'<div class="cards">{"".join(cards)}</div>'
         + _rows(spec, graph)
         + "</section>"
+    )
+
+
+def _titled(pic: Picture, svg: str) -> str:
+    """The SVG with each edge titled by its rows and each state by its name (graphviz
+    titles them by internal ids), which is what a screen reader and a hover read."""
+    names = {a.id: "rows: " + ", ".join(a.rows) for a in pic.arrows}
+    names |= {n.id: ("state " if n.kind == "state" else "") + n.label for n in pic.nodes}
+
+    def title(m: re.Match[str]) -> str:
+        name = names.get(m.group(2))
+        return m.group(0) if name is None else f"{m.group(1)}<title>{_e(name)}</title>"
+
+    return re.sub(
+        r'(<g id="([^"]+)" class="(?:edge|node)[^"]*">\s*)<title>[^<]*</title>', title, svg
     )
 
 

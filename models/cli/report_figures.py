@@ -193,7 +193,8 @@ def _spin(spec: Spec) -> tuple[str, str]:
     if entry is None:
         return (
             "not recorded",
-            f"{what}. No {SPIN.name} in reports/: `python -m models spin` prints it.",
+            f"{what}. No {SPIN.name} in reports/: `python -m models spin --json "
+            "reports/spin.json` writes it.",
         )
     return str(entry.get("summary", "?")), what
 
