@@ -31,7 +31,7 @@ div.zoom button{font-size:13px}
 table.checks,table.summary{border-collapse:collapse;width:100%;font-size:13px}
 table.checks td,table.checks th,table.summary td,table.summary th{border:1px solid #ccc;
  padding:3px 5px;vertical-align:top;text-align:left}
-table.summary td.figure{white-space:nowrap;font-weight:bold}
+table.summary td.figure{font-weight:bold;width:30%}
 details.card{border:1px solid #ccc;border-left:6px solid #1B6B32;margin:.4em 0;padding:.2em .6em}
 details.card.bad{border-left-color:#A01525;background:#FFF0EE}
 details.card>summary{cursor:pointer}

@@ -210,7 +210,7 @@ def _seeds(spec: Spec) -> tuple[str, str]:
     if spec.expect_violated:
         return "-", "a variant has no seed run of its own; see its base spec"
     if entry is None:
-        return "not recorded", f"{what}. No {SEEDS.name} in reports/: `make seeds` prints it."
+        return "not recorded", f"{what}. No {SEEDS.name} in reports/: `make seeds` writes it."
     return str(entry.get("summary", "?")), what
 
 
