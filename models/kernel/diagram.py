@@ -903,7 +903,9 @@ def _footnote_rows(pic: Picture) -> list[str]:
         body = '<BR ALIGN="LEFT"/>'.join(_html(x) for x in lines or ["-"]) + '<BR ALIGN="LEFT"/>'
         rows.append(
             f'<TR><TD ALIGN="RIGHT" VALIGN="TOP">({n})</TD>'
-            f'<TD ALIGN="LEFT" VALIGN="TOP" COLSPAN="2" TITLE="{_html(row)}">{body}</TD></TR>'
+            # A link, so that graphviz keeps the title: hovering a footnote names its row.
+            f'<TD ALIGN="LEFT" VALIGN="TOP" COLSPAN="2" HREF="#" TITLE="{_html(row)}">'
+            f"{body}</TD></TR>"
         )
     return rows
 
