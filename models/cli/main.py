@@ -1,25 +1,25 @@
-"""The command line: `verify`, `explain`, `list`; `diagram` and `report` (diagram_cli.py,
-report.py), `check-trace` (cli_trace.py), `promela`, `spin` and `spin-trail` (spin_cli.py).
+"""The command line: `verify`, `explain`, `list`; `diagram` and `report` (diagram.py,
+report.py), `check-trace` (trace.py), `promela`, `spin` and `spin-trail` (spin.py).
 
 Exit codes: 0 every verdict matched its expectation; 1 some check was
 violated or unknown, a spec module is broken, or a diagram is stale; 2 the
 command was wrong (an unknown spec or check name, a bad argument, a path that
-cannot be written). `models.cli.kit` holds the shared error handling.
+cannot be written); 130 interrupted. `models.cli.kit` holds the shared error
+handling and the output files.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import math
-import multiprocessing
 import os
 import sys
 import time
 import traceback
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -29,10 +29,13 @@ from models.cli.diagram import add_diagram
 from models.cli.diff import add_diff
 from models.cli.kit import (
     TRACEBACK_FLAG,
+    Output,
+    clip,
     output_dir,
     output_file,
     positive_int,
     positive_seconds,
+    process_pool,
     run,
 )
 from models.cli.registry import BrokenSpec, UnknownSpec, expand, load, lookup, one_line
@@ -40,7 +43,7 @@ from models.cli.report import add_report
 from models.cli.results import spec_json
 from models.cli.spin import add_parsers as add_spin_parsers
 from models.cli.trace import add_parser as add_check_trace
-from models.cli.trace import itf_name, write_check_itf
+from models.cli.trace import check_itf, itf_name, write_check_itf
 from models.kernel.checks import (
     DEFAULT_CERTIFICATE_BUDGET,
     DEFAULT_TIMEOUT,
@@ -142,7 +145,7 @@ def _parser() -> argparse.ArgumentParser:
 
     cli_mutants.add_parser(sub)
 
-    p = sub.add_parser("list", help="list the specs, their variants and their checks")
+    p = sub.add_parser("list", help="list the specs, their variants and how many properties")
     p.set_defaults(run=_list)
     add_spin_parsers(sub)
     return parser
@@ -175,7 +178,7 @@ def _verify(args: argparse.Namespace) -> int:
     named = [n for n in args.specs if n not in registry.broken or n in registry.specs]
     specs = expand(named, registry) if named or not args.specs else []
     names = [spec.name for spec in specs]
-    to_stdout = args.json is not None and str(args.json) == "-"
+    to_stdout = args.json is not None and args.json.to_stdout
     text: TextIO = sys.stderr if to_stdout else sys.stdout  # stdout carries only the JSON then
     for b in broken:
         text.write(f"{b.module} — BROKEN: models/{b.module}.py: {b.error}\n")
@@ -199,24 +202,25 @@ def _verify(args: argparse.Namespace) -> int:
         # Specs are independent: check them in parallel, print each block in order.
         text.write(f"checking {plural(len(names), 'spec')} in {jobs} processes\n")
         text.flush()
-        context = multiprocessing.get_context("fork")
         # Start the biggest specs first (rows × properties), so no process idles at the end.
         cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        with process_pool(jobs) as pool:
             futures = {
-                name: pool.submit(
+                name: pool.apply_async(
                     _run_spec,
-                    name,
-                    args.method,
-                    (args.timeout, args.certificates),
-                    None,
-                    args.traceback,
-                    args.itf_dir,
+                    (
+                        name,
+                        args.method,
+                        (args.timeout, args.certificates),
+                        None,
+                        args.traceback,
+                        args.itf_dir,
+                    ),
                 )
                 for name in sorted(names, key=lambda n: -cost[n])
             }
             for name in names:
-                outcome = futures[name].result()
+                outcome = futures[name].get()
                 text.write(outcome.text)
                 text.flush()
                 outcomes.append(outcome)
@@ -257,13 +261,7 @@ def _verify(args: argparse.Namespace) -> int:
             "specs": [o.report for o in outcomes],
             "broken": [{"module": b.module, "error": b.error} for b in broken],
         }
-        body = json.dumps(report, indent=2) + "\n"
-        if to_stdout:
-            sys.stdout.write(body)
-            sys.stdout.flush()
-        else:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(body)
+        args.json.write(json.dumps(report, indent=2) + "\n")
     return 0 if not failures else 1
 
 
@@ -363,12 +361,23 @@ def _check_line(spec: Spec, check: CheckResult) -> str:
 
 
 def _explain(args: argparse.Namespace) -> int:
+    if args.itf is None or not args.itf.to_stdout:
+        return _explain_to(args, args.itf)
+    # `--itf -`: standard output carries only the ITF, the explanation goes to standard error.
+    written: list[str] = []
+    with contextlib.redirect_stdout(sys.stderr):
+        code = _explain_to(args, written)
+    args.itf.write("".join(written))
+    return code
+
+
+def _explain_to(args: argparse.Namespace, itf: Output | list[str] | None) -> int:
     spec = lookup(args.spec)
     checker = Checker(spec, method=args.method)
     known = checker.check_ids()
     if args.check not in known:
         print(
-            f"error: spec {spec.name!r} has no check {args.check!r}; "
+            f"error: spec {spec.name!r} has no check {clip(args.check)!r}; "
             f"its checks: {', '.join(known)}",
             file=sys.stderr,
         )
@@ -393,9 +402,12 @@ def _explain(args: argparse.Namespace) -> int:
         reason = why(spec, prop, check.trace) if prop and check.verdict == "violated" else None
         if reason:
             print(reason)
-        if args.itf:
-            print(f"wrote {write_check_itf(spec, check.id, check.verdict, check.trace, args.itf)}")
-    elif args.itf:
+        if isinstance(itf, list):
+            itf.append(check_itf(spec, check.id, check.verdict, check.trace))
+        elif itf is not None:
+            itf.write(check_itf(spec, check.id, check.verdict, check.trace))
+            print(f"wrote {itf}")
+    elif itf is not None:
         print(f"no ITF written: {check.id} has no trace ({check.verdict})", file=sys.stderr)
     if check.certificate:
         cert = None if args.full else read_certificate(spec, check.certificate)

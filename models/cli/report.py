@@ -33,7 +33,7 @@ from typing import Any
 
 from models.cli import report_figures
 from models.cli.diff import diff, diff_html, snapshot
-from models.cli.kit import output_dir
+from models.cli.kit import UsageError, output_dir, reason
 from models.cli.model_diff import changes_html, row_changes, rows_of
 from models.cli.registry import expand
 from models.cli.registry import load as load_registry
@@ -56,6 +56,7 @@ from models.kernel.diagram import (
 )
 from models.kernel.explore import Exploration, explore
 from models.kernel.expr import Env, evaluate
+from models.kernel.files import write_atomic
 from models.kernel.smt import z3_version
 from models.kernel.spec import Spec
 from models.kernel.trace import Trace, plural, state_count
@@ -99,13 +100,9 @@ def run(args: argparse.Namespace) -> int:
     page = build(specs, results, origin, out=args.out, changes=changes)
     path = args.out / PAGE
     try:
-        args.out.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(page)
-        tmp.replace(path)  # never a half-written page
+        write_atomic(path, page)  # never a half-written page
     except OSError as err:
-        print(f"error: cannot write {err.filename}: {err.strerror}", file=sys.stderr)
-        return 2
+        raise UsageError(f"cannot write {path}: {reason(err)}") from None
     bad = [f"{name} {c.id}" for name, r in results.items() for c in r.checks if not c.ok]
     seconds = time.perf_counter() - started
     print(f"report: {path} ({len(specs)} specs, {seconds:.2f}s; results: {origin})")
