@@ -10,6 +10,7 @@ on HEAD's diagram.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -148,3 +149,25 @@ def test_an_unknown_revision_is_a_one_line_error(tmp_path: Path) -> None:
         text=True,
     )
     assert done.returncode == 2 and done.stderr == "error: unknown git revision 'nosuchrev'\n"
+
+
+def test_report_baseline_puts_the_diff_on_the_page(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "models", "report", "--baseline", "HEAD~1", "-o", "out"],
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(repo)},
+        capture_output=True,
+        text=True,
+    )
+    # HEAD's lamp breaks: the report still writes the page, and exits 1 for the checks.
+    assert done.returncode == 1 and "lamp never-broken" in done.stdout, done.stderr
+    page = (repo / "out" / "index.html").read_text()
+    section = page.split('<section id="changes"', 1)[1].split("</section>", 1)[0]
+    assert "Changes against HEAD~1" in section
+    rows = re.findall(r'<tr class="change-(\w+)"><td><b>([^<]+)</b>', section)
+    assert rows == [("changed", "kick"), ("added", "fix")]
+    assert "1 reachable states gained" in section and "state=BROKEN" in section
+    assert "<td>never-broken</td><td>proved</td><td>violated</td>" in section
+    assert re.search(r'class="edge[^"]* added"', section)  # HEAD's diagram, marked
+    assert 'class="node state gained"' in section
