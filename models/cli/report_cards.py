@@ -46,6 +46,7 @@ BASIS = {
     "every step keeps it, and it excludes every bad state",
     "trace": "a trace (below), shortest first, each step confirmed by z3 against the rows",
     "cross-check": "z3 and the explorer computed the same answer side by side",
+    "sampled": "only the explorer answers, on the real variable's samples: evidence, not a proof",
 }
 
 
