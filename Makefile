@@ -7,6 +7,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TRANSPORT := conformance/seeds/transport
 NPM_STAMP := $(TRANSPORT)/node_modules/.installed
+MERMAID := tests/mermaid
+MERMAID_STAMP := $(MERMAID)/node_modules/.installed
 export HYPOTHESIS_PROFILE ?= ci
 # make verify runs pytest on 2 workers (pytest-xdist; `make bench` times 1 against 2 and 3 on
 # 2 cores); `make test` runs it in one process. FRESH=1: make verify bypasses the result cache.
@@ -15,7 +17,7 @@ FRESH ?=
 LOADED_RUNS ?= 5
 
 .PHONY: help test verify verify-loaded stress-ng models mutants diagrams diagrams-check typecheck lint format bench mutation clean dot \
-	package-check spin seeds rustc node report browser
+	package-check spin seeds rustc node report browser mermaid
 
 help:
 	@echo "make verify     the merge gate: model checks, mutants, seeds, pytest, diagrams, mypy, ruff"
@@ -84,11 +86,18 @@ $(NPM_STAMP): $(TRANSPORT)/package-lock.json | node
 	cd $(TRANSPORT) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# The pinned mermaid (package-lock.json) that tests/test_mermaid_render.py renders every .mmd with.
+$(MERMAID_STAMP): $(MERMAID)/package-lock.json | node
+	cd $(MERMAID) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+mermaid: $(MERMAID_STAMP)
+
 # Debian's chromium and chromium-driver run the report's browser test (never a downloaded browser).
 browser:
 	$(call needs,chromium chromedriver,chromium chromium-driver,the report's browser test)
 
-test: $(STAMP) dot spin browser rustc $(NPM_STAMP)
+test: $(STAMP) dot spin browser rustc $(NPM_STAMP) $(MERMAID_STAMP)
 	$(BIN)/pytest
 
 # The project's own specs keep their certificates: z3 gets 1 s for each (README "Verdicts and
@@ -124,7 +133,7 @@ mutants: $(STAMP) rustc $(NPM_STAMP)
 
 # The merge gate: tests/gate.py runs its phases side by side and caches each passing result
 # (models/cli/cache.py, in .cache/verify/); FRESH=1 neither reads nor stores one.
-verify: $(STAMP) dot spin browser rustc $(NPM_STAMP)
+verify: $(STAMP) dot spin browser rustc $(NPM_STAMP) $(MERMAID_STAMP)
 	@PYTEST_JOBS=$(PYTEST_JOBS) $(BIN)/python tests/gate.py $(if $(filter-out 0,$(FRESH)),--fresh)
 
 stress-ng:
@@ -132,7 +141,7 @@ stress-ng:
 
 # make verify FRESH=1, LOADED_RUNS times, while stress-ng runs twice as many CPU hogs as there
 # are cores: a verdict that depends on the machine's speed fails here. Each must pass.
-verify-loaded: stress-ng $(STAMP) dot spin browser rustc $(NPM_STAMP)
+verify-loaded: stress-ng $(STAMP) dot spin browser rustc $(NPM_STAMP) $(MERMAID_STAMP)
 	@hogs=$$((2 * $$(nproc))); \
 	stress-ng --cpu $$hogs --timeout 3h --quiet & hog=$$!; \
 	trap 'kill $$hog 2>/dev/null' EXIT INT TERM; \
@@ -159,4 +168,4 @@ mutation: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .cache mutants reports .mypy_cache .ruff_cache .pytest_cache .hypothesis diagrams/*.svg build/spin \
-		build/seeds $(TRANSPORT)/node_modules
+		build/seeds $(TRANSPORT)/node_modules $(MERMAID)/node_modules

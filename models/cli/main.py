@@ -27,6 +27,7 @@ from typing import Any, TextIO
 from models.cli import cache
 from models.cli import mutants as cli_mutants
 from models.cli.diagram import add_diagram
+from models.cli.diff import add_diff
 from models.cli.kit import (
     TRACEBACK_FLAG,
     Output,
@@ -144,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_diagram(sub)
     add_report(sub)
+    add_diff(sub)
 
     add_check_trace(sub)
 
