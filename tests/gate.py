@@ -151,7 +151,7 @@ def phases() -> list[Phase]:
             "diagrams are up to date",
             [PY, "-m", "models", "diagram", "--check", "--render"],
             "run 'make diagrams' and commit diagrams/*.dot and *.mmd",
-            deps=("models", "diagrams"),
+            deps=("models", "diagrams", "tests/mermaid"),
             tools=("dot",),
         ),
         Phase(
