@@ -47,6 +47,7 @@ def spec_json(r: SpecReport) -> SpecResults:
                 "detail": c.detail,
                 "expected": c.expected,
                 "trace": None if c.trace is None else trace_json(r.spec, c.trace),
+                "loop": c.loop,
             }
             for c in r.checks
         ],
