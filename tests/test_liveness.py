@@ -3,6 +3,10 @@ and the lasso counterexample, on specs small enough to know every run by hand.""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
 from models.kernel import (
@@ -27,7 +31,11 @@ from models.kernel import (
     var,
     weak,
 )
+from models import duplex, policy, wave
+from models.cli.main import main
 from models.kernel.checks import Checker, CheckResult
+from models.kernel.itf import itf_text, read_itf
+from models.kernel.tracecheck import check_trace
 from models.kernel.trace import Trace
 
 
@@ -156,3 +164,61 @@ def test_a_malformed_liveness_property_is_refused_at_build_time(
 ) -> None:
     with pytest.raises(SpecError, match=message):
         _spec((GO,), ("go",), (live,), fairness=fairness)
+
+
+# ---------------------------------------------------------------- the seeds
+
+
+def test_the_seeds_carry_their_liveness_verdicts() -> None:
+    # wave settles under weak fairness of the runner and the clock, the adapter getting none.
+    settles = _check(wave.SPEC, "eventually-settles")
+    assert (settles.verdict, settles.basis, settles.states) == ("proved", "exhaustive", 98)
+    answered = _check(duplex.SPEC, "a-turn-claim-in-overlap-is-answered")
+    assert (answered.verdict, answered.basis) == ("proved", "samples")
+    assert "real variables' samples" in answered.basis_text
+    in_force = _check(policy.POLICY_SPEC, "a-change-is-in-force-at-a-wave-start")
+    assert (in_force.verdict, in_force.basis) == ("proved", "exhaustive")
+
+
+def test_each_seed_property_needs_its_fairness() -> None:
+    for spec, name in (
+        (duplex.SPEC, "a-turn-claim-in-overlap-is-answered"),
+        (policy.POLICY_SPEC, "a-change-is-in-force-at-a-wave-start"),
+    ):
+        bare = replace(spec, liveness=(replace(spec.live(name), fairness=()),))
+        assert _check(bare, name).verdict == "violated"
+    assert _check(replace(wave.SPEC, fairness=weak(wave.TIME)), "eventually-settles").loop == 0
+
+
+def test_the_seeds_unbounded_ping_is_a_lasso() -> None:
+    # transport.ts: `ping = await adapter.ping()` has no timeout: launched, it may wait forever.
+    check = _check(wave.SPEC.with_variant("seed"), "eventually-settles")
+    assert (check.verdict, check.expected, check.loop) == ("violated", "violate", 1)
+    assert check.trace is not None and [s.row for s in check.trace.steps] == ["launch_pings"]
+    assert check.trace.steps[0].state["phase"] is wave.Phase.PING
+
+
+def test_explain_prints_the_lasso_and_check_trace_accepts_its_itf(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    itf = tmp_path / "lasso.itf.json"
+    assert main(["explain", "wave:seed", "eventually-settles", "--itf", str(itf)]) == 0
+    out = capsys.readouterr().out
+    assert "then stutters forever at step 1" in out and "launch_pings" in out
+    assert json.loads(itf.read_text())["loop"] == 1
+    assert main(["check-trace", "wave:seed", str(itf)]) == 0
+    # A loop index whose state the last state does not repeat is refused: not a lasso.
+    broken = json.loads(itf.read_text()) | {"loop": 0}
+    itf.write_text(json.dumps(broken))
+    assert main(["check-trace", "wave:seed", str(itf)]) == 2
+    assert "not a lasso" in capsys.readouterr().err
+
+
+def test_a_lasso_with_a_loop_round_trips_through_itf(tmp_path: Path) -> None:
+    spec = _spec((TICK, DONE), ("tick", "done"), (FINISHED,), fairness=weak("tick", "done"))
+    check = _check(spec, "finished")
+    assert check.trace is not None
+    text = itf_text(spec, check.trace, loop=check.loop)
+    assert json.loads(text)["loop"] == 0
+    log = read_itf(spec, text)
+    assert check_trace(spec, log).ok

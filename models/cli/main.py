@@ -335,12 +335,14 @@ def _check_line(spec: Spec, check: CheckResult) -> str:
     cert = read_certificate(spec, check.certificate or "")
     # An exhaustive basis comes first; a certificate, when z3 found one, follows it.
     searched = f"exhaustive, {check.states:,} states + " if check.basis == "exhaustive" else ""
-    if check.basis == "exhaustive" and not check.certificate:
+    if check.basis in ("exhaustive", "samples") and not check.certificate:
         evidence = check.basis_text
     elif cert is not None:
         evidence = searched + cert.one_line()
     elif check.certificate:
         evidence = searched + check.certificate
+    elif check.loop is not None:
+        evidence = check.basis_text  # the lasso: its length and where it loops back
     elif check.trace is not None:
         evidence = f"trace of {plural(len(check.trace), 'step')}"
     else:
