@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from models import duplex, policy, wave
+from models.cli.main import main
 from models.kernel import (
     Bool,
     IntRange,
@@ -31,12 +33,10 @@ from models.kernel import (
     var,
     weak,
 )
-from models import duplex, policy, wave
-from models.cli.main import main
 from models.kernel.checks import Checker, CheckResult
 from models.kernel.itf import itf_text, read_itf
-from models.kernel.tracecheck import check_trace
 from models.kernel.trace import Trace
+from models.kernel.tracecheck import check_trace
 
 
 def _spec(

@@ -88,9 +88,9 @@ from .expr import (
     At,
     Cmp,
     Const,
+    Enabled,
     Env,
     Eq,
-    Enabled,
     Expr,
     ExprTypeError,
     FuncLit,
@@ -113,7 +113,7 @@ from .expr import (
     unroll,
     walk,
 )
-from .spec import Kind, Liveness, LiveKind, Property, Row, Spec, Var, bind
+from .spec import Kind, LiveKind, Liveness, Property, Row, Spec, Var, bind
 from .trace import Step, Trace
 
 SETUP_STATES = 1  # the state before an initial state is picked (see the module docstring)
