@@ -34,6 +34,7 @@ def test_verify_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[
         "detail",
         "expected",
         "trace",
+        "loop",
     }
     for check in spec["checks"]:
         assert set(check) == keys
