@@ -7,12 +7,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TRANSPORT := conformance/seeds/transport
 NPM_STAMP := $(TRANSPORT)/node_modules/.installed
+MERMAID := tests/mermaid
+MERMAID_STAMP := $(MERMAID)/node_modules/.installed
 export HYPOTHESIS_PROFILE ?= ci
 # make verify runs pytest in parallel (pytest-xdist); `make test` runs it in one process.
 PYTEST_JOBS ?= auto
 
 .PHONY: help test verify models mutants diagrams diagrams-check typecheck lint format bench mutation clean dot \
-	package-check spin seeds rustc node report browser
+	package-check spin seeds rustc node report browser mermaid
 
 help:
 	@echo "make verify     the merge gate: model checks, pytest, diagrams up to date, mypy, ruff"
@@ -78,15 +80,24 @@ $(NPM_STAMP): $(TRANSPORT)/package-lock.json | node
 	cd $(TRANSPORT) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# The pinned mermaid (package-lock.json) that tests/test_mermaid_render.py renders every .mmd with.
+$(MERMAID_STAMP): $(MERMAID)/package-lock.json | node
+	cd $(MERMAID) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+mermaid: $(MERMAID_STAMP)
+
 # Debian's chromium and chromium-driver run the report's browser test (never a downloaded browser).
 browser:
 	$(call needs,chromium chromedriver,chromium chromium-driver,the report's browser test)
 
-test: $(STAMP) dot spin browser rustc $(NPM_STAMP)
+test: $(STAMP) dot spin browser rustc $(NPM_STAMP) $(MERMAID_STAMP)
 	$(BIN)/pytest
 
+# The project's own specs keep their certificates: z3 gets 1 s for each (README "Verdicts and
+# their basis"; a user's `verify` defaults to 0.1 s).
 models: $(STAMP)
-	$(BIN)/python -m models verify --json reports/verify.json
+	$(BIN)/python -m models verify --certificates 1 --json reports/verify.json
 
 diagrams: $(STAMP) dot
 	$(BIN)/python -m models diagram --render
@@ -114,9 +125,9 @@ format: $(STAMP)
 mutants: $(STAMP) rustc $(NPM_STAMP)
 	$(BIN)/python -m models mutants --full --json reports/mutants.json
 
-verify: $(STAMP) dot spin browser rustc $(NPM_STAMP)
+verify: $(STAMP) dot spin browser rustc $(NPM_STAMP) $(MERMAID_STAMP)
 	@echo "== 1/7 model checks (python -m models verify), then the fast mutant gate"
-	@$(BIN)/python -m models verify --json reports/verify.json || \
+	@$(BIN)/python -m models verify --certificates 1 --json reports/verify.json || \
 		{ echo "verify: the model checks failed (above); reports/verify.json has the traces"; exit 1; }
 	@mkdir -p reports
 	@$(BIN)/python -m models mutants --fast --json reports/mutants.json > reports/mutants.txt || \
@@ -152,4 +163,4 @@ mutation: $(STAMP)
 
 clean:
 	rm -rf $(VENV) mutants reports .mypy_cache .ruff_cache .pytest_cache .hypothesis diagrams/*.svg build/spin \
-		build/seeds $(TRANSPORT)/node_modules
+		build/seeds $(TRANSPORT)/node_modules $(MERMAID)/node_modules

@@ -33,6 +33,7 @@ def test_verify_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[
         "basis_text",
         "detail",
         "expected",
+        "cite",
         "trace",
         "loop",
     }
@@ -46,7 +47,7 @@ def test_verify_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[
         "action": "grant_user_takes_floor",
         "args": {},
         "state": {"state": "LISTENING", "payload": "AUDIO", "last_erl": None},
-        "outputs": {"impulse": None, "impulse_erl": None, "commands": "[MUTE,CANCEL]"},
+        "outputs": {"impulse": None, "impulse_erl": None, "commands": ["MUTE", "CANCEL"]},
     }
     proof = next(c for c in spec["checks"] if c["id"] == "text-never-overlap")
     assert proof["method"] == "spacer" and proof["certificate"].startswith("inv:")

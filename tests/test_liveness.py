@@ -174,7 +174,7 @@ def test_the_seeds_carry_their_liveness_verdicts() -> None:
     settles = _check(wave.SPEC, "eventually-settles")
     assert (settles.verdict, settles.basis, settles.states) == ("proved", "exhaustive", 98)
     answered = _check(duplex.SPEC, "a-turn-claim-in-overlap-is-answered")
-    assert (answered.verdict, answered.basis) == ("proved", "samples")
+    assert (answered.verdict, answered.basis) == ("proved", "sampled")
     assert "real variables' samples" in answered.basis_text
     in_force = _check(policy.POLICY_SPEC, "a-change-is-in-force-at-a-wave-start")
     assert (in_force.verdict, in_force.basis) == ("proved", "exhaustive")

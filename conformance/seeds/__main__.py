@@ -7,6 +7,8 @@ diff seed against impl and apply the plugin's ALLOWED list, each entry of which
 must cover at least one walk. Prints, per seed, the counts of traces and steps
 checked and of each allowed difference.
 
+Each plugin's summary line is also written to reports/seeds.json for the report.
+
 Exit 0 when every log is accepted and every difference is allowed; 1 otherwise; 2 for
 an unknown plugin name. A
 seed missing from SEEDS_DIR is reported loudly and skipped, unless REQUIRE_SEEDS=1
@@ -27,6 +29,7 @@ import sys
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from types import ModuleType
 from typing import Literal
 
@@ -39,6 +42,7 @@ from models.kernel.tracecheck import TraceInputError, check_trace, parse_objects
 
 NOT_PLUGINS = {"walks"}  # and the private modules, `_*`
 Status = Literal["ok", "skipped", "failed"]
+REPORT = Path("reports/seeds.json")  # the report's summary reads each spec's line
 RANDOM_WALKS = 1000  # per seed plugin (a plugin's own RANDOM_WALKS wins): a few thousand in all
 LENGTH = 24
 
@@ -148,6 +152,18 @@ def run_plugin(plugin: ModuleType, require: bool) -> Status:
     return "failed" if problems else "ok"
 
 
+def _write_figures(figures: dict[str, dict[str, str]]) -> None:
+    """reports/seeds.json, each spec's seed figures for the report's summary (whole or none)."""
+    path = REPORT
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps({"specs": figures}, indent=2) + "\n")
+        tmp.replace(path)
+    except OSError as err:  # the figures are extra: the differential's verdict stands
+        print(f"seeds: could not write {path}: {err.strerror}")
+
+
 def _run_named(name: str, require: bool) -> tuple[Status, str]:
     """One plugin, by name, with its report captured (for a worker process)."""
     out = io.StringIO()
@@ -192,14 +208,20 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [p.__name__.rsplit(".", 1)[1] for p in plugins(args.names)]
     print(f"seeds: SEEDS_DIR={framework.seeds_dir()}" + (" (REQUIRE_SEEDS=1)" if require else ""))
     results: list[Status] = []
+    figures: dict[str, dict[str, str]] = {}
     # The plugins are independent: run them side by side, print each one's lines in order.
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
         futures = [pool.submit(_run_named, name, require) for name in chosen]
-        for future in futures:
+        for name, future in zip(chosen, futures, strict=True):
             status, text = future.result()
             print(text, end="", flush=True)
             results.append(status)
+            spec = importlib.import_module(f"conformance.seeds.{name}").SPEC
+            head = next((line for line in text.splitlines() if f"seeds {name}:" in line), "")
+            summary = head.split(": ", 1)[-1] if status == "ok" else status
+            figures[spec] = {"plugin": name, "status": status, "summary": summary}
+    _write_figures(figures)
     skipped = results.count("skipped")
     if skipped:
         print("!!" + "!" * 78)

@@ -26,6 +26,7 @@ from typing import Any, TextIO
 
 from models.cli import mutants as cli_mutants
 from models.cli.diagram import add_diagram
+from models.cli.diff import add_diff
 from models.cli.kit import (
     TRACEBACK_FLAG,
     Output,
@@ -138,6 +139,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_diagram(sub)
     add_report(sub)
+    add_diff(sub)
 
     add_check_trace(sub)
 
@@ -335,7 +337,7 @@ def _check_line(spec: Spec, check: CheckResult) -> str:
     cert = read_certificate(spec, check.certificate or "")
     # An exhaustive basis comes first; a certificate, when z3 found one, follows it.
     searched = f"exhaustive, {check.states:,} states + " if check.basis == "exhaustive" else ""
-    if check.basis in ("exhaustive", "samples") and not check.certificate:
+    if check.basis == "exhaustive" and not check.certificate:
         evidence = check.basis_text
     elif cert is not None:
         evidence = searched + cert.one_line()
@@ -374,7 +376,8 @@ def _explain(args: argparse.Namespace) -> int:
 
 def _explain_to(args: argparse.Namespace, itf: Output | list[str] | None) -> int:
     spec = lookup(args.spec)
-    checker = Checker(spec, method=args.method)
+    # Explaining one check is asking for its evidence: the certificate gets the whole budget.
+    checker = Checker(spec, method=args.method, certificates=math.inf)
     known = checker.check_ids()
     if args.check not in known:
         print(
