@@ -11,6 +11,7 @@ import pytest
 
 from models import duplex, policy, wave
 from models.cli.main import main
+from models.cli.report_cards import Sources, card
 from models.kernel import (
     Bool,
     IntRange,
@@ -222,3 +223,12 @@ def test_a_lasso_with_a_loop_round_trips_through_itf(tmp_path: Path) -> None:
     assert json.loads(text)["loop"] == 0
     log = read_itf(spec, text)
     assert check_trace(spec, log).ok
+
+
+def test_the_report_card_shows_the_property_its_fairness_and_the_lasso(tmp_path: Path) -> None:
+    spec = wave.SPEC.with_variant("seed")
+    check = _check(spec, "eventually-settles")
+    html = card(spec, check, Sources(tmp_path / "report.html"), None)
+    assert "eventually phase = SETTLED" in html
+    assert "Fairness: weak(runner), weak(time)." in html
+    assert "stutters forever at step 1" in html
