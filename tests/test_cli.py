@@ -95,5 +95,6 @@ def test_diagram_check_finds_a_stale_file(
     assert "stale diagram" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # the gate runs this very check as a phase of its own (make verify, 4/7)
 def test_committed_diagrams_are_current() -> None:
     assert main(["diagram", "--check"]) == 0

@@ -19,6 +19,7 @@ from models.cli.registry import expand
 from models.cli.report import build
 from models.cli.results import load
 
+pytestmark = pytest.mark.slow  # a browser's start alone takes seconds: `make test` only
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 

@@ -67,6 +67,7 @@ from models.kernel.spin import (
 )
 
 SPECS = expand([])
+pytestmark = pytest.mark.slow  # SPIN's exhaustive agreement: `make test`, not the gate
 
 if tools_missing():
     pytest.fail(f"SPIN needs {tools_missing()}: run `make spin`", pytrace=False)

@@ -28,7 +28,7 @@ import pkgutil
 import sys
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from types import ModuleType
 from typing import Literal
@@ -93,6 +93,7 @@ def run_plugin(plugin: ModuleType, require: bool) -> Status:
         print(f"seeds {name}: FAILED to build — {err}")
         return "failed"
     built = time.perf_counter() - started
+    print(f"seeds: {name}: harness built in {built:.1f}s", file=sys.stderr, flush=True)
     enabled = getattr(plugin, "enabled", None)
     count = getattr(plugin, "RANDOM_WALKS", RANDOM_WALKS)
     generated = model_walks(spec, random_walks=count, length=LENGTH, enabled=enabled)
@@ -207,12 +208,15 @@ def main(argv: list[str] | None = None) -> int:
     require = framework.required()
     chosen = [p.__name__.rsplit(".", 1)[1] for p in plugins(args.names)]
     print(f"seeds: SEEDS_DIR={framework.seeds_dir()}" + (" (REQUIRE_SEEDS=1)" if require else ""))
+    print(f"seeds: {len(chosen)} plugins: {', '.join(chosen)}", flush=True)
     results: list[Status] = []
     figures: dict[str, dict[str, str]] = {}
     # The plugins are independent: run them side by side, print each one's lines in order.
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
         futures = [pool.submit(_run_named, name, require) for name in chosen]
+        for done, _ in enumerate(as_completed(futures), start=1):  # progress, as each ends
+            print(f"seeds: {done} of {len(futures)} plugins done", file=sys.stderr, flush=True)
         for name, future in zip(chosen, futures, strict=True):
             status, text = future.result()
             print(text, end="", flush=True)
