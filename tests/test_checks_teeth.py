@@ -1,0 +1,405 @@
+"""Every structural and semantic check of the kernel, made to fail with its counterexample.
+
+A check that cannot fail proves nothing, and one that fails for the wrong
+reason hides a kernel slip: so each test below builds a tiny spec that
+breaks exactly one check and asserts the counterexample the check must give
+(the rows, the trigger, the state, the trace's length and last step), not
+merely a red verdict. The lamp spec (`lamp`) is small enough to know by hand:
+
+    (OFF,0) -push-> (ON,1) -push-> (OFF,1) -push-> (ON,2) -push-> (OFF,2) -tick-> (DONE,2)
+
+Covers models/kernel/checks.py (determinism, totality, no-deadlock,
+terminal-absorbing, rows-fire, vacuity, reachable-set, always / never /
+sometimes), the explorer's depths, the oracle's ignore rows, `<=` and
+`unchanged()` in every engine.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from models.kernel import (
+    Finite,
+    IntRange,
+    Row,
+    Spec,
+    Trigger,
+    Var,
+    add,
+    always,
+    and_,
+    eq,
+    ge,
+    gt,
+    ignore,
+    implies,
+    le,
+    lt,
+    never,
+    nxt,
+    row,
+    sometimes,
+    trigger_is,
+    unchanged,
+    var,
+)
+from models.kernel import checks as checks_module
+from models.kernel.checks import Checker, CheckResult
+from models.kernel.explore import explore
+from models.kernel.expr import Env, evaluate
+from models.kernel.oracle import NotTotal, Oracle
+from models.kernel.smt import Encoding, check_reachable_sample, check_reachable_set
+
+
+class Mode(enum.Enum):
+    OFF = "off"
+    ON = "on"
+    DONE = "done"
+
+
+OFF, ON, DONE = Mode
+
+# The lamp's rows, in spec order. The guarded ignore comes first, so an oracle that
+# ignored ignore rows' guards would fire it in (OFF,0) instead of `push_on`.
+PUSH_FULL = ignore("push_full", "push", OFF, guard=ge(var("n"), 2), cite="toy")
+PUSH_ON = row(
+    "push_on", "push", OFF, ON, guard=le(var("n"), 1), sets={"n": add(var("n"), 1)}, cite="toy"
+)
+PUSH_OFF = row("push_off", "push", ON, OFF, cite="toy")
+PUSH_DONE = ignore("push_done", "push", DONE, cite="toy")
+TICK_DONE = row("tick_done", "tick", OFF, DONE, guard=eq(var("n"), 2), cite="toy")
+TICK_WAIT = ignore("tick_wait", "tick", OFF, guard=lt(var("n"), 2), cite="toy")
+TICK_IDLE = ignore("tick_idle", "tick", (ON, DONE), cite="toy")
+ROWS = (PUSH_FULL, PUSH_ON, PUSH_OFF, PUSH_DONE, TICK_DONE, TICK_WAIT, TICK_IDLE)
+
+# The reachable states in BFS order, each with its depth.
+REACHABLE = [
+    ((OFF, 0), 0),
+    ((ON, 1), 1),
+    ((OFF, 1), 2),
+    ((ON, 2), 3),
+    ((OFF, 2), 4),
+    ((DONE, 2), 5),
+]
+
+
+def lamp(
+    rows: Sequence[Row] = ROWS,
+    *,
+    properties: Sequence[Any] = (),
+    terminal: Any = eq(var("mode"), DONE),
+    n_init: int = 0,
+) -> Spec:
+    return Spec(
+        name="lamp",
+        source="tests/test_checks_teeth.py",
+        control="mode",
+        vars=(Var("mode", Finite.of_enum(Mode), OFF), Var("n", IntRange(0, 2), n_init)),
+        triggers=(Trigger("push"), Trigger("tick")),
+        rows=tuple(rows),
+        properties=tuple(properties),
+        terminal=terminal,
+    )
+
+
+def run(spec: Spec, check: str) -> CheckResult:
+    return next(Checker(spec).run(check))
+
+
+def states_of(result: CheckResult) -> list[tuple[Any, ...]]:
+    assert result.trace is not None, result
+    return [(s["mode"], s["n"]) for s in result.trace.states()]
+
+
+def rows_of(result: CheckResult) -> list[str]:
+    assert result.trace is not None, result
+    return [s.row for s in result.trace.steps]
+
+
+SHORTEST = [s for s, _ in REACHABLE]  # the BFS path is the chain itself
+
+
+# ---------------------------------------------------------------- the lamp is right
+
+
+def test_the_lamp_passes_every_check_with_exact_figures() -> None:
+    results = {r.id: r for r in Checker(lamp()).run()}
+    assert {k: r.verdict for k, r in results.items()} == {
+        "determinism": "proved",
+        "totality": "proved",
+        "no-deadlock": "proved",
+        "terminal-absorbing": "proved",
+        "rows-fire": "witnessed",
+        "vacuity": "proved",
+        "reachable-set": "proved",
+    }
+    # push_done first fires from (DONE,2), at depth 5: step 6.
+    assert results["rows-fire"].bound == 6
+    assert results["rows-fire"].detail == "all 7 rows fire, the last first at step 6"
+    assert results["reachable-set"].certificate is not None
+    assert results["reachable-set"].certificate.startswith("6 states: init ⊆ R")
+
+
+def test_the_explorer_depth_is_the_length_of_the_shortest_path() -> None:
+    graph = explore(lamp())
+    assert [((s[0], s[1]), d) for s, d in zip(graph.states, graph.depth, strict=True)] == REACHABLE
+    for i in range(len(graph.states)):
+        assert graph.depth[i] == len(graph.path_to(i))
+    assert graph.diameter == 5
+    assert graph.edge_count == 12  # 6 states × 2 triggers, every one answered
+
+
+def test_the_oracle_and_the_explorer_step_alike_through_guarded_ignore_rows() -> None:
+    spec = lamp()
+    graph = explore(spec)
+    oracle = Oracle(spec)
+    for i in range(len(graph.states)):
+        for edge in graph.successors(i):
+            oracle.load(graph.as_dict(i))
+            fired = oracle.fire(edge.trigger)
+            assert (fired.row, dict(fired.state)) == (edge.row, graph.as_dict(edge.target))
+    oracle.reset()
+    assert oracle.fire("push").row == "push_on"  # push_full's guard n ≥ 2 is false
+    assert oracle.fire("push").row == "push_off"
+    assert oracle.fire("push").row == "push_on"  # n ≤ 1 holds at n = 1
+    oracle.load({"mode": OFF, "n": 2})
+    assert oracle.fire("push").row == "push_full"
+
+
+# ---------------------------------------------------------------- determinism
+
+
+@pytest.mark.parametrize("adjacent", [True, False], ids=["adjacent", "non-adjacent"])
+def test_two_overlapping_rows_break_determinism_at_the_shortest_state(adjacent: bool) -> None:
+    again = row("push_again", "push", OFF, ON, guard=eq(var("n"), 1), cite="toy")
+    at = ROWS.index(PUSH_ON) + 1 if adjacent else len(ROWS)
+    rows = (*ROWS[:at], again, *ROWS[at:])
+    result = run(lamp(rows), "determinism")
+    assert result.verdict == "violated"
+    assert result.detail == "rows 'push_on' and 'push_again' are both enabled"
+    assert states_of(result) == SHORTEST[:3]  # (OFF,1), two steps in
+    assert result.bound == 2
+
+
+def test_rows_overlapping_only_in_unreachable_states_are_deterministic() -> None:
+    # (ON,0) is type-correct but unreachable: only a reachability proof can tell.
+    odd = row("push_odd", "push", ON, OFF, guard=eq(var("n"), 0), cite="toy")
+    result = run(lamp((*ROWS, odd)), "determinism")
+    assert result.verdict == "proved"
+    assert result.certificate is not None
+    assert result.certificate.endswith(", 1 on every reachable state")
+
+
+# ---------------------------------------------------------------- totality and deadlock
+
+
+def test_a_trigger_without_a_row_in_a_reachable_state_breaks_totality() -> None:
+    narrow = ignore("tick_wait", "tick", OFF, guard=lt(var("n"), 1), cite="toy")
+    rows = tuple(narrow if r is TICK_WAIT else r for r in ROWS)
+    result = run(lamp(rows), "totality")
+    assert result.verdict == "violated"
+    assert result.detail == "no row or ignore of 'tick' is enabled"
+    assert states_of(result) == SHORTEST[:3]  # (OFF,1): n is 1, neither n = 2 nor n < 1
+
+
+def test_a_reachable_state_with_only_ignore_rows_is_a_deadlock() -> None:
+    result = run(lamp(terminal=None), "no-deadlock")
+    assert result.verdict == "violated"
+    assert result.detail == "a reachable non-terminal state enables only ignore rows"
+    assert states_of(result) == SHORTEST
+    assert rows_of(result)[-1] == "tick_done"
+
+
+def test_a_terminal_state_that_moves_breaks_terminal_absorbing() -> None:
+    # n = 2 first holds in (ON,2); push_off leaves it for (OFF,2).
+    result = run(lamp(terminal=eq(var("n"), 2)), "terminal-absorbing")
+    assert result.verdict == "violated"
+    assert states_of(result) == SHORTEST[:5]
+    assert rows_of(result)[-1] == "push_off"
+
+
+# ---------------------------------------------------------------- rows fire, vacuity
+
+
+def test_a_dead_ignore_row_is_reported_by_name() -> None:
+    ghost = ignore("push_ghost", "push", ON, guard=eq(var("n"), 0), cite="toy")
+    rows = (PUSH_FULL, PUSH_ON, ghost, *ROWS[2:])
+    result = run(lamp(rows), "rows-fire")
+    assert result.verdict == "violated"
+    assert result.detail == "rows that never fire: push_ghost"
+
+
+def test_a_premise_no_reachable_state_or_step_meets_is_vacuous() -> None:
+    props = [
+        always(
+            "on-at-zero",
+            implies(and_(eq(var("mode"), ON), eq(var("n"), 0)), eq(var("n"), 1)),
+            cite="t",
+        ),
+        always("live", implies(eq(var("mode"), ON), ge(var("n"), 1)), cite="t"),
+        always(
+            "tick-turns-on",
+            implies(
+                and_(trigger_is("tick"), eq(var("mode"), OFF), eq(nxt("mode"), ON)),
+                eq(var("n"), 0),
+            ),
+            cite="t",
+        ),
+        always(
+            "tick-done",
+            implies(and_(trigger_is("tick"), eq(nxt("mode"), DONE)), le(var("n"), 2)),
+            cite="t",
+        ),
+    ]
+    result = run(lamp(properties=props), "vacuity")
+    assert result.verdict == "violated"
+    assert result.detail == (
+        "on-at-zero: the premise mode = Mode.ON ∧ n = 0 is never reachable; "
+        "tick-turns-on: the premise trigger ∈ {tick} ∧ mode = Mode.OFF ∧ mode' = Mode.ON "
+        "is never reachable"
+    )
+
+
+# ---------------------------------------------------------------- reachable set
+
+
+def _tree(spec: Spec) -> tuple[list[dict[str, Any]], list[Any]]:
+    g = explore(spec)
+    states = [g.as_dict(i) for i in range(len(g.states))]
+    tree = [
+        (g.as_dict(e.source), e.row, e.params, g.as_dict(e.target))
+        for e in g.parent
+        if e is not None
+    ]
+    return states, tree
+
+
+def test_the_reachable_set_check_finds_a_state_the_explorer_missed() -> None:
+    spec = lamp()
+    enc = Encoding(spec)
+    states, tree = _tree(spec)
+    assert check_reachable_set(enc, states, tree).equal
+    missing = check_reachable_set(enc, states[:-1], tree[:-1])
+    assert not missing.equal
+    assert missing.detail == (
+        "z3 steps from {'mode': <Mode.OFF: 'off'>, 'n': 2} by row tick_done to "
+        "{'mode': <Mode.DONE: 'done'>, 'n': 2}, which the explorer never reached"
+    )
+    no_init = check_reachable_set(enc, states[1:], tree[1:])
+    assert not no_init.equal and no_init.detail.startswith("z3 has an initial state")
+    bogus = (states[0], "push_off", {}, states[1])  # push_off does not leave OFF
+    made_up = check_reachable_set(enc, states, [*tree, bogus])
+    assert not made_up.equal and "--push_off-->" in made_up.detail
+
+
+def test_the_reachable_set_check_runs_against_the_spec_not_the_graph() -> None:
+    # The explorer's graph of another start (n = 1) misses (OFF,0): z3 must say so.
+    checker = Checker(lamp())
+    checker.graph = explore(lamp(n_init=1))
+    result = checker.check_reachable_set()
+    assert result.verdict == "unknown"
+    assert result.detail.startswith("z3 and the explorer disagree: z3 has an initial state")
+
+
+def test_the_sampled_reachable_set_check_finds_a_wrong_successor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(checks_module, "FULL_SET_CHECK_UP_TO", 2)
+    assert run(lamp(), "reachable-set").verdict == "proved"
+    spec = lamp()
+    enc = Encoding(spec)
+    g = explore(spec)
+    initial = [g.as_dict(0)]
+    sample = [(g.as_dict(i), [g.step(e) for e in g.successors(i)]) for i in range(len(g.states))]
+    assert check_reachable_sample(enc, initial, len(g.states), sample).equal
+    # (OFF,2) without its tick step: z3 has a step the explorer lacks.
+    cut = [(s, steps[:1]) if s == {"mode": OFF, "n": 2} else (s, steps) for s, steps in sample]
+    assert not check_reachable_sample(enc, initial, len(g.states), cut).equal
+    late = check_reachable_sample(enc, [g.as_dict(1)], len(g.states), sample)
+    assert not late.equal and "initial state the explorer lacks" in late.detail
+
+
+# ---------------------------------------------------------------- always, never, sometimes
+
+
+@pytest.mark.parametrize(
+    ("prop", "verdict", "path"),
+    [
+        (always("n-bounded", le(var("n"), 2), cite="t"), "proved", None),
+        (always("n-small", lt(var("n"), 2), cite="t"), "violated", 4),
+        (always("n-le-one", le(var("n"), 1), cite="t"), "violated", 4),
+        (never("done", eq(var("mode"), DONE), cite="t"), "violated", 6),
+        (never("on-at-zero", and_(eq(var("mode"), ON), eq(var("n"), 0)), cite="t"), "proved", None),
+        (sometimes("done", eq(var("mode"), DONE), cite="t"), "witnessed", 6),
+        (
+            sometimes("on-twice", and_(eq(var("mode"), ON), gt(var("n"), 1)), cite="t"),
+            "witnessed",
+            4,
+        ),
+        (
+            sometimes("on-at-zero", and_(eq(var("mode"), ON), eq(var("n"), 0)), cite="t"),
+            "violated",
+            None,
+        ),
+    ],
+    ids=lambda x: x if isinstance(x, str) else None,
+)
+def test_state_properties_get_the_right_verdict_and_shortest_trace(
+    prop: Any, verdict: str, path: int | None
+) -> None:
+    for method in ("spacer", "k-induction"):
+        result = next(Checker(lamp(properties=[prop]), method=method).run(prop.name))  # type: ignore[arg-type]
+        assert result.verdict == verdict, (method, result.detail)
+        if path is None:
+            assert result.trace is None and result.certificate
+        else:
+            assert states_of(result) == SHORTEST[:path]
+
+
+def test_unchanged_holds_only_when_the_value_stays() -> None:
+    assert evaluate(unchanged("n"), Env(pre={"n": 1}, post={"n": 1})) is True
+    assert evaluate(unchanged("n"), Env(pre={"n": 1}, post={"n": 2})) is False
+    assert (
+        evaluate(unchanged("mode", "n"), Env(pre={"mode": ON, "n": 1}, post={"mode": OFF, "n": 1}))
+        is False
+    )
+    props = [
+        always("tick-keeps-n", implies(trigger_is("tick"), unchanged("n")), cite="t"),
+        always("push-keeps-mode", implies(trigger_is("push"), unchanged("mode")), cite="t"),
+    ]
+    results = {r.id: r for r in Checker(lamp(properties=props)).run()}
+    assert results["tick-keeps-n"].verdict == "proved"
+    moved = results["push-keeps-mode"]
+    assert moved.verdict == "violated" and rows_of(moved) == ["push_on"]
+
+
+@pytest.mark.parametrize(
+    ("op", "cases"),
+    [
+        (le, {(0, 1): True, (1, 1): True, (2, 1): False}),
+        (lt, {(0, 1): True, (1, 1): False, (2, 1): False}),
+        (ge, {(0, 1): False, (1, 1): True, (2, 1): True}),
+        (gt, {(0, 1): False, (1, 1): False, (2, 1): True}),
+    ],
+)
+def test_comparisons_at_the_boundary(op: Any, cases: dict[tuple[int, int], bool]) -> None:
+    for (a, b), want in cases.items():
+        assert evaluate(op(var("a"), b), Env(pre={"a": a})) is want, (a, b)
+
+
+def test_le_at_its_boundary_in_the_oracle() -> None:
+    # push_on's guard n ≤ 1 holds at n = 1: with `<=` read as `<`, push in (OFF,1)
+    # would find no row at all.
+    oracle = Oracle(lamp())
+    oracle.load({"mode": OFF, "n": 1})
+    assert oracle.fire("push").row == "push_on"
+    oracle.load({"mode": OFF, "n": 2})
+    assert oracle.fire("push").row == "push_full"
+    oracle = Oracle(lamp(rows=ROWS[1:]))
+    oracle.load({"mode": OFF, "n": 2})
+    with pytest.raises(NotTotal):
+        oracle.fire("push")
