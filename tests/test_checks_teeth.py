@@ -48,7 +48,7 @@ from models.kernel import (
     var,
 )
 from models.kernel import checks as checks_module
-from models.kernel.checks import Checker, CheckResult
+from models.kernel.checks import Checker, CheckResult, Method
 from models.kernel.explore import explore
 from models.kernel.expr import Env, evaluate
 from models.kernel.oracle import NotTotal, Oracle
@@ -74,6 +74,7 @@ PUSH_DONE = ignore("push_done", "push", DONE, cite="toy")
 TICK_DONE = row("tick_done", "tick", OFF, DONE, guard=eq(var("n"), 2), cite="toy")
 TICK_WAIT = ignore("tick_wait", "tick", OFF, guard=lt(var("n"), 2), cite="toy")
 TICK_IDLE = ignore("tick_idle", "tick", (ON, DONE), cite="toy")
+IS_DONE = eq(var("mode"), DONE)
 ROWS = (PUSH_FULL, PUSH_ON, PUSH_OFF, PUSH_DONE, TICK_DONE, TICK_WAIT, TICK_IDLE)
 
 # The reachable states in BFS order, each with its depth.
@@ -91,7 +92,7 @@ def lamp(
     rows: Sequence[Row] = ROWS,
     *,
     properties: Sequence[Any] = (),
-    terminal: Any = eq(var("mode"), DONE),
+    terminal: Any = IS_DONE,
     n_init: int = 0,
 ) -> Spec:
     return Spec(
@@ -291,7 +292,7 @@ def test_the_reachable_set_check_finds_a_state_the_explorer_missed() -> None:
     )
     no_init = check_reachable_set(enc, states[1:], tree[1:])
     assert not no_init.equal and no_init.detail.startswith("z3 has an initial state")
-    bogus = (states[0], "push_off", {}, states[1])  # push_off does not leave OFF
+    bogus: tuple[Any, ...] = (states[0], "push_off", {}, states[1])  # push_off does not leave OFF
     made_up = check_reachable_set(enc, states, [*tree, bogus])
     assert not made_up.equal and "--push_off-->" in made_up.detail
 
@@ -351,8 +352,9 @@ def test_the_sampled_reachable_set_check_finds_a_wrong_successor(
 def test_state_properties_get_the_right_verdict_and_shortest_trace(
     prop: Any, verdict: str, path: int | None
 ) -> None:
-    for method in ("spacer", "k-induction"):
-        result = next(Checker(lamp(properties=[prop]), method=method).run(prop.name))  # type: ignore[arg-type]
+    methods: tuple[Method, ...] = ("spacer", "k-induction")
+    for method in methods:
+        result = next(Checker(lamp(properties=[prop]), method=method).run(prop.name))
         assert result.verdict == verdict, (method, result.detail)
         if path is None:
             assert result.trace is None and result.certificate
