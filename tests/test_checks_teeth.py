@@ -405,3 +405,14 @@ def test_le_at_its_boundary_in_the_oracle() -> None:
     oracle.load({"mode": OFF, "n": 2})
     with pytest.raises(NotTotal):
         oracle.fire("push")
+
+
+def test_a_state_premise_of_a_step_property_needs_a_step_from_that_state() -> None:
+    # Without push_done and with tick_idle only in ON, (DONE,2) is reachable but has no step:
+    # the premise of a step property that holds only there is vacuous.
+    idle = ignore("tick_idle", "tick", ON, cite="toy")
+    rows = [r for r in ROWS if r not in (PUSH_DONE, TICK_IDLE)] + [idle]
+    prop = always("done-keeps-n", implies(eq(var("mode"), DONE), unchanged("n")), cite="t")
+    result = run(lamp(rows, properties=[prop]), "vacuity")
+    assert result.verdict == "violated"
+    assert result.detail == "done-keeps-n: the premise mode = Mode.DONE is never reachable"
