@@ -38,10 +38,10 @@ from models.kernel import (
     Finite,
     IntRange,
     Option,
+    Output,
     Param,
     Property,
     Real,
-    Output,
     Row,
     Spec,
     Trigger,
@@ -266,7 +266,9 @@ class _Draw:
         if shape == "not":
             return not_(self.pred(trigger, depth - 1))
         a, b = self.pred(trigger, depth - 1), self.pred(trigger, depth - 1)
-        return {"and": and_, "or": or_, "implies": implies}[shape](a, b)
+        if shape == "implies":
+            return implies(a, b)
+        return and_(a, b) if shape == "and" else or_(a, b)
 
     def updates(self, trigger: Trigger) -> dict[str, Any]:
         r = self.rng

@@ -49,8 +49,8 @@ properties read would not split states as it does in the explorer.
 
 The real abstraction. A real variable or parameter ranges over the explorer's
 samples (every `Real` domain's `samples`, plus the real constants, initial
-values and output defaults the spec writes), coded by their rank in one sorted table, so `<`,
-`<=`, `=` between reals keep their meaning. SPIN therefore sees exactly the
+values and output defaults the spec writes), coded by their rank in one
+sorted table, so `<`, `<=`, `=` between reals keep their meaning. SPIN therefore sees exactly the
 explorer's finite projection: it cannot show behaviour at real values between
 or beyond the samples (a guard boundary the samples straddle), which only the
 z3 proofs cover, and a model that adds reals is refused with `PromelaError`.
@@ -88,7 +88,7 @@ from .expr import (
     infer,
     walk,
 )
-from .spec import Kind, Property, Row, Spec, _bind
+from .spec import Kind, Property, Row, Spec
 from .trace import Step, Trace
 
 SETUP_STATES = 1  # the state before an initial state is picked (see the module docstring)
@@ -508,8 +508,6 @@ def export(spec: Spec) -> Export:
     at_state = translator(None, ())
     state_checks = [line for k, p in state_props for line in check(k, _fold(p.bad, None), at_state)]
 
-    head = len(out)  # the inline bodies of triggers with parameters go before the process
-    inlines: list[str] = []
     out += ["", f"active proctype {_ident(spec.name)}() {{", "do"]
     for combo in itertools.product(*(v.inits for v in spec.vars)):
         body = ["!go", select, "go = 1"]
@@ -531,29 +529,18 @@ def export(spec: Spec) -> Export:
             translator(t.name, ())(_fold(spec.step_guard(r), _step(spec, r)), Bool()) for r in own
         ]
         out.append(f"/* trigger {t.name} */")
-        fire = out
         if t.params:
-            # One d_step per argument tuple, so one firing is one SPIN transition and BFS
-            # levels are steps: its guard is the rows' guards with the arguments bound.
-            fire = [f"inline fire_{_ident(t.name)}() {{"]
-            for assignment in spec.param_assignments(t.name):
-                bound = [
-                    translator(t.name, ())(
-                        _fold(_bind(spec.step_guard(r), assignment), _step(spec, r)), Bool()
-                    )
-                    for r in own
-                ]
-                picks = "; ".join(
-                    f"{_arg(t.name, p.name)} = {codec.encode(p.domain, assignment[p.name])}"
-                    for p in t.params
+            out.append(":: atomic { go;")
+            for param in t.params:
+                codes = " ".join(
+                    f":: {_arg(t.name, param.name)} = {codec.encode(param.domain, x)}"
+                    for x in param.domain.sample()
                 )
-                out.append(
-                    f":: d_step {{ go && ({' || '.join(bound)}) -> {picks}; "
-                    f"fire_{_ident(t.name)}() }}"
-                )
+                out.append(f"     if {codes} fi;")
+            out.append("     d_step { (" + " || ".join(guards) + ") ->")
         else:
             out.append(":: d_step { go && (" + " || ".join(guards) + ") ->")
-        fire.append("     if")
+        out.append("     if")
         scratch: set[str] = set()
         for r, guard in zip(own, guards, strict=True):
             updates = _updates(spec, r)
@@ -580,16 +567,13 @@ def export(spec: Spec) -> Export:
             body.append(f'printf("{fmt}"{"".join(", " + a for a in args)}{state_args}{out_args})')
             for k, p in step_props:
                 body += check(k, _fold(p.bad, _step(spec, r)), tr)
-            fire.append(f"     /* row {len(rows)}: {r.name} ({r.cite}) */")
-            fire.append(f"     :: {guard} ->\n          " + ";\n          ".join(body))
+            out.append(f"     /* row {len(rows)}: {r.name} ({r.cite}) */")
+            out.append(f"     :: {guard} ->\n          " + ";\n          ".join(body))
             rows.append(r)
-        fire.append("     fi;")
+        out.append("     fi;")
         tail = state_checks + [f"p_{n} = 0" for n in sorted(scratch)]
         tail += [f"o_{o.name} = 0" for o in spec.outputs] + [f"{a} = 0" for a in args]
-        fire.append("     " + ";\n     ".join(tail or ["skip"]))
-        fire.append("}" if t.params else "  }")
-        if t.params:
-            inlines += ["", *fire]
+        out.append("     " + ";\n     ".join(tail or ["skip"]))
+        out.append("  } }" if t.params else "  }")
     out += ["od", "}", ""]
-    out[head:head] = inlines
     return Export(spec, "\n".join(out), props, tuple(rows), codec)
