@@ -6,13 +6,12 @@ is stepped breadth-first on its own, from every initial state, with every
 trigger and argument: its reachable states, their BFS depths, its edges
 (row, target, outputs) and the firings no row answers must be the compiled
 explorer's exactly. For the first `Z3_SEEDS`, every verdict is then decided
-from the oracle's graph by brute force and compared with `verify` (z3 and
-the explorer together), with
-z3 alone (BMC's shortest trace must be as long as the oracle's shortest path;
-a property the graph never breaks must be proved by Spacer), and, for the
-first `SPIN_SEEDS` seeds when SPIN is installed, with SPIN's state count,
-verdicts and trails. A seed that fails is a kernel bug: fix it, and keep the
-seed's spec as a regression test.
+from the oracle's graph by brute force and compared with `verify` (z3 and the
+explorer together) and with z3 alone (BMC's shortest trace must be as long as
+the oracle's shortest path); for the first `SPIN_SEEDS`, when SPIN is
+installed, SPIN's state count, verdicts and trails must agree too. A seed
+that fails is a kernel bug: fix it, and keep the seed's spec as a regression
+test (`test_spin_weighs_a_step_with_arguments_as_its_transitions` is one).
 """
 
 from __future__ import annotations
