@@ -347,8 +347,8 @@ def disagreements(spec: Spec, result: SpinResult, graph: Exploration) -> list[st
         ours_cost, spin_cost = transitions(spec, hit), transitions(spec, spin.trace)
         if len(spin.trace) < len(hit) or spin_cost > ours_cost:
             found.append(
-                f"{where}: SPIN's trail has {len(spin.trace)} steps ({spin_cost} pan "
-                f"transitions), the explorer's {len(hit)} ({ours_cost})"
+                f"{where}: SPIN's trail has {len(spin.trace)} steps, the explorer's "
+                f"{len(hit)} ({spin_cost} and {ours_cost} pan transitions)"
             )
         wrong = replay_on_oracle(spec, spin.trace)
         if wrong:
