@@ -52,7 +52,13 @@ from models.kernel.checks import Checker, CheckResult, Method
 from models.kernel.explore import explore
 from models.kernel.expr import Env, evaluate
 from models.kernel.oracle import NotTotal, Oracle
-from models.kernel.smt import Encoding, check_reachable_sample, check_reachable_set
+from models.kernel.smt import (
+    Encoding,
+    SolverLimit,
+    Unknown,
+    check_reachable_sample,
+    check_reachable_set,
+)
 
 
 class Mode(enum.Enum):
@@ -416,3 +422,126 @@ def test_a_state_premise_of_a_step_property_needs_a_step_from_that_state() -> No
     result = run(lamp(rows, properties=[prop]), "vacuity")
     assert result.verdict == "violated"
     assert result.detail == "done-keeps-n: the premise mode = Mode.DONE is never reachable"
+
+
+# ---------------------------------------------------------------- what each result says
+
+
+CITES = {
+    "determinism": "kernel: no two rows of one trigger at once",
+    "totality": "kernel: every trigger has a row or an ignore",
+    "no-deadlock": "kernel: a non-ignore row is enabled in every non-terminal state",
+    "terminal-absorbing": "kernel: terminal states are absorbing",
+    "rows-fire": "kernel: every row (ignore rows too) can fire",
+    "vacuity": "kernel: every antecedent of an implication is reachable",
+    "reachable-set": "kernel: z3 and the explorer agree",
+}
+
+
+def test_each_structural_result_names_its_kind_cite_basis_and_bound() -> None:
+    live = always("on-means-used", implies(eq(var("mode"), ON), ge(var("n"), 1)), cite="t")
+    results = {r.id: r for r in Checker(lamp(properties=[live])).run()}
+    for check, cite in CITES.items():
+        assert (results[check].kind, results[check].cite) == ("structural", cite), check
+        assert results[check].expected == "hold"
+    assert (results["rows-fire"].method, results["rows-fire"].bound) == ("bfs", 6)
+    vacuity = results["vacuity"]
+    assert (vacuity.method, vacuity.bound) == ("bfs", 5)
+    assert vacuity.certificate == "all 1 antecedents hold on some reachable state or step"
+    reach = results["reachable-set"]
+    assert (reach.method, reach.bound) == ("bfs", 5)
+    terminal = results["terminal-absorbing"]
+    assert terminal.method in ("spacer", "k-induction") and terminal.certificate
+    assert terminal.bound is not None or terminal.method == "spacer"
+
+
+def test_failed_structural_results_keep_their_basis_and_bound() -> None:
+    moved = run(lamp(terminal=eq(var("n"), 2)), "terminal-absorbing")
+    assert moved.method in ("bmc", "spacer", "k-induction") and moved.bound == 4
+    ghost = ignore("push_ghost", "push", ON, guard=eq(var("n"), 0), cite="toy")
+    dead = run(lamp((PUSH_FULL, PUSH_ON, ghost, *ROWS[2:])), "rows-fire")
+    assert (dead.method, dead.bound, dead.cite) == ("bfs", 6, CITES["rows-fire"])
+    props = [always("n-zero", implies(eq(var("n"), 0), TRUE_N), cite="t")]
+    empty = run(lamp(properties=props), "vacuity")
+    assert (empty.verdict, empty.method, empty.bound) == ("proved", "bfs", 5)
+    props = [always("x", implies(and_(eq(var("mode"), ON), eq(var("n"), 0)), TRUE_N), cite="t")]
+    vacuous = run(lamp(properties=props), "vacuity")
+    assert (vacuous.verdict, vacuous.method, vacuous.bound) == ("violated", "bfs", None)
+    for check in ("determinism", "totality"):
+        assert run(lamp((*ROWS, row("again", "push", OFF, ON, cite="t"))), check).kind == (
+            "structural"
+        )
+
+
+TRUE_N = le(var("n"), 2)
+
+
+def test_the_explorer_must_agree_with_z3_on_terminal_states() -> None:
+    # z3 proves the lamp's DONE absorbing; an explorer graph in which DONE moves (here:
+    # another spec's) must turn the verdict into `unknown`, naming the disagreement.
+    restart = row("tick_restart", "tick", DONE, OFF, cite="toy")
+    idle = ignore("tick_idle", "tick", ON, cite="toy")
+    moving = [r for r in ROWS if r is not TICK_IDLE] + [idle, restart]
+    checker = Checker(lamp())
+    checker.graph = explore(lamp(moving))
+    result = checker.check_terminal()
+    assert result.verdict == "unknown"
+    assert result.detail.startswith("z3 and the explorer disagree: z3 found nothing")
+    # The same for a property: z3 reaches DONE in five steps, a graph that never does.
+    prop = never("done", eq(var("mode"), DONE), cite="t")
+    never_done = [r for r in ROWS if r not in (TICK_DONE, TICK_WAIT)]
+    checker = Checker(lamp(properties=[prop]))
+    checker.graph = explore(lamp([*never_done, ignore("tick_wait", "tick", OFF, cite="t")]))
+    disagree = checker.check_property(prop)
+    assert disagree.verdict == "unknown"
+    assert disagree.detail.startswith(
+        "z3 and the explorer disagree: z3 found a trace of 5 steps, the explorer nothing"
+    )
+
+
+def test_a_sampled_reachable_set_result_says_how_much_it_sampled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(checks_module, "FULL_SET_CHECK_UP_TO", 2)
+    result = run(lamp(), "reachable-set")
+    assert (result.verdict, result.method, result.bound) == ("proved", "bfs", 5)
+    assert result.certificate is not None
+    assert result.certificate.startswith("sampled 6 of 6 states")
+
+
+def test_a_check_z3_gives_up_on_is_unknown_naming_the_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    prop = always("n-bounded", le(var("n"), 2), cite="t")
+    odd = row("push_odd", "push", ON, OFF, guard=eq(var("n"), 0), cite="toy")
+    checker = Checker(lamp((*ROWS, odd), properties=[prop]))  # a determinism case to prove
+
+    def give_up(*args: object, **kwargs: object) -> None:
+        raise SolverLimit("spacer", "out of time")
+
+    monkeypatch.setattr(checker, "_prove", give_up)
+    results = {r.id: r for r in checker.run()}
+    gave_up = results["n-bounded"]
+    assert (gave_up.verdict, gave_up.method, gave_up.kind) == ("unknown", "spacer", "always")
+    assert gave_up.detail == "spacer gave up on n-bounded: out of time"
+    assert (gave_up.cite, gave_up.expected) == ("t", "hold")
+    structural = results["determinism"]
+    assert (structural.verdict, structural.kind, structural.cite) == (
+        "unknown",
+        "structural",
+        "kernel",
+    )
+    assert structural.detail == "spacer gave up on determinism: out of time"
+
+
+def test_a_proof_that_comes_back_unknown_is_reported_with_its_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    prop = always("n-bounded", le(var("n"), 2), cite="t")
+    checker = Checker(lamp(properties=[prop]))
+    monkeypatch.setattr(checker, "_prove", lambda *a, **k: Unknown("spacer", "no invariant"))
+    result = checker.check_property(prop)
+    assert (result.verdict, result.method, result.bound) == ("unknown", "spacer", None)
+    assert result.detail == "spacer gave up on n-bounded: no invariant"
+    terminal = checker.check_terminal()
+    assert terminal.detail == "spacer gave up on terminal-absorbing: no invariant"
