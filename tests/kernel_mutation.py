@@ -13,6 +13,8 @@ kernel function and takes tens of seconds, so every surviving mutant would
 cost that much.
 
     python tests/kernel_mutation.py [MODULE ...] [--max-children N]
+    python tests/kernel_mutation.py MODULE --rerun   # survivors again, with today's tests
+    python tests/kernel_mutation.py MODULE --results --survivors   # rates, survivors' diffs
 """
 
 from __future__ import annotations
@@ -64,6 +66,14 @@ def _fresh(work: Path) -> None:
             shutil.copy2(source, work / name)
 
 
+def _unkilled(module: str) -> list[str]:
+    from mutmut.stats import status_by_exit_code
+
+    meta = Path("mutants") / "models" / "kernel" / f"{module}.py.meta"
+    codes = json.loads(meta.read_text())["exit_code_by_key"]
+    return [k for k, c in codes.items() if status_by_exit_code[c] in ("survived", "no tests")]
+
+
 def _rate(module: str, survivors: bool) -> bool:
     """The module's counts from mutmut's results (in the current directory); True at ≥ 90%."""
     from mutmut.mutation.diff_apply import get_diff_for_mutant
@@ -95,9 +105,12 @@ def main() -> int:
     parser.add_argument("--max-children", type=int, default=2)
     parser.add_argument("--results", action="store_true", help="only print the rates")
     parser.add_argument("--survivors", action="store_true", help="print each survivor's diff")
+    parser.add_argument(
+        "--rerun", action="store_true", help="the last run's survivors again, with today's tests"
+    )
     args = parser.parse_args()
     os.environ.setdefault("HYPOTHESIS_PROFILE", "mutation")
-    if args.results:
+    if args.results or args.rerun:
         return 0 if all([_one(m, args) for m in args.modules]) else 1
     if len(args.modules) == 1:
         return 0 if _one(args.modules[0], args) else 1
@@ -115,7 +128,7 @@ def main() -> int:
 
 def _one(module: str, args: argparse.Namespace) -> bool:
     work = WORK / module
-    if not args.results:
+    if not args.results and not args.rerun:
         _fresh(work)
     elif not work.exists():
         print(f"{module}.py: not run")
@@ -129,8 +142,15 @@ def _one(module: str, args: argparse.Namespace) -> bool:
     if not args.results:
         from mutmut.__main__ import _run
 
+        names: list[str] = []
+        if args.rerun:
+            # mutmut collects coverage for the tests it has not seen, then retries these.
+            shutil.copytree(ROOT / "tests", work / "tests", dirs_exist_ok=True)
+            names = _unkilled(module)
+            if not names:
+                return _rate(module, args.survivors)
         try:
-            _run([], args.max_children)
+            _run(names, args.max_children)
         except SystemExit as stop:  # mutmut exits after its run; the rate is still to print
             if stop.code:
                 raise
