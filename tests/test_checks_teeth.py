@@ -23,8 +23,12 @@ from typing import Any
 import pytest
 
 from models.kernel import (
+    AnyOf,
+    Bool,
     Finite,
     IntRange,
+    Output,
+    Param,
     Row,
     Spec,
     Trigger,
@@ -41,6 +45,7 @@ from models.kernel import (
     lt,
     never,
     nxt,
+    param,
     row,
     sometimes,
     trigger_is,
@@ -51,7 +56,7 @@ from models.kernel import checks as checks_module
 from models.kernel.checks import Checker, CheckResult, Method
 from models.kernel.explore import explore
 from models.kernel.expr import Env, evaluate
-from models.kernel.oracle import NotTotal, Oracle
+from models.kernel.oracle import NotTotal, Oracle, OracleError
 from models.kernel.smt import (
     Encoding,
     SolverLimit,
@@ -545,3 +550,58 @@ def test_a_proof_that_comes_back_unknown_is_reported_with_its_reason(
     assert result.detail == "spacer gave up on n-bounded: no invariant"
     terminal = checker.check_terminal()
     assert terminal.detail == "spacer gave up on terminal-absorbing: no invariant"
+
+
+# ---------------------------------------------------------------- the oracle's contract
+
+
+def test_the_oracle_reports_what_it_fired_with_outputs_and_arguments() -> None:
+    spec = Spec(
+        name="bell",
+        source="tests/test_checks_teeth.py",
+        vars=(Var("n", IntRange(0, 2), AnyOf(0, 1)), Var("on", Bool(), False)),
+        triggers=(Trigger("ring", (Param("loud", Bool()),)), Trigger("hush")),
+        outputs=(Output("sound", Bool(), False), Output("count", IntRange(0, 2), 0)),
+        rows=(
+            row(
+                "ring",
+                "ring",
+                None,
+                sets={"n": add(var("n"), 1), "on": True},
+                emits={"sound": param("loud")},
+                cite="t",
+            ),
+            row("hush", "hush", None, sets={"on": False}, emits={"count": var("n")}, cite="t"),
+        ),
+    )
+    oracle = Oracle(spec)  # no control variable: one machine state
+    assert oracle.state == {"n": 0, "on": False}
+    fired = oracle.fire("ring", loud=True)
+    assert (fired.row, fired.trigger, dict(fired.params)) == ("ring", "ring", {"loud": True})
+    assert dict(fired.state) == {"n": 1, "on": True}
+    assert dict(fired.outputs) == {"sound": True, "count": 0}  # count: its default
+    hushed = oracle.fire("hush")
+    assert dict(hushed.outputs) == {"sound": False, "count": 1}
+    assert dict(hushed.state) == {"n": 1, "on": False}
+    oracle.reset({"n": 1})
+    assert oracle.state == {"n": 1, "on": False}
+    oracle.fire("ring", loud=False)
+    with pytest.raises(OracleError, match=r"row 'ring' sets 'n' to 3, outside int 0\.\.2"):
+        oracle.fire("ring", loud=False)
+    with pytest.raises(OracleError, match=r"state lacks \['on'\]"):
+        oracle.load({"n": 0})
+    with pytest.raises(OracleError, match=r"trigger 'hush' takes \[\], got \['loud'\]"):
+        oracle.fire("hush", loud=True)
+
+
+def test_the_oracle_fires_rows_from_their_sources_only() -> None:
+    oracle = Oracle(lamp())
+    assert oracle.state == {"mode": OFF, "n": 0}
+    assert oracle.fire("tick").row == "tick_wait"
+    assert oracle.fire("push").state["mode"] is ON
+    assert oracle.fire("tick").row == "tick_idle"
+    oracle.load({"mode": DONE, "n": 2})
+    assert (oracle.fire("push").row, oracle.fire("tick").row) == ("push_done", "tick_idle")
+    assert oracle.state == {"mode": DONE, "n": 2}
+    with pytest.raises(NotTotal, match=r"no row of 'tick' is enabled in \{'n': 0, 'mode'"):
+        Oracle(lamp([r for r in ROWS if r is not TICK_WAIT])).fire("tick")
