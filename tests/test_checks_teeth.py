@@ -308,12 +308,22 @@ def test_the_reachable_set_check_finds_a_state_the_explorer_missed() -> None:
     assert not made_up.equal and "--push_off-->" in made_up.detail
 
 
-def test_the_reachable_set_check_runs_against_the_spec_not_the_graph() -> None:
-    # The explorer's graph of another start (n = 1) misses (OFF,0): z3 must say so.
+@pytest.mark.parametrize("up_to", [6, 3], ids=["whole", "sampled"])
+def test_the_reachable_set_check_runs_against_the_spec_not_the_graph(
+    up_to: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Up to FULL_SET_CHECK_UP_TO states the whole set is checked, past it a sample. The
+    # explorer's graph of another start (n = 1) misses (OFF,0): z3 must say so either way.
+    monkeypatch.setattr(checks_module, "FULL_SET_CHECK_UP_TO", up_to)
+    right = run(lamp(), "reachable-set")
+    assert right.certificate is not None
+    whole = right.certificate.startswith("6 states: init ⊆ R, R closed under T")
+    assert whole == (up_to == 6), right.certificate
     checker = Checker(lamp())
     checker.graph = explore(lamp(n_init=1))
     result = checker.check_reachable_set()
-    assert result.verdict == "unknown"
+    assert (result.verdict, result.method, result.bound) == ("unknown", "bfs", 3)
+    assert (result.kind, result.cite) == ("structural", CITES["reachable-set"])
     assert result.detail.startswith("z3 and the explorer disagree: z3 has an initial state")
 
 
