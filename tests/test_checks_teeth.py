@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -59,11 +60,13 @@ from models.kernel.expr import Env, evaluate
 from models.kernel.oracle import NotTotal, Oracle, OracleError
 from models.kernel.smt import (
     Encoding,
+    Found,
     SolverLimit,
     Unknown,
     check_reachable_sample,
     check_reachable_set,
 )
+from models.kernel.trace import Trace
 
 
 class Mode(enum.Enum):
@@ -615,3 +618,33 @@ def test_the_oracle_fires_rows_from_their_sources_only() -> None:
     assert oracle.state == {"mode": DONE, "n": 2}
     with pytest.raises(NotTotal, match=r"no row of 'tick' is enabled in \{'n': 0, 'mode'"):
         Oracle(lamp([r for r in ROWS if r is not TICK_WAIT])).fire("tick")
+
+
+# ---------------------------------------------------------------- z3's reading of a trace
+
+
+def test_z3_confirms_a_real_trace_and_refuses_each_kind_of_bad_one() -> None:
+    spec = lamp()
+    z3 = Checker(spec).z3
+    graph = explore(spec)
+    done = graph.path_to(len(graph.states) - 1)  # the five steps to (DONE,2)
+    at_done = eq(var("mode"), DONE)
+    assert isinstance(z3.confirm(done, at_done, step=False), Found)
+    late = z3.confirm(Trace(done.steps[0].state, done.steps[1:]), at_done, step=False)
+    assert isinstance(late, Unknown) and late.reason.startswith("the trace's first state")
+    short = z3.confirm(Trace(done.init, done.steps[:-1]), at_done, step=False)
+    assert isinstance(short, Unknown)
+    assert short.reason == "the trace's last state is not the target"
+    wrong = replace(done.steps[1], row="push_on")  # push_off's step, named push_on
+    forged = z3.confirm(
+        Trace(done.init, (done.steps[0], wrong, *done.steps[2:])), at_done, step=False
+    )
+    assert (
+        isinstance(forged, Unknown) and forged.reason == "step 2 (push_on) is not a z3 transition"
+    )
+    via_tick = and_(trigger_is("tick"), eq(nxt("mode"), DONE))
+    assert isinstance(z3.confirm(done, via_tick, step=True), Found)
+    via_push = and_(trigger_is("push"), eq(nxt("mode"), DONE))
+    missed = z3.confirm(done, via_push, step=True)
+    assert isinstance(missed, Unknown)
+    assert missed.reason == "the last step (tick_done) is not the target"
