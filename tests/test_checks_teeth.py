@@ -648,3 +648,75 @@ def test_z3_confirms_a_real_trace_and_refuses_each_kind_of_bad_one() -> None:
     missed = z3.confirm(done, via_push, step=True)
     assert isinstance(missed, Unknown)
     assert missed.reason == "the last step (tick_done) is not the target"
+
+
+def _case_certificate(easy: int, total: int, hard: int) -> str:
+    verb = "holds" if easy == 1 else "hold"
+    cases = "case" if total == 1 else "cases"
+    return f"{easy} of {total} {cases} {verb} in every state (k=0), {hard} on every reachable state"
+
+
+@pytest.mark.parametrize("method", ["spacer", "k-induction"])
+def test_each_proved_structural_check_gives_its_method_bound_and_certificate(
+    method: Method,
+) -> None:
+    got = {r.id: (r.method, r.bound, r.certificate) for r in Checker(lamp(), method=method).run()}
+    assert got["determinism"] == ("k-induction", 0, _case_certificate(9, 9, 0))
+    assert got["totality"] == ("k-induction", 0, _case_certificate(2, 2, 0))
+    assert got["no-deadlock"] == ("k-induction", 0, _case_certificate(1, 1, 0))
+    assert got["terminal-absorbing"][:2] == ("k-induction", 0)
+    # One case needs reachability: the method proving it, no bound.
+    odd = row("push_odd", "push", ON, OFF, guard=eq(var("n"), 0), cite="toy")
+    result = next(Checker(lamp((*ROWS, odd)), method=method).run("determinism"))
+    assert (result.method, result.bound) == (method, None)
+    assert result.certificate == _case_certificate(12, 13, 1)
+
+
+def test_each_property_result_gives_its_basis_and_what_it_means() -> None:
+    props = [
+        sometimes("via-tick", and_(trigger_is("tick"), eq(nxt("mode"), DONE)), cite="t"),
+        sometimes(
+            "tick-on", and_(trigger_is("tick"), eq(var("mode"), OFF), eq(nxt("mode"), ON)), cite="t"
+        ),
+        always("n-bounded", le(var("n"), 2), cite="t"),
+    ]
+    got = {r.id: r for r in Checker(lamp(properties=props)).run()}
+    witness = got["via-tick"]
+    assert (witness.verdict, witness.method, witness.bound) == ("witnessed", "bfs", 5)
+    assert witness.detail == "trace of 5 steps, each confirmed by z3"
+    assert rows_of(witness)[-1] == "tick_done"
+    never_seen = got["tick-on"]
+    assert (never_seen.verdict, never_seen.method, never_seen.bound) == (
+        "violated",
+        "k-induction",
+        0,
+    )
+    assert never_seen.detail == "never reachable: the certificate excludes it"
+    assert never_seen.certificate == "0-inductive: no step from any type-correct state breaks it"
+    proved = got["n-bounded"]
+    assert (proved.verdict, proved.method, proved.bound) == ("proved", "spacer", None)
+    assert proved.certificate == "inv: Not(n >= 3)"
+    for r in got.values():
+        assert r.expected == "hold" and (r.kind == "structural" or r.cite == "t")
+
+
+def test_determinism_reads_the_triggers_arguments() -> None:
+    # Two rows of ring overlap only when loud is true: the case needs ring's argument.
+    def bell(quiet_guard: Any) -> Spec:
+        return Spec(
+            name="bell",
+            source="tests/test_checks_teeth.py",
+            vars=(Var("n", IntRange(0, 1), 0),),
+            triggers=(Trigger("ring", (Param("loud", Bool()),)),),
+            rows=(
+                row("ring_loud", "ring", None, guard=param("loud"), sets={"n": 1}, cite="t"),
+                row("ring_quiet", "ring", None, guard=quiet_guard, sets={"n": 0}, cite="t"),
+            ),
+        )
+
+    overlap = run(bell(eq(var("n"), 0)), "determinism")
+    assert overlap.verdict == "violated"
+    assert overlap.detail == "rows 'ring_loud' and 'ring_quiet' are both enabled"
+    assert overlap.bound == 0
+    apart = run(bell(eq(param("loud"), False)), "determinism")
+    assert apart.verdict == "proved"
