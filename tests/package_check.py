@@ -126,3 +126,9 @@ def test_python_m_models_runs_from_the_install(installed: Path) -> None:
     assert f"verify: ok — {checks} checks on 2 specs" in out
     run(python, "-m", "models", "diagram", "duplex", "--out", "d", cwd=work, env=env)
     assert (work / "d" / "duplex-audio.dot").read_text().startswith("digraph")
+
+
+def test_python_m_build_runs_from_the_repo_root() -> None:
+    """The caches live in .cache/, so no `build/` folder of ours shadows the `build` package."""
+    out = run(sys.executable, "-m", "build", "--version", cwd=ROOT)
+    assert out.startswith("build 1."), out

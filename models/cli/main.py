@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import multiprocessing
 import os
 import sys
@@ -39,7 +40,14 @@ from models.cli.results import spec_json
 from models.cli.spin import add_parsers as add_spin_parsers
 from models.cli.trace import add_parser as add_check_trace
 from models.cli.trace import itf_name, write_check_itf
-from models.kernel.checks import DEFAULT_TIMEOUT, Checker, CheckResult, SpecReport, verify
+from models.kernel.checks import (
+    DEFAULT_CERTIFICATE_BUDGET,
+    DEFAULT_TIMEOUT,
+    Checker,
+    CheckResult,
+    SpecReport,
+    verify,
+)
 from models.kernel.diagram import DotMissing
 from models.kernel.explore import ExplorationLimit
 from models.kernel.oracle import OracleError
@@ -96,8 +104,20 @@ def _parser() -> argparse.ArgumentParser:
         type=positive_seconds,
         default=DEFAULT_TIMEOUT,
         metavar="S",
-        help="z3's budget per check in seconds; past it the check is `unknown` "
+        help="z3's budget per check in seconds; past it a check of a spec with a real variable "
+        "is `unknown`, and a finite model's verdict stands on its exhaustive search "
         f"(default: {DEFAULT_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--certificates",
+        type=positive_seconds,
+        nargs="?",
+        const=math.inf,
+        default=DEFAULT_CERTIFICATE_BUDGET,
+        metavar="S",
+        help="z3's budget per check for a finite model's optional inductive certificate; "
+        "alone: the whole --timeout (default: "
+        f"{DEFAULT_CERTIFICATE_BUDGET:g})",
     )
     p.add_argument(
         "--itf-dir", type=output_dir, metavar="DIR", help="write every trace as ITF here"
@@ -163,7 +183,14 @@ def _verify(args: argparse.Namespace) -> int:
     outcomes: list[Outcome] = []
     if jobs == 1:
         outcomes = [
-            _run_spec(name, args.method, args.timeout, text, args.traceback, args.itf_dir)
+            _run_spec(
+                name,
+                args.method,
+                (args.timeout, args.certificates),
+                text,
+                args.traceback,
+                args.itf_dir,
+            )
             for name in names
         ]
     else:
@@ -176,7 +203,13 @@ def _verify(args: argparse.Namespace) -> int:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             futures = {
                 name: pool.submit(
-                    _run_spec, name, args.method, args.timeout, None, args.traceback, args.itf_dir
+                    _run_spec,
+                    name,
+                    args.method,
+                    (args.timeout, args.certificates),
+                    None,
+                    args.traceback,
+                    args.itf_dir,
                 )
                 for name in sorted(names, key=lambda n: -cost[n])
             }
@@ -235,7 +268,7 @@ def _verify(args: argparse.Namespace) -> int:
 def _run_spec(
     name: str,
     method: str,
-    timeout: float,
+    budgets: tuple[float, float],
     stream: TextIO | None = None,
     show_traceback: bool = False,
     itf_dir: Path | None = None,
@@ -243,7 +276,7 @@ def _run_spec(
     spec = lookup(name)
     out: TextIO = stream or io.StringIO()
     try:
-        report = _verify_one(spec, method, timeout, out)
+        report = _verify_one(spec, method, budgets, out)
     except Exception as err:  # a spec the kernel cannot check fails alone; the others go on
         # Too big to explore is a limit, not a kernel bug: its message is enough.
         reason = str(err) if isinstance(err, ExplorationLimit) else one_line(err)
@@ -272,7 +305,9 @@ def _run_spec(
     return Outcome(spec.name, text, spec_json(report), failures, len(report.checks))
 
 
-def _verify_one(spec: Spec, method: str, timeout: float, stream: TextIO) -> SpecReport:
+def _verify_one(
+    spec: Spec, method: str, budgets: tuple[float, float], stream: TextIO
+) -> SpecReport:
     stream.write(f"{spec.name} — {spec.source}\n")
     stream.flush()
 
@@ -280,7 +315,14 @@ def _verify_one(spec: Spec, method: str, timeout: float, stream: TextIO) -> Spec
         stream.write(_check_line(spec, check) + "\n")
         stream.flush()
 
-    report = verify(spec, method=method, progress=line, timeout=timeout)  # type: ignore[arg-type]
+    timeout, certificates = budgets  # z3's budget per check; a finite model's certificate's
+    report = verify(
+        spec,
+        method=method,  # type: ignore[arg-type]
+        progress=line,
+        timeout=timeout,
+        certificates=certificates,
+    )
     g = report.exploration
     stream.write(
         f"  {state_count(spec, g.states)} (diameter {g.diameter}), "
@@ -292,10 +334,14 @@ def _verify_one(spec: Spec, method: str, timeout: float, stream: TextIO) -> Spec
 
 def _check_line(spec: Spec, check: CheckResult) -> str:
     cert = read_certificate(spec, check.certificate or "")
-    if cert is not None:
-        evidence = cert.one_line()
+    # An exhaustive basis comes first; a certificate, when z3 found one, follows it.
+    searched = f"exhaustive, {check.states:,} states + " if check.basis == "exhaustive" else ""
+    if check.basis == "exhaustive" and not check.certificate:
+        evidence = check.basis_text
+    elif cert is not None:
+        evidence = searched + cert.one_line()
     elif check.certificate:
-        evidence = check.certificate
+        evidence = searched + check.certificate
     elif check.trace is not None:
         evidence = f"trace of {plural(len(check.trace), 'step')}"
     else:
@@ -331,6 +377,8 @@ def _explain(args: argparse.Namespace) -> int:
     print(f"{check.kind.upper()} {check.id}: {check.verdict} ({how})")
     if check.cite:
         print(f"source: {check.cite}")
+    if check.basis_text:
+        print(f"basis: {check.basis_text}")
     prop = next((p for p in spec.properties if p.name == check.id), None)
     if prop is not None:
         print(f"property: {show(spec, prop.as_written)}")
