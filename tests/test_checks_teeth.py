@@ -447,8 +447,9 @@ def test_a_state_premise_of_a_step_property_needs_a_step_from_that_state() -> No
 
 CITES = {
     "determinism": "kernel: no two rows of one trigger at once",
-    "totality": "kernel: every trigger has a row or an ignore",
-    "no-deadlock": "kernel: a non-ignore row is enabled in every non-terminal state",
+    "totality": "kernel: every trigger has a row or an ignore (totality: explicit)",
+    "no-deadlock": "kernel: a non-ignore row is enabled in every non-terminal state "
+    "(totality: explicit)",
     "terminal-absorbing": "kernel: terminal states are absorbing",
     "rows-fire": "kernel: every row (ignore rows too) can fire",
     "vacuity": "kernel: every antecedent of an implication is reachable",
@@ -475,7 +476,8 @@ def test_each_structural_result_names_its_kind_cite_basis_and_bound() -> None:
 
 def test_failed_structural_results_keep_their_basis_and_bound() -> None:
     moved = run(lamp(terminal=eq(var("n"), 2)), "terminal-absorbing")
-    assert moved.method in ("bmc", "spacer", "k-induction") and moved.bound == 4
+    assert (moved.method, moved.bound, moved.basis) == ("bfs", 4, "trace")
+    assert moved.basis_text == "trace of 4 steps, confirmed by z3"
     ghost = ignore("push_ghost", "push", ON, guard=eq(var("n"), 0), cite="toy")
     dead = run(lamp((PUSH_FULL, PUSH_ON, ghost, *ROWS[2:])), "rows-fire")
     assert (dead.method, dead.bound, dead.cite) == ("bfs", 6, CITES["rows-fire"])
@@ -494,18 +496,18 @@ def test_failed_structural_results_keep_their_basis_and_bound() -> None:
 TRUE_N = le(var("n"), 2)
 
 
-def test_the_explorer_must_agree_with_z3_on_terminal_states() -> None:
-    # z3 proves the lamp's DONE absorbing; an explorer graph in which DONE moves (here:
-    # another spec's) must turn the verdict into `unknown`, naming the disagreement.
-    restart = row("tick_restart", "tick", DONE, OFF, cite="toy")
-    idle = ignore("tick_idle", "tick", ON, cite="toy")
-    moving = [r for r in ROWS if r is not TICK_IDLE] + [idle, restart]
+def test_the_explorer_and_z3_must_agree() -> None:
+    # The explorer decides a finite model; z3 certifies or confirms. A graph that is not
+    # the spec's (here: another spec's) must turn the verdict into `unknown`.
+    moving = row("tick_idle", "tick", (ON, DONE), OFF, cite="toy")  # DONE moves
     checker = Checker(lamp())
-    checker.graph = explore(lamp(moving))
+    checker.graph = explore(lamp([moving if r is TICK_IDLE else r for r in ROWS]))
     result = checker.check_terminal()
-    assert result.verdict == "unknown"
-    assert result.detail.startswith("z3 and the explorer disagree: z3 found nothing")
-    # The same for a property: z3 reaches DONE in five steps, a graph that never does.
+    assert result.verdict == "unknown", result
+    assert result.detail == (
+        "z3-confirm gave up on terminal-absorbing: the last step (tick_idle) is not the target"
+    )
+    # z3 reaches DONE in five steps, a graph that never does: a disagreement.
     prop = never("done", eq(var("mode"), DONE), cite="t")
     never_done = [r for r in ROWS if r not in (TICK_DONE, TICK_WAIT)]
     checker = Checker(lamp(properties=[prop]))
@@ -527,42 +529,39 @@ def test_a_sampled_reachable_set_result_says_how_much_it_sampled(
     assert result.certificate.startswith("sampled 6 of 6 states")
 
 
-def test_a_check_z3_gives_up_on_is_unknown_naming_the_engine(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    prop = always("n-bounded", le(var("n"), 2), cite="t")
-    odd = row("push_odd", "push", ON, OFF, guard=eq(var("n"), 0), cite="toy")
-    checker = Checker(lamp((*ROWS, odd), properties=[prop]))  # a determinism case to prove
-
-    def give_up(*args: object, **kwargs: object) -> None:
-        raise SolverLimit("spacer", "out of time")
-
-    monkeypatch.setattr(checker, "_prove", give_up)
-    results = {r.id: r for r in checker.run()}
-    gave_up = results["n-bounded"]
-    assert (gave_up.verdict, gave_up.method, gave_up.kind) == ("unknown", "spacer", "always")
-    assert gave_up.detail == "spacer gave up on n-bounded: out of time"
-    assert (gave_up.cite, gave_up.expected) == ("t", "hold")
-    structural = results["determinism"]
-    assert (structural.verdict, structural.kind, structural.cite) == (
-        "unknown",
-        "structural",
-        "kernel",
-    )
-    assert structural.detail == "spacer gave up on determinism: out of time"
-
-
-def test_a_proof_that_comes_back_unknown_is_reported_with_its_reason(
+def test_a_certificate_z3_cannot_give_leaves_the_search_standing_and_says_so(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     prop = always("n-bounded", le(var("n"), 2), cite="t")
     checker = Checker(lamp(properties=[prop]))
     monkeypatch.setattr(checker, "_prove", lambda *a, **k: Unknown("spacer", "no invariant"))
     result = checker.check_property(prop)
-    assert (result.verdict, result.method, result.bound) == ("unknown", "spacer", None)
-    assert result.detail == "spacer gave up on n-bounded: no invariant"
-    terminal = checker.check_terminal()
-    assert terminal.detail == "spacer gave up on terminal-absorbing: no invariant"
+    assert (result.verdict, result.method, result.basis, result.states) == (
+        "proved",
+        "bfs",
+        "exhaustive",
+        6,
+    )
+    assert result.detail == "no certificate within budget (spacer: no invariant)"
+    assert result.basis_text == "exhaustive search, 6 states, no certificate within budget"
+
+
+def test_a_set_check_z3_gives_up_on_stands_on_the_search_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def give_up(*args: object, **kwargs: object) -> None:
+        raise SolverLimit("reachable-set", "out of time")
+
+    monkeypatch.setattr(checks_module, "check_reachable_set", give_up)
+    result = run(lamp(), "reachable-set")
+    assert (result.verdict, result.kind, result.basis, result.states) == (
+        "proved",
+        "structural",
+        "exhaustive",
+        6,
+    )
+    assert result.basis_text == "exhaustive search, 6 states, not cross-checked by z3"
+    assert "out of time" in result.detail
 
 
 # ---------------------------------------------------------------- the oracle's contract
@@ -682,20 +681,26 @@ def test_each_property_result_gives_its_basis_and_what_it_means() -> None:
     ]
     got = {r.id: r for r in Checker(lamp(properties=props)).run()}
     witness = got["via-tick"]
-    assert (witness.verdict, witness.method, witness.bound) == ("witnessed", "bfs", 5)
+    assert (witness.verdict, witness.method, witness.bound, witness.basis) == (
+        "witnessed",
+        "bfs",
+        5,
+        "trace",
+    )
     assert witness.detail == "trace of 5 steps, each confirmed by z3"
     assert rows_of(witness)[-1] == "tick_done"
     never_seen = got["tick-on"]
-    assert (never_seen.verdict, never_seen.method, never_seen.bound) == (
+    assert (never_seen.verdict, never_seen.basis, never_seen.states) == (
         "violated",
-        "k-induction",
-        0,
+        "exhaustive",
+        6,
     )
-    assert never_seen.detail == "never reachable: the certificate excludes it"
+    assert never_seen.detail == "never reachable: no reachable state or step is it"
     assert never_seen.certificate == "0-inductive: no step from any type-correct state breaks it"
     proved = got["n-bounded"]
-    assert (proved.verdict, proved.method, proved.bound) == ("proved", "spacer", None)
+    assert (proved.verdict, proved.method, proved.basis) == ("proved", "spacer", "exhaustive")
     assert proved.certificate == "inv: Not(n >= 3)"
+    assert proved.basis_text == "exhaustive search, 6 states, and a z3 certificate"
     for r in got.values():
         assert r.expected == "hold" and (r.kind == "structural" or r.cite == "t")
 
