@@ -121,8 +121,14 @@ def lamp(
     )
 
 
+def make(spec: Spec, method: Method = "spacer") -> Checker:
+    """A checker whose z3 budgets no machine reaches on these specs: a verdict that rests on
+    z3 finishing (a certificate, a disagreement) must not depend on the machine's speed."""
+    return Checker(spec, method=method, timeout=600, certificates=600)
+
+
 def run(spec: Spec, check: str) -> CheckResult:
-    return next(Checker(spec).run(check))
+    return next(make(spec).run(check))
 
 
 def states_of(result: CheckResult) -> list[tuple[Any, ...]]:
@@ -142,7 +148,7 @@ SHORTEST = [s for s, _ in REACHABLE]  # the BFS path is the chain itself
 
 
 def test_the_lamp_passes_every_check_with_exact_figures() -> None:
-    results = {r.id: r for r in Checker(lamp()).run()}
+    results = {r.id: r for r in make(lamp()).run()}
     assert {k: r.verdict for k, r in results.items()} == {
         "determinism": "proved",
         "totality": "proved",
@@ -322,7 +328,7 @@ def test_the_reachable_set_check_runs_against_the_spec_not_the_graph(
     assert right.certificate is not None
     whole = right.certificate.startswith("6 states: init ⊆ R, R closed under T")
     assert whole == (up_to == 6), right.certificate
-    checker = Checker(lamp())
+    checker = make(lamp())
     checker.graph = explore(lamp(n_init=1))
     result = checker.check_reachable_set()
     assert (result.verdict, result.method, result.bound) == ("unknown", "bfs", 3)
@@ -378,7 +384,7 @@ def test_state_properties_get_the_right_verdict_and_shortest_trace(
 ) -> None:
     methods: tuple[Method, ...] = ("spacer", "k-induction")
     for method in methods:
-        result = next(Checker(lamp(properties=[prop]), method=method).run(prop.name))
+        result = next(make(lamp(properties=[prop]), method=method).run(prop.name))
         assert result.verdict == verdict, (method, result.detail)
         if path is None:
             assert result.trace is None and result.certificate
@@ -397,7 +403,7 @@ def test_unchanged_holds_only_when_the_value_stays() -> None:
         always("tick-keeps-n", implies(trigger_is("tick"), unchanged("n")), cite="t"),
         always("push-keeps-mode", implies(trigger_is("push"), unchanged("mode")), cite="t"),
     ]
-    results = {r.id: r for r in Checker(lamp(properties=props)).run()}
+    results = {r.id: r for r in make(lamp(properties=props)).run()}
     assert results["tick-keeps-n"].verdict == "proved"
     moved = results["push-keeps-mode"]
     assert moved.verdict == "violated" and rows_of(moved) == ["push_on"]
@@ -459,7 +465,7 @@ CITES = {
 
 def test_each_structural_result_names_its_kind_cite_basis_and_bound() -> None:
     live = always("on-means-used", implies(eq(var("mode"), ON), ge(var("n"), 1)), cite="t")
-    results = {r.id: r for r in Checker(lamp(properties=[live])).run()}
+    results = {r.id: r for r in make(lamp(properties=[live])).run()}
     for check, cite in CITES.items():
         assert (results[check].kind, results[check].cite) == ("structural", cite), check
         assert results[check].expected == "hold"
@@ -500,7 +506,7 @@ def test_the_explorer_and_z3_must_agree() -> None:
     # The explorer decides a finite model; z3 certifies or confirms. A graph that is not
     # the spec's (here: another spec's) must turn the verdict into `unknown`.
     moving = row("tick_idle", "tick", (ON, DONE), OFF, cite="toy")  # DONE moves
-    checker = Checker(lamp())
+    checker = make(lamp())
     checker.graph = explore(lamp([moving if r is TICK_IDLE else r for r in ROWS]))
     result = checker.check_terminal()
     assert result.verdict == "unknown", result
@@ -510,7 +516,7 @@ def test_the_explorer_and_z3_must_agree() -> None:
     # z3 reaches DONE in five steps, a graph that never does: a disagreement.
     prop = never("done", eq(var("mode"), DONE), cite="t")
     never_done = [r for r in ROWS if r not in (TICK_DONE, TICK_WAIT)]
-    checker = Checker(lamp(properties=[prop]))
+    checker = make(lamp(properties=[prop]))
     checker.graph = explore(lamp([*never_done, ignore("tick_wait", "tick", OFF, cite="t")]))
     disagree = checker.check_property(prop)
     assert disagree.verdict == "unknown"
@@ -533,7 +539,7 @@ def test_a_certificate_z3_cannot_give_leaves_the_search_standing_and_says_so(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     prop = always("n-bounded", le(var("n"), 2), cite="t")
-    checker = Checker(lamp(properties=[prop]))
+    checker = make(lamp(properties=[prop]))
     monkeypatch.setattr(checker, "_prove", lambda *a, **k: Unknown("spacer", "no invariant"))
     result = checker.check_property(prop)
     assert (result.verdict, result.method, result.basis, result.states) == (
@@ -624,7 +630,7 @@ def test_the_oracle_fires_rows_from_their_sources_only() -> None:
 
 def test_z3_confirms_a_real_trace_and_refuses_each_kind_of_bad_one() -> None:
     spec = lamp()
-    z3 = Checker(spec).z3
+    z3 = make(spec).z3
     graph = explore(spec)
     done = graph.path_to(len(graph.states) - 1)  # the five steps to (DONE,2)
     at_done = eq(var("mode"), DONE)
@@ -659,14 +665,14 @@ def _case_certificate(easy: int, total: int, hard: int) -> str:
 def test_each_proved_structural_check_gives_its_method_bound_and_certificate(
     method: Method,
 ) -> None:
-    got = {r.id: (r.method, r.bound, r.certificate) for r in Checker(lamp(), method=method).run()}
+    got = {r.id: (r.method, r.bound, r.certificate) for r in make(lamp(), method=method).run()}
     assert got["determinism"] == ("k-induction", 0, _case_certificate(9, 9, 0))
     assert got["totality"] == ("k-induction", 0, _case_certificate(2, 2, 0))
     assert got["no-deadlock"] == ("k-induction", 0, _case_certificate(1, 1, 0))
     assert got["terminal-absorbing"][:2] == ("k-induction", 0)
     # One case needs reachability: the method proving it, no bound.
     odd = row("push_odd", "push", ON, OFF, guard=eq(var("n"), 0), cite="toy")
-    result = next(Checker(lamp((*ROWS, odd)), method=method).run("determinism"))
+    result = next(make(lamp((*ROWS, odd)), method=method).run("determinism"))
     assert (result.method, result.bound) == (method, None)
     assert result.certificate == _case_certificate(12, 13, 1)
 
@@ -679,7 +685,7 @@ def test_each_property_result_gives_its_basis_and_what_it_means() -> None:
         ),
         always("n-bounded", le(var("n"), 2), cite="t"),
     ]
-    got = {r.id: r for r in Checker(lamp(properties=props)).run()}
+    got = {r.id: r for r in make(lamp(properties=props)).run()}
     witness = got["via-tick"]
     assert (witness.verdict, witness.method, witness.bound, witness.basis) == (
         "witnessed",
