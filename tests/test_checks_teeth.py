@@ -57,7 +57,7 @@ from models.kernel import checks as checks_module
 from models.kernel.checks import Checker, CheckResult, Method
 from models.kernel.explore import explore
 from models.kernel.expr import Env, evaluate
-from models.kernel.oracle import NotTotal, Oracle, OracleError
+from models.kernel.oracle import NotEnabled, NotTotal, Oracle, OracleError
 from models.kernel.smt import (
     Encoding,
     Found,
@@ -731,3 +731,18 @@ def test_determinism_reads_the_triggers_arguments() -> None:
     assert overlap.bound == 0
     apart = run(bell(eq(param("loud"), False)), "determinism")
     assert apart.verdict == "proved"
+
+
+def test_an_enabled_only_spec_refuses_a_trigger_with_no_enabled_row_as_not_enabled() -> None:
+    rows = [r for r in ROWS if r is not TICK_WAIT]  # tick does nothing in (OFF, n < 2)
+    explicit = Oracle(lamp(rows))
+    with pytest.raises(NotTotal, match="the spec is not total here") as total:
+        explicit.fire("tick")
+    assert not isinstance(total.value, NotEnabled)
+    enabled_only = Oracle(replace(lamp(rows), totality="enabled-only"))
+    with pytest.raises(NotEnabled) as refused:
+        enabled_only.fire("tick")
+    assert (
+        str(refused.value) == "no row of 'tick' is enabled in {'n': 0, 'mode': <Mode.OFF: 'off'>}"
+    )
+    assert enabled_only.fire("push").row == "push_on"  # an enabled row still fires
