@@ -38,6 +38,8 @@ from models.kernel import (
     always,
     and_,
     eq,
+    exists,
+    forall,
     ge,
     gt,
     ignore,
@@ -56,7 +58,7 @@ from models.kernel import (
 from models.kernel import checks as checks_module
 from models.kernel.checks import Checker, CheckResult, Method
 from models.kernel.explore import explore
-from models.kernel.expr import Env, evaluate
+from models.kernel.expr import Env, evaluate, render
 from models.kernel.oracle import NotEnabled, NotTotal, Oracle, OracleError
 from models.kernel.smt import (
     Encoding,
@@ -67,6 +69,7 @@ from models.kernel.smt import (
     check_reachable_set,
 )
 from models.kernel.trace import Trace
+from models.kernel.vacuity import premises
 
 
 class Mode(enum.Enum):
@@ -746,3 +749,58 @@ def test_an_enabled_only_spec_refuses_a_trigger_with_no_enabled_row_as_not_enabl
         str(refused.value) == "no row of 'tick' is enabled in {'n': 0, 'mode': <Mode.OFF: 'off'>}"
     )
     assert enabled_only.fire("push").row == "push_on"  # an enabled row still fires
+
+
+def test_a_premise_inside_quantifiers_is_closed_over_the_variables_it_reads() -> None:
+    # For all k: (n = k ∧ ON) ⇒ …  is vacuous only if no k ever makes the premise true.
+    k_range, j_range = IntRange(0, 2), IntRange(0, 1)
+    props = [
+        always(
+            "on-used",
+            forall(
+                "k",
+                k_range,
+                lambda k: implies(and_(eq(var("n"), k), eq(var("mode"), ON)), ge(k, 1)),
+            ),
+            cite="t",
+        ),
+        always(
+            "done-early",
+            forall(
+                "j",
+                j_range,
+                lambda j: forall(
+                    "k",
+                    k_range,
+                    lambda k: implies(
+                        and_(eq(var("n"), k), eq(var("mode"), DONE), lt(k, 2)), eq(var("n"), 0)
+                    ),
+                ),
+            ),
+            cite="t",
+        ),
+        never(
+            "mixed",
+            exists(
+                "j",
+                j_range,
+                lambda j: forall(
+                    "k",
+                    k_range,
+                    lambda k: implies(and_(eq(var("n"), k), eq(k, j)), eq(var("mode"), DONE)),
+                ),
+            ),
+            cite="t",
+        ),
+    ]
+    spec = lamp(properties=props)
+    assert [(name, step, render(p)) for name, step, p in premises(spec)] == [
+        ("on-used", False, "∃k ∈ int: n = k ∧ mode = Mode.ON"),
+        ("done-early", False, "∃k ∈ int: n = k ∧ mode = Mode.DONE ∧ k < 2"),
+        ("mixed", False, "∃j ∈ int: ∃k ∈ int: n = k ∧ k = j"),
+    ]
+    result = run(spec, "vacuity")
+    assert result.verdict == "violated"
+    assert result.detail == (
+        "done-early: the premise ∃k ∈ int: n = k ∧ mode = Mode.DONE ∧ k < 2 is never reachable"
+    )
