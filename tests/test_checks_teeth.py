@@ -793,11 +793,17 @@ def test_a_premise_inside_quantifiers_is_closed_over_the_variables_it_reads() ->
             cite="t",
         ),
     ]
+    # A connective between the quantifier and the implication binds nothing.
+    inside_and = forall(
+        "k", k_range, lambda k: and_(implies(eq(var("n"), k), ge(var("n"), 0)), le(var("n"), 2))
+    )
+    props.append(always("under-and", inside_and, cite="t"))
     spec = lamp(properties=props)
     assert [(name, step, render(p)) for name, step, p in premises(spec)] == [
         ("on-used", False, "∃k ∈ int: n = k ∧ mode = Mode.ON"),
         ("done-early", False, "∃k ∈ int: n = k ∧ mode = Mode.DONE ∧ k < 2"),
         ("mixed", False, "∃j ∈ int: ∃k ∈ int: n = k ∧ k = j"),
+        ("under-and", False, "∃k ∈ int: n = k"),
     ]
     result = run(spec, "vacuity")
     assert result.verdict == "violated"
