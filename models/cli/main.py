@@ -1,37 +1,42 @@
-"""The command line: `verify`, `explain`, `list`; `diagram` and `report` (diagram_cli.py,
-report.py), `check-trace` (cli_trace.py), `promela`, `spin` and `spin-trail` (spin_cli.py).
+"""The command line: `verify`, `explain`, `list`; `diagram` and `report` (diagram.py,
+report.py), `check-trace` (trace.py), `promela`, `spin` and `spin-trail` (spin.py).
 
 Exit codes: 0 every verdict matched its expectation; 1 some check was
 violated or unknown, a spec module is broken, or a diagram is stale; 2 the
 command was wrong (an unknown spec or check name, a bad argument, a path that
-cannot be written). `models.cli.kit` holds the shared error handling.
+cannot be written); 130 interrupted. `models.cli.kit` holds the shared error
+handling and the output files.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import math
-import multiprocessing
 import os
 import sys
 import time
 import traceback
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from models.cli import cache
 from models.cli import mutants as cli_mutants
 from models.cli.diagram import add_diagram
+from models.cli.diff import add_diff
 from models.cli.kit import (
     TRACEBACK_FLAG,
+    Output,
+    clip,
     output_dir,
     output_file,
     positive_int,
     positive_seconds,
+    process_pool,
     run,
 )
 from models.cli.registry import BrokenSpec, UnknownSpec, expand, load, lookup, one_line
@@ -39,7 +44,7 @@ from models.cli.report import add_report
 from models.cli.results import spec_json
 from models.cli.spin import add_parsers as add_spin_parsers
 from models.cli.trace import add_parser as add_check_trace
-from models.cli.trace import itf_name, write_check_itf
+from models.cli.trace import check_itf, itf_name, write_check_itf
 from models.kernel.checks import (
     DEFAULT_CERTIFICATE_BUDGET,
     DEFAULT_TIMEOUT,
@@ -122,6 +127,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--itf-dir", type=output_dir, metavar="DIR", help="write every trace as ITF here"
     )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="check every spec again, whatever the result cache holds (models/cli/cache.py)",
+    )
     p.set_defaults(run=_verify)
 
     p = sub.add_parser("explain", help="print one check's witness, counterexample or certificate")
@@ -135,12 +145,13 @@ def _parser() -> argparse.ArgumentParser:
 
     add_diagram(sub)
     add_report(sub)
+    add_diff(sub)
 
     add_check_trace(sub)
 
     cli_mutants.add_parser(sub)
 
-    p = sub.add_parser("list", help="list the specs, their variants and their checks")
+    p = sub.add_parser("list", help="list the specs, their variants and how many properties")
     p.set_defaults(run=_list)
     add_spin_parsers(sub)
     return parser
@@ -159,6 +170,30 @@ class Outcome:
     failures: list[str]
     checks: int
     stopped: bool = False  # the checks stopped on an error (the failure says which)
+    cached: bool = False  # replayed from the result cache, not checked in this run
+
+    def shown(self) -> str:
+        """The text to print: a cached outcome says so."""
+        if not self.cached:
+            return self.text
+        return self.text + f"  (cached: nothing {self.name}'s checks read has changed)\n"
+
+    def stored(self) -> dict[str, Any]:
+        """What the cache keeps: the fields of a run outcome."""
+        return {
+            "name": self.name,
+            "text": self.text,
+            "report": self.report,
+            "failures": self.failures,
+            "checks": self.checks,
+        }
+
+
+def _cache_key(name: str, args: argparse.Namespace) -> str:
+    """What a spec's checks read: its module and the kernel, and how verify was asked."""
+    deps = [*cache.KERNEL, *cache.spec_modules(name)]
+    budgets = (args.timeout, args.certificates)
+    return cache.key(f"verify-{name}", deps, (), args.method, repr(budgets))
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -173,51 +208,62 @@ def _verify(args: argparse.Namespace) -> int:
     named = [n for n in args.specs if n not in registry.broken or n in registry.specs]
     specs = expand(named, registry) if named or not args.specs else []
     names = [spec.name for spec in specs]
-    to_stdout = args.json is not None and str(args.json) == "-"
+    to_stdout = args.json is not None and args.json.to_stdout
     text: TextIO = sys.stderr if to_stdout else sys.stdout  # stdout carries only the JSON then
     for b in broken:
         text.write(f"{b.module} — BROKEN: models/{b.module}.py: {b.error}\n")
         if args.traceback:
             text.write(b.traceback)
-    jobs = max(1, min(args.jobs, len(names)))
+    # A spec's passing outcome is cached under a hash of all its checks read (cache.py);
+    # ITF files are written only by a run.
+    keys = {} if args.itf_dir else {n: _cache_key(n, args) for n in names}
+    use_cache = cache.enabled(args.no_cache)
+    cached = {
+        n: Outcome(**stored, cached=True)
+        for n, k in keys.items()
+        if use_cache and (stored := cache.get(f"verify-{n}", k)) is not None
+    }
+    to_run = [n for n in names if n not in cached]
+    jobs = max(1, min(args.jobs, len(to_run)))
     outcomes: list[Outcome] = []
     if jobs == 1:
-        outcomes = [
-            _run_spec(
-                name,
-                args.method,
-                (args.timeout, args.certificates),
-                text,
-                args.traceback,
-                args.itf_dir,
-            )
-            for name in names
-        ]
+        for name in names:
+            if name in cached:
+                text.write(cached[name].shown())
+                outcomes.append(cached[name])
+            else:
+                budgets = (args.timeout, args.certificates)
+                run = _run_spec(name, args.method, budgets, text, args.traceback, args.itf_dir)
+                outcomes.append(run)
     else:
         # Specs are independent: check them in parallel, print each block in order.
-        text.write(f"checking {plural(len(names), 'spec')} in {jobs} processes\n")
+        text.write(f"checking {plural(len(to_run), 'spec')} in {jobs} processes\n")
         text.flush()
-        context = multiprocessing.get_context("fork")
         # Start the biggest specs first (rows × properties), so no process idles at the end.
         cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        with process_pool(jobs) as pool:
             futures = {
-                name: pool.submit(
+                name: pool.apply_async(
                     _run_spec,
-                    name,
-                    args.method,
-                    (args.timeout, args.certificates),
-                    None,
-                    args.traceback,
-                    args.itf_dir,
+                    (
+                        name,
+                        args.method,
+                        (args.timeout, args.certificates),
+                        None,
+                        args.traceback,
+                        args.itf_dir,
+                    ),
                 )
-                for name in sorted(names, key=lambda n: -cost[n])
+                for name in sorted(to_run, key=lambda n: -cost[n])
             }
             for name in names:
-                outcome = futures[name].result()
-                text.write(outcome.text)
+                outcome = cached[name] if name in cached else futures[name].get()
+                text.write(outcome.shown())
                 text.flush()
                 outcomes.append(outcome)
+    for o in outcomes if use_cache else ():
+        if not o.cached and not o.failures and o.name in keys:
+            cache.put(f"verify-{o.name}", keys[o.name], o.stored())
     seconds = time.perf_counter() - started
     failures = [
         f"  models/{b.module}.py: {b.error}\n"
@@ -227,9 +273,10 @@ def _verify(args: argparse.Namespace) -> int:
     checks = sum(o.checks for o in outcomes)
     text.write("\n")
     if not failures:
+        reused = sum(o.cached for o in outcomes)
         text.write(
             f"verify: ok — {plural(checks, 'check')} on {plural(len(outcomes), 'spec')} "
-            f"in {seconds:.2f}s\n"
+            f"in {seconds:.2f}s" + (f" ({reused} of them cached)" if reused else "") + "\n"
         )
     else:
         wrong = sum(len(o.failures) for o in outcomes if not o.stopped)
@@ -255,13 +302,7 @@ def _verify(args: argparse.Namespace) -> int:
             "specs": [o.report for o in outcomes],
             "broken": [{"module": b.module, "error": b.error} for b in broken],
         }
-        body = json.dumps(report, indent=2) + "\n"
-        if to_stdout:
-            sys.stdout.write(body)
-            sys.stdout.flush()
-        else:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(body)
+        args.json.write(json.dumps(report, indent=2) + "\n")
     return 0 if not failures else 1
 
 
@@ -274,7 +315,7 @@ def _run_spec(
     itf_dir: Path | None = None,
 ) -> Outcome:
     spec = lookup(name)
-    out: TextIO = stream or io.StringIO()
+    out = _Tee(stream)
     try:
         report = _verify_one(spec, method, budgets, out)
     except Exception as err:  # a spec the kernel cannot check fails alone; the others go on
@@ -287,9 +328,8 @@ def _run_spec(
         )
         if show_traceback:
             traceback.print_exception(err, file=sys.stderr)
-        text = out.getvalue() if isinstance(out, io.StringIO) else ""
         report_json = {"name": spec.name, "source": spec.source, "error": reason}
-        return Outcome(spec.name, text, report_json, [failure], 0, stopped=True)
+        return Outcome(spec.name, out.getvalue(), report_json, [failure], 0, stopped=True)
     if itf_dir is not None:
         for c in report.checks:
             if c.trace is not None:
@@ -301,8 +341,24 @@ def _run_spec(
         for c in report.checks
         if not c.ok
     ]
-    text = out.getvalue() if isinstance(out, io.StringIO) else ""
-    return Outcome(spec.name, text, spec_json(report), failures, len(report.checks))
+    return Outcome(spec.name, out.getvalue(), spec_json(report), failures, len(report.checks))
+
+
+class _Tee(io.StringIO):
+    """Keeps what is written (for the outcome and the cache), and passes it on to `also`."""
+
+    def __init__(self, also: TextIO | None) -> None:
+        super().__init__()
+        self.also = also
+
+    def write(self, text: str) -> int:
+        if self.also is not None:
+            self.also.write(text)
+        return super().write(text)
+
+    def flush(self) -> None:
+        if self.also is not None:
+            self.also.flush()
 
 
 def _verify_one(
@@ -361,12 +417,24 @@ def _check_line(spec: Spec, check: CheckResult) -> str:
 
 
 def _explain(args: argparse.Namespace) -> int:
+    if args.itf is None or not args.itf.to_stdout:
+        return _explain_to(args, args.itf)
+    # `--itf -`: standard output carries only the ITF, the explanation goes to standard error.
+    written: list[str] = []
+    with contextlib.redirect_stdout(sys.stderr):
+        code = _explain_to(args, written)
+    args.itf.write("".join(written))
+    return code
+
+
+def _explain_to(args: argparse.Namespace, itf: Output | list[str] | None) -> int:
     spec = lookup(args.spec)
-    checker = Checker(spec, method=args.method)
+    # Explaining one check is asking for its evidence: the certificate gets the whole budget.
+    checker = Checker(spec, method=args.method, certificates=math.inf)
     known = checker.check_ids()
     if args.check not in known:
         print(
-            f"error: spec {spec.name!r} has no check {args.check!r}; "
+            f"error: spec {spec.name!r} has no check {clip(args.check)!r}; "
             f"its checks: {', '.join(known)}",
             file=sys.stderr,
         )
@@ -391,9 +459,12 @@ def _explain(args: argparse.Namespace) -> int:
         reason = why(spec, prop, check.trace) if prop and check.verdict == "violated" else None
         if reason:
             print(reason)
-        if args.itf:
-            print(f"wrote {write_check_itf(spec, check.id, check.verdict, check.trace, args.itf)}")
-    elif args.itf:
+        if isinstance(itf, list):
+            itf.append(check_itf(spec, check.id, check.verdict, check.trace))
+        elif itf is not None:
+            itf.write(check_itf(spec, check.id, check.verdict, check.trace))
+            print(f"wrote {itf}")
+    elif itf is not None:
         print(f"no ITF written: {check.id} has no trace ({check.verdict})", file=sys.stderr)
     if check.certificate:
         cert = None if args.full else read_certificate(spec, check.certificate)
