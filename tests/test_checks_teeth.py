@@ -68,7 +68,7 @@ from models.kernel.smt import (
     check_reachable_sample,
     check_reachable_set,
 )
-from models.kernel.trace import Trace
+from models.kernel.trace import Step, Trace
 from models.kernel.vacuity import premises
 
 
@@ -294,11 +294,7 @@ def test_a_premise_no_reachable_state_or_step_meets_is_vacuous() -> None:
 def _tree(spec: Spec) -> tuple[list[dict[str, Any]], list[Any]]:
     g = explore(spec)
     states = [g.as_dict(i) for i in range(len(g.states))]
-    tree = [
-        (g.as_dict(e.source), e.row, e.params, g.as_dict(e.target))
-        for e in g.parent
-        if e is not None
-    ]
+    tree = [(g.as_dict(e.source), g.step(e)) for e in g.parent if e is not None]
     return states, tree
 
 
@@ -315,7 +311,7 @@ def test_the_reachable_set_check_finds_a_state_the_explorer_missed() -> None:
     )
     no_init = check_reachable_set(enc, states[1:], tree[1:])
     assert not no_init.equal and no_init.detail.startswith("z3 has an initial state")
-    bogus: tuple[Any, ...] = (states[0], "push_off", {}, states[1])  # push_off does not leave OFF
+    bogus = (states[0], Step("push_off", "push", {}, states[1], {}))  # push_off is not from OFF
     made_up = check_reachable_set(enc, states, [*tree, bogus])
     assert not made_up.equal and "--push_off-->" in made_up.detail
 
