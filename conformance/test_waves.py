@@ -25,12 +25,12 @@ The driver only translates vocabulary. Two points need care:
   key names its kind, so the receipt's children say which completion won.
 
 Besides the harness's lockstep (one hypothesis rule per trigger) and its replay of every
-row's shortest witness, `test_every_transition_replays` replays each reachable model state
-(by its shortest path) followed by each event there: every transition of the model, about a
-thousand, against the implementation. `test_real_time_waves` runs many waves concurrently
-on a real event loop with small timeouts and random adapter timings (no virtual clock), and
-checks the model's properties on each outcome, so the deterministic harness is not the only
-witness.
+row's shortest witness, the lockstep's sweep (`harness.sweep`) replays each reachable model
+state (by its shortest path) followed by each event there, no-ops included: every
+transition of the model, about a thousand, against the implementation.
+`test_real_time_waves` runs many waves concurrently on a real event loop with small
+timeouts and random adapter timings (no virtual clock), and checks the model's properties
+on each outcome, so the deterministic harness is not the only witness.
 """
 
 from __future__ import annotations
@@ -722,32 +722,6 @@ def test_lockstep() -> None:
     # A short run (the mutation profile) may miss a trigger.
     run_lockstep(DRIVER, chosen, require_every_trigger=chosen.max_examples >= 300)
     assert not coverage.missing, f"rows never hit in lockstep: {coverage.missing}"
-
-
-# ---------------------------------------------------------------- every transition, replayed
-
-GRAPH = explore(m.SPEC)
-
-
-def _transitions() -> list[Edge]:
-    """One edge per reachable state and firing: each parameter value of a row that does
-    something, and each no-op once per state."""
-    chosen: dict[tuple[Any, ...], Edge] = {}
-    for edge in GRAPH.edges:
-        if m.SPEC.row(edge.row).ignore:
-            key: tuple[Any, ...] = (edge.source, edge.row)
-        else:
-            key = (edge.source, edge.row, tuple(edge.params.items()))
-        chosen.setdefault(key, edge)
-    return list(chosen.values())
-
-
-def test_every_transition_replays() -> None:
-    """Each reachable state, reached by its shortest path, then each event there."""
-    edges = _transitions()
-    assert len(edges) > 1_000
-    for edge in edges:
-        replay(DRIVER, GRAPH.path_through(edge))
 
 
 # ---------------------------------------------------------------- real time, small timeouts

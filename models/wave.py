@@ -1503,6 +1503,17 @@ PROPERTIES = (
         doc=f"With the bound: at most {RANK_BOUND - 1} runner or time steps before settling.",
     ),
     always(
+        "the-runner-alone-acts-between-its-awaits",
+        implies(
+            and_(is_in(var("phase"), RECHECK, SUBSCRIBE), not_(group_is(RUNNER))),
+            and_(unchanged(*EVERYTHING), NO_OUTPUT),
+        ),
+        cite="wave-transport.md §2 F3-F5 (after the ping reply, the abort re-check and "
+        "onComplete are the runner's own synchronous steps: nothing is awaited before spawn)",
+        doc="In the re-check and subscribe phases only the runner acts: an environment or "
+        "time step there changes nothing and emits nothing, so F3 and F4 are the runner's.",
+    ),
+    always(
         "environment-never-raises-the-rank",
         implies(group_is(ENV), le(rank("post"), rank())),
         cite="wave-transport.md §10 liveness (whatever the adapter and the caller do)",
