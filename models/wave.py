@@ -1504,14 +1504,27 @@ PROPERTIES = (
     ),
     always(
         "the-runner-alone-acts-between-its-awaits",
-        implies(
-            and_(is_in(var("phase"), RECHECK, SUBSCRIBE), not_(group_is(RUNNER))),
-            and_(unchanged(*EVERYTHING), NO_OUTPUT),
+        and_(
+            implies(
+                and_(is_in(var("phase"), RECHECK, SUBSCRIBE), not_(group_is(RUNNER))),
+                and_(unchanged(*EVERYTHING), NO_OUTPUT),
+            ),
+            implies(and_(eq(var("phase"), PRECHECK), ne(nxt("phase"), PRECHECK)), group_is(RUNNER)),
         ),
-        cite="wave-transport.md §2 F3-F5 (after the ping reply, the abort re-check and "
-        "onComplete are the runner's own synchronous steps: nothing is awaited before spawn)",
-        doc="In the re-check and subscribe phases only the runner acts: an environment or "
-        "time step there changes nothing and emits nothing, so F3 and F4 are the runner's.",
+        cite="wave-transport.md §2 F1-F5 (startWaveScript runs F1's abort check, and after the "
+        "ping reply F3's re-check and F4's onComplete, as its own synchronous steps: nothing "
+        "is awaited before spawn)",
+        doc="The runner's own steps: only a runner step (the launch) leaves the pre-check, and "
+        "in the re-check and subscribe phases an environment or time step changes nothing "
+        "and emits nothing.",
+    ),
+    always(
+        "no-unsubscribe-before-the-subscribe",
+        implies(var("unsub_raises"), not_(is_in(var("phase"), PRECHECK, PING, RECHECK, SUBSCRIBE))),
+        cite="wave-transport.md §2 F4 (`onComplete(handler)` returns the unsubscribe: before it "
+        "there is none, so none that raises)",
+        doc="The raising unsubscribe is the adapter's answer to the subscribe: no run holds one "
+        "before it has subscribed.",
     ),
     always(
         "environment-never-raises-the-rank",

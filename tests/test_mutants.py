@@ -222,7 +222,7 @@ def test_the_model_layer_agrees_with_verify() -> None:
     """The explorer-graph judge kills exactly the mutants that `verify` (z3) rejects."""
     spec = all_specs()["policy"]
     base = Baseline(spec)
-    for mutant in generate(spec, limit=3).mutants:
+    for mutant in generate(spec, limit=3, extra_limit=0).mutants:
         report = verify(mutant.spec)
         # reachable-set compares the kernel's two engines, not the model: leave it out.
         failed = [c.id for c in report.checks if not c.ok and c.id != "reachable-set"]
@@ -387,6 +387,8 @@ def test_the_model_layer_finds_what_a_search_of_the_whole_graph_finds() -> None:
                     expected = (p.name, hit)
                 if expected is not None:
                     break
+            if kill is not None and kill.check == "determinism":
+                continue  # decided first: the graph is the mutant's only under determinism
             if expected is not None:
                 broken += 1
                 assert kill is not None and (kill.check, kill.trace_length) == expected
