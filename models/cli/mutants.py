@@ -6,10 +6,16 @@ spec's replay and lockstep tests against the mutated model, in-process), and
 the seed layer (the seed's own logs, run once per spec, checked by
 check-trace against the mutated model or mutated seed variant:
 conformance/seeds/_mutants.py; a missing seed is a loud SKIPPED line, a
-failure under REQUIRE_SEEDS=1). A mutant no layer kills is proved equivalent
-with z3 (`smt.prove_equivalent`) or SURVIVED, which fails the command (exit 1).
+failure under REQUIRE_SEEDS=1). A model kill counts once z3 confirms it
+(`kernel.mutants.confirmed`); one z3 does not confirm is a KERNEL DISAGREEMENT,
+which fails the command. A changed property that still holds is killed if z3
+finds it demands nothing (`toothless`) or it lets a row mutant through that
+the original killed (`_teeth`). A mutant no layer kills is proved equivalent
+with z3 (`smt.prove_equivalent`; for a changed property,
+`smt.same_requirements`) or SURVIVED, which fails the command (exit 1).
 
 `--fast` (what `make verify` runs) judges every mutant of a smaller sample
+(`FAST_LIMIT` row mutants and `FAST_EXTRA_LIMIT` definition mutants per spec)
 with the model layer, runs conformance (replays only, no lockstep) on the
 model layer's survivors, and the seed layer on those and on one in
 `FAST_SHARE` of the rest. `--full` (`make

@@ -1,4 +1,4 @@
-"""Model mutants: single-point faults generated from a spec's own rows, and their judging.
+"""Model mutants: single-point faults generated from a spec's own definition, and their judging.
 
 `generate` applies every operator the gate knows to every row (and every
 variable's initial value), then keeps a bounded sample chosen with a fixed
@@ -16,9 +16,26 @@ seed, so the same spec always yields the same mutants:
 - widen-init, change-init: a variable may also start at, or starts at,
   another value.
 
-`model_kill` is the model layer: the spec's own checks (its properties, and
-the structural checks determinism, totality, no-deadlock, terminal-absorbing,
-rows-fire and vacuity), decided on the kernel explorer's complete graph of
+and then every definition operator (`definition_candidates`), which changes a
+piece the spec module shares between rows, everywhere it is used, ranked and
+bounded apart (`EXTRA_LIMIT`) so the row sample does not move:
+
+- regroup: a trigger moves to another group (who decides it);
+- guard-constant: a constant a guard compares with becomes another value of
+  its domain; table-constant: an integer in a guard, update or output (a
+  saturation bound, a count's step) moves by one;
+- drop-set-entry: one entry leaves a set a row tests (a mode's tool table);
+- reset-forgets: a variable is left out of every reset that puts two or more
+  variables back to their initial values;
+- init-each: each initial value becomes each other value of its domain (or
+  one of several goes); the spec keeps its variants, which start there too;
+- out-for-param, param-for-out: a property reads an output where it meant
+  the trigger's argument of that name, or the argument for the output.
+
+`model_kill` is the model layer: the spec's own checks (determinism first,
+its properties, the structural checks totality, no-deadlock,
+terminal-absorbing, rows-fire and vacuity, and each variant still failing
+as it declares), decided on the kernel explorer's complete graph of
 the mutant (`explore`, the compiled rows; its edges generated once from the
 compiled successor function), which is exact for every finite property and
 needs no solver. What the original's graph already shows to hold is not
@@ -27,6 +44,14 @@ reachable-set check is left out: it tests the kernel (z3 against the
 explorer), not the model. A mutant no layer kills goes to
 `smt.prove_equivalent`, which proves with z3 that it behaves as the
 original, or it has survived.
+
+A model kill counts only once z3 agrees (`confirmed`): its counterexample is
+replayed over the mutant's own transition relation (`smt.replay`), a missing
+witness is checked absent from z3's reachable set (`smt.absent`), two rows
+enabled (or none) are asked of z3 in the state the replay reaches
+(`smt.enabled_rows`). A kill z3 does not confirm is a kernel disagreement,
+which fails the gate. A changed property that still holds is killed when z3
+proves one of its demands true of every step (`toothless`).
 """
 
 from __future__ import annotations
