@@ -54,7 +54,7 @@ from models.kernel.spec import Spec
 from models.kernel.trace import plural
 
 FAST_LIMIT = 24  # mutants per spec under --fast (a subset of the --full sample)
-FAST_EXTRA_LIMIT = 12  # and of the definition operators' (a subset of --full's)
+FAST_EXTRA_LIMIT = 6  # and of the definition operators' (a subset of --full's)
 FAST_SHARE = 12  # --fast also runs the seed layer on one in this many model-killed mutants
 LOCKSTEP_EXAMPLES = 10  # --full: the lockstep run's fixed budget per mutant
 
