@@ -1,24 +1,25 @@
-"""The command line: `verify`, `explain`, `list`; `diagram` and `report` (diagram_cli.py,
-report.py), `check-trace` (cli_trace.py), `promela`, `spin` and `spin-trail` (spin_cli.py).
+"""The command line: `verify`, `explain`, `list`; `diagram` and `report` (diagram.py,
+report.py), `check-trace` (trace.py), `promela`, `spin` and `spin-trail` (spin.py).
 
 Exit codes: 0 every verdict matched its expectation; 1 some check was
 violated or unknown, a spec module is broken, or a diagram is stale; 2 the
 command was wrong (an unknown spec or check name, a bad argument, a path that
-cannot be written). `models.cli.kit` holds the shared error handling.
+cannot be written); 130 interrupted. `models.cli.kit` holds the shared error
+handling and the output files.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
-import multiprocessing
+import math
 import os
 import sys
 import time
 import traceback
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -27,10 +28,13 @@ from models.cli import mutants as cli_mutants
 from models.cli.diagram import add_diagram
 from models.cli.kit import (
     TRACEBACK_FLAG,
+    Output,
+    clip,
     output_dir,
     output_file,
     positive_int,
     positive_seconds,
+    process_pool,
     run,
 )
 from models.cli.registry import BrokenSpec, UnknownSpec, expand, load, lookup, one_line
@@ -38,8 +42,15 @@ from models.cli.report import add_report
 from models.cli.results import spec_json
 from models.cli.spin import add_parsers as add_spin_parsers
 from models.cli.trace import add_parser as add_check_trace
-from models.cli.trace import itf_name, write_check_itf
-from models.kernel.checks import DEFAULT_TIMEOUT, Checker, CheckResult, SpecReport, verify
+from models.cli.trace import check_itf, itf_name, write_check_itf
+from models.kernel.checks import (
+    DEFAULT_CERTIFICATE_BUDGET,
+    DEFAULT_TIMEOUT,
+    Checker,
+    CheckResult,
+    SpecReport,
+    verify,
+)
 from models.kernel.diagram import DotMissing
 from models.kernel.explore import ExplorationLimit
 from models.kernel.oracle import OracleError
@@ -96,8 +107,20 @@ def _parser() -> argparse.ArgumentParser:
         type=positive_seconds,
         default=DEFAULT_TIMEOUT,
         metavar="S",
-        help="z3's budget per check in seconds; past it the check is `unknown` "
+        help="z3's budget per check in seconds; past it a check of a spec with a real variable "
+        "is `unknown`, and a finite model's verdict stands on its exhaustive search "
         f"(default: {DEFAULT_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--certificates",
+        type=positive_seconds,
+        nargs="?",
+        const=math.inf,
+        default=DEFAULT_CERTIFICATE_BUDGET,
+        metavar="S",
+        help="z3's budget per check for a finite model's optional inductive certificate; "
+        "alone: the whole --timeout (default: "
+        f"{DEFAULT_CERTIFICATE_BUDGET:g})",
     )
     p.add_argument(
         "--itf-dir", type=output_dir, metavar="DIR", help="write every trace as ITF here"
@@ -120,7 +143,7 @@ def _parser() -> argparse.ArgumentParser:
 
     cli_mutants.add_parser(sub)
 
-    p = sub.add_parser("list", help="list the specs, their variants and their checks")
+    p = sub.add_parser("list", help="list the specs, their variants and how many properties")
     p.set_defaults(run=_list)
     add_spin_parsers(sub)
     return parser
@@ -153,7 +176,7 @@ def _verify(args: argparse.Namespace) -> int:
     named = [n for n in args.specs if n not in registry.broken or n in registry.specs]
     specs = expand(named, registry) if named or not args.specs else []
     names = [spec.name for spec in specs]
-    to_stdout = args.json is not None and str(args.json) == "-"
+    to_stdout = args.json is not None and args.json.to_stdout
     text: TextIO = sys.stderr if to_stdout else sys.stdout  # stdout carries only the JSON then
     for b in broken:
         text.write(f"{b.module} — BROKEN: models/{b.module}.py: {b.error}\n")
@@ -163,25 +186,39 @@ def _verify(args: argparse.Namespace) -> int:
     outcomes: list[Outcome] = []
     if jobs == 1:
         outcomes = [
-            _run_spec(name, args.method, args.timeout, text, args.traceback, args.itf_dir)
+            _run_spec(
+                name,
+                args.method,
+                (args.timeout, args.certificates),
+                text,
+                args.traceback,
+                args.itf_dir,
+            )
             for name in names
         ]
     else:
         # Specs are independent: check them in parallel, print each block in order.
         text.write(f"checking {plural(len(names), 'spec')} in {jobs} processes\n")
         text.flush()
-        context = multiprocessing.get_context("fork")
         # Start the biggest specs first (rows × properties), so no process idles at the end.
         cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        with process_pool(jobs) as pool:
             futures = {
-                name: pool.submit(
-                    _run_spec, name, args.method, args.timeout, None, args.traceback, args.itf_dir
+                name: pool.apply_async(
+                    _run_spec,
+                    (
+                        name,
+                        args.method,
+                        (args.timeout, args.certificates),
+                        None,
+                        args.traceback,
+                        args.itf_dir,
+                    ),
                 )
                 for name in sorted(names, key=lambda n: -cost[n])
             }
             for name in names:
-                outcome = futures[name].result()
+                outcome = futures[name].get()
                 text.write(outcome.text)
                 text.flush()
                 outcomes.append(outcome)
@@ -222,20 +259,14 @@ def _verify(args: argparse.Namespace) -> int:
             "specs": [o.report for o in outcomes],
             "broken": [{"module": b.module, "error": b.error} for b in broken],
         }
-        body = json.dumps(report, indent=2) + "\n"
-        if to_stdout:
-            sys.stdout.write(body)
-            sys.stdout.flush()
-        else:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(body)
+        args.json.write(json.dumps(report, indent=2) + "\n")
     return 0 if not failures else 1
 
 
 def _run_spec(
     name: str,
     method: str,
-    timeout: float,
+    budgets: tuple[float, float],
     stream: TextIO | None = None,
     show_traceback: bool = False,
     itf_dir: Path | None = None,
@@ -243,7 +274,7 @@ def _run_spec(
     spec = lookup(name)
     out: TextIO = stream or io.StringIO()
     try:
-        report = _verify_one(spec, method, timeout, out)
+        report = _verify_one(spec, method, budgets, out)
     except Exception as err:  # a spec the kernel cannot check fails alone; the others go on
         # Too big to explore is a limit, not a kernel bug: its message is enough.
         reason = str(err) if isinstance(err, ExplorationLimit) else one_line(err)
@@ -272,7 +303,9 @@ def _run_spec(
     return Outcome(spec.name, text, spec_json(report), failures, len(report.checks))
 
 
-def _verify_one(spec: Spec, method: str, timeout: float, stream: TextIO) -> SpecReport:
+def _verify_one(
+    spec: Spec, method: str, budgets: tuple[float, float], stream: TextIO
+) -> SpecReport:
     stream.write(f"{spec.name} — {spec.source}\n")
     stream.flush()
 
@@ -280,7 +313,14 @@ def _verify_one(spec: Spec, method: str, timeout: float, stream: TextIO) -> Spec
         stream.write(_check_line(spec, check) + "\n")
         stream.flush()
 
-    report = verify(spec, method=method, progress=line, timeout=timeout)  # type: ignore[arg-type]
+    timeout, certificates = budgets  # z3's budget per check; a finite model's certificate's
+    report = verify(
+        spec,
+        method=method,  # type: ignore[arg-type]
+        progress=line,
+        timeout=timeout,
+        certificates=certificates,
+    )
     g = report.exploration
     stream.write(
         f"  {state_count(spec, g.states)} (diameter {g.diameter}), "
@@ -292,10 +332,14 @@ def _verify_one(spec: Spec, method: str, timeout: float, stream: TextIO) -> Spec
 
 def _check_line(spec: Spec, check: CheckResult) -> str:
     cert = read_certificate(spec, check.certificate or "")
-    if cert is not None:
-        evidence = cert.one_line()
+    # An exhaustive basis comes first; a certificate, when z3 found one, follows it.
+    searched = f"exhaustive, {check.states:,} states + " if check.basis == "exhaustive" else ""
+    if check.basis == "exhaustive" and not check.certificate:
+        evidence = check.basis_text
+    elif cert is not None:
+        evidence = searched + cert.one_line()
     elif check.certificate:
-        evidence = check.certificate
+        evidence = searched + check.certificate
     elif check.trace is not None:
         evidence = f"trace of {plural(len(check.trace), 'step')}"
     else:
@@ -315,12 +359,23 @@ def _check_line(spec: Spec, check: CheckResult) -> str:
 
 
 def _explain(args: argparse.Namespace) -> int:
+    if args.itf is None or not args.itf.to_stdout:
+        return _explain_to(args, args.itf)
+    # `--itf -`: standard output carries only the ITF, the explanation goes to standard error.
+    written: list[str] = []
+    with contextlib.redirect_stdout(sys.stderr):
+        code = _explain_to(args, written)
+    args.itf.write("".join(written))
+    return code
+
+
+def _explain_to(args: argparse.Namespace, itf: Output | list[str] | None) -> int:
     spec = lookup(args.spec)
     checker = Checker(spec, method=args.method)
     known = checker.check_ids()
     if args.check not in known:
         print(
-            f"error: spec {spec.name!r} has no check {args.check!r}; "
+            f"error: spec {spec.name!r} has no check {clip(args.check)!r}; "
             f"its checks: {', '.join(known)}",
             file=sys.stderr,
         )
@@ -331,6 +386,8 @@ def _explain(args: argparse.Namespace) -> int:
     print(f"{check.kind.upper()} {check.id}: {check.verdict} ({how})")
     if check.cite:
         print(f"source: {check.cite}")
+    if check.basis_text:
+        print(f"basis: {check.basis_text}")
     prop = next((p for p in spec.properties if p.name == check.id), None)
     if prop is not None:
         print(f"property: {show(spec, prop.as_written)}")
@@ -343,9 +400,12 @@ def _explain(args: argparse.Namespace) -> int:
         reason = why(spec, prop, check.trace) if prop and check.verdict == "violated" else None
         if reason:
             print(reason)
-        if args.itf:
-            print(f"wrote {write_check_itf(spec, check.id, check.verdict, check.trace, args.itf)}")
-    elif args.itf:
+        if isinstance(itf, list):
+            itf.append(check_itf(spec, check.id, check.verdict, check.trace))
+        elif itf is not None:
+            itf.write(check_itf(spec, check.id, check.verdict, check.trace))
+            print(f"wrote {itf}")
+    elif itf is not None:
         print(f"no ITF written: {check.id} has no trace ({check.verdict})", file=sys.stderr)
     if check.certificate:
         cert = None if args.full else read_certificate(spec, check.certificate)

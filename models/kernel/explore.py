@@ -4,7 +4,8 @@ Each spec's rows are compiled once into straight-line Python over compact
 states: each state packed into one int (a bit field per variable, a value's
 code being its index in its domain, or its offset from an integer range's
 `lo`; a real's values are the spec's samples), or a plain tuple of values
-when some value falls outside that layout. Per trigger the code loops over
+when some value falls outside that layout or a data variable (a sequence,
+function or set) has too many values to number. Per trigger the code loops over
 the parameter assignments and tests the trigger's rows in spec order; the
 first enabled row builds the successor, exactly as the `transitions` Machine
 in `oracle.py` fires the first transition whose conditions hold (a test
@@ -22,7 +23,6 @@ drawn from their declared samples.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import time
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -30,16 +30,28 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, overload
 
-from .domains import Domain, IntRange, Option, Real, Value
+from .domains import (
+    Domain,
+    FuncValue,
+    IntRange,
+    Option,
+    Real,
+    Value,
+    all_assignments,
+    count,
+    is_data,
+)
 from .expr import (
     Add,
     And,
+    At,
     Cmp,
     Const,
     Env,
     Eq,
     Expr,
     ExprTypeError,
+    FuncLit,
     Implies,
     In,
     IsSome,
@@ -47,10 +59,14 @@ from .expr import (
     Not,
     Or,
     Ref,
+    SeqOp,
+    SetOp,
     Some,
     StepIs,
     Unwrap,
+    Update,
     evaluate,
+    unroll,
     walk,
 )
 from .oracle import OracleError
@@ -97,8 +113,13 @@ def _closed(e: Expr) -> bool:
 
 
 def _fold(e: Expr) -> Expr:
-    """Evaluate closed subterms; simplify connectives with constant arguments."""
-    e = _map(e, _fold)
+    """Unroll quantifiers, evaluate closed subterms, simplify connectives with constant
+    arguments."""
+    return _fold_unrolled(unroll(e))
+
+
+def _fold_unrolled(e: Expr) -> Expr:
+    e = _map(e, _fold_unrolled)
     if isinstance(e, Const):
         return e
     if _closed(e):
@@ -180,6 +201,33 @@ class _Gen:
             return f"({self.src(e.arg)} is not None)"
         if isinstance(e, Some | Unwrap):
             return self.src(e.arg)
+        if isinstance(e, SeqOp):
+            seq = self.src(e.seq)
+            if e.op == "append":
+                assert e.arg is not None
+                return f"({seq} + ({self.src(e.arg)},))"
+            if e.op == "index":
+                assert e.arg is not None
+                return f"{seq}[{self.src(e.arg)} - 1]"
+            return {"head": f"{seq}[0]", "tail": f"{seq}[1:]", "len": f"len({seq})"}[e.op]
+        if isinstance(e, At):
+            return f"{self.src(e.func)}[{self.src(e.key)}]"
+        if isinstance(e, Update):
+            return f"{self.src(e.func)}.set({self.src(e.key)}, {self.src(e.value)})"
+        if isinstance(e, FuncLit):
+            items = "".join(self.src(i) + ", " for i in e.items)
+            return f"_FV({self.const(e.domain.keys)}, ({items}))"
+        if isinstance(e, SetOp):
+            set_ = self.src(e.set)
+            if e.op == "size":
+                return f"len({set_})"
+            assert e.item is not None
+            item = self.src(e.item)
+            return {
+                "member": f"({item} in {set_})",
+                "add": f"({set_} | {{{item}}})",
+                "remove": f"({set_} - {{{item}}})",
+            }[e.op]
         raise ExprTypeError(f"cannot compile {type(e).__name__} here")
 
 
@@ -217,6 +265,8 @@ class _Layout:
             domain = v.domain
             inner = domain.inner if isinstance(domain, Option) else domain
             lo = domain.lo if isinstance(domain, IntRange) else None
+            if is_data(domain) and not _few(domain):
+                raise _NoPacking(v.name)  # too many values to number: plain tuples
             values = domain.values
             if values is None:  # a real: the explorer only ever meets the spec's samples
                 values = (None, *reals) if isinstance(domain, Option) else tuple(reals)
@@ -244,6 +294,15 @@ class _Layout:
             ((key >> sh) & mask) + lo if lo is not None else values[(key >> sh) & mask]
             for sh, mask, lo, values, _ in self.fields
         )
+
+
+# A data variable (sequence, function, set) is packed by the index of its value, so its
+# values are listed up front: only when there are few of them.
+_PACK_DATA_UP_TO = 1 << 16
+
+
+def _few(domain: Domain) -> bool:
+    return (count(domain) or 0) <= _PACK_DATA_UP_TO
 
 
 def _domains(spec: Spec) -> list[Domain]:
@@ -433,7 +492,12 @@ class _Compiled:
                 lines.append(f"{inner}pass")
 
     def _exec(self, lines: list[str], name: str, extra: Mapping[str, Any] | None = None) -> Any:
-        ns: dict[str, Any] = {**self.gen.consts, "_bad": self._bad, **(extra or {})}
+        ns: dict[str, Any] = {
+            **self.gen.consts,
+            "_bad": self._bad,
+            "_FV": FuncValue,
+            **(extra or {}),
+        }
         exec(compile("\n".join(lines), f"<{name} {self.spec.name}>", "exec"), ns)  # noqa: S102
         return ns[name]
 
@@ -482,6 +546,7 @@ class _Compiled:
 
     def state_test(self, pred: Expr) -> Callable[[list[Key]], int | None]:
         """The first state (in BFS order) satisfying a state predicate."""
+        self.gen.params = {}
         lines = [
             "def first(states):",
             "    for i, s in enumerate(states):",
@@ -490,6 +555,28 @@ class _Compiled:
             "    return None",
         ]
         return self._exec(lines, "first")  # type: ignore[no-any-return]
+
+    def param_state_test(
+        self, pred: Expr, trigger: str
+    ) -> tuple[Callable[[list[Key]], tuple[int, int] | None], list[dict[str, Value]]]:
+        """The first state (BFS order) where a predicate over the state and `trigger`'s
+        parameters holds for some arguments, as (state, index into the arguments returned
+        beside the function). Only the parameters the predicate reads are enumerated."""
+        read = {n.name for n in walk(pred) if isinstance(n, Ref) and n.scope == "param"}
+        params = [p for p in self.spec.trigger(trigger).params if p.name in read]
+        arguments = list(all_assignments([(p.name, p.domain) for p in params]))
+        self.gen.params = {p.name: f"p{j}" for j, p in enumerate(params)}
+        names = "".join(f"p{j}, " for j in range(len(params)))
+        table = self.gen.const(tuple(tuple(a[p.name] for p in params) for a in arguments))
+        lines = [
+            "def first(states):",
+            "    for i, s in enumerate(states):",
+            f"        {self._unpack()}",
+            f"        for k, ({names}) in enumerate({table}):",
+            f"            if {self.gen.src(_fold(pred))}: return (i, k)",
+            "    return None",
+        ]
+        return self._exec(lines, "first"), arguments
 
     def step_test(self, pred: Expr) -> Callable[[list[Key]], tuple[int, int, int] | None]:
         """The first edge (BFS order of its source, then firing order) satisfying a step
@@ -709,6 +796,13 @@ class Exploration:
         """The shallowest state satisfying a state predicate (BFS order)."""
         return self.code.state_test(pred)(self._keys)
 
+    def first_state_with(self, pred: Expr, trigger: str) -> tuple[int, dict[str, Value]] | None:
+        """The shallowest state where `pred`, which may read `trigger`'s parameters, holds
+        for some arguments; with those arguments."""
+        test, arguments = self.code.param_state_test(pred, trigger)
+        hit = test(self._keys)
+        return None if hit is None else (hit[0], arguments[hit[1]])
+
     def first_edge(self, pred: Expr | Callable[[Edge], bool]) -> Edge | None:
         """The edge satisfying a step predicate with the shortest path through it."""
         if isinstance(pred, Expr):
@@ -736,11 +830,7 @@ class Exploration:
 
 
 def initial_states(spec: Spec) -> list[dict[str, Value]]:
-    names = [v.name for v in spec.vars]
-    return [
-        dict(zip(names, combo, strict=True))
-        for combo in itertools.product(*(v.inits for v in spec.vars))
-    ]
+    return spec.initial_states()
 
 
 def explore(spec: Spec, *, max_states: int = DEFAULT_MAX_STATES) -> Exploration:

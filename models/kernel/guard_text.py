@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 
-from .domains import Value
+from .domains import FuncValue, Value
 from .expr import (
     Add,
     And,
@@ -29,6 +29,7 @@ from .expr import (
     Some,
     StepIs,
     Unwrap,
+    render,
 )
 
 
@@ -45,6 +46,10 @@ def value(v: Value) -> str:
         return label
     if isinstance(v, tuple):
         return "[" + ", ".join(value(x) for x in v) + "]"
+    if isinstance(v, frozenset):
+        return "{" + ", ".join(sorted(value(x) for x in v)) + "}"
+    if isinstance(v, FuncValue):
+        return "[" + ", ".join(f"{value(k)} ↦ {value(x)}" for k, x in v.items()) + "]"
     if isinstance(v, float):
         return format(v, "g")
     return str(v)
@@ -97,7 +102,7 @@ def text(expr: Expr) -> str:
         return f"{expr.kind} ∈ {{{', '.join(names)}}}"
     if isinstance(expr, Enabled):
         return f"enabled({', '.join(expr.triggers)})"
-    return type(expr).__name__
+    return render(expr, value, text)  # data and quantifiers: TLA+'s notation
 
 
 def paren(expr: Expr) -> str:

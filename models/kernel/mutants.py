@@ -14,7 +14,9 @@ seed, so the same spec always yields the same mutants:
 - move-to-ignore, ignore-to-move: a row that does something becomes an
   ignore row; an ignore row becomes a move to another control value;
 - widen-init, change-init: a variable may also start at, or starts at,
-  another value.
+  another value (data values are sampled only from small domains);
+- flip-quantifier, drop-init: a `forall` in a guard becomes `exists` (or back);
+  the spec's initial predicate goes.
 
 and then every definition operator (`definition_candidates`), which changes a
 piece the spec module shares between rows, everywhere it is used, ranked and
@@ -33,11 +35,12 @@ bounded apart (`EXTRA_LIMIT`) so the row sample does not move:
   the trigger's argument of that name, or the argument for the output.
 
 `model_kill` is the model layer: the spec's own checks (determinism first,
-its properties, the structural checks totality, no-deadlock,
-terminal-absorbing, rows-fire and vacuity, and each variant still failing
-as it declares), decided on the kernel explorer's complete graph of
-the mutant (`explore`, the compiled rows; its edges generated once from the
-compiled successor function), which is exact for every finite property and
+its properties, the structural checks totality (explicit specs), no-deadlock
+(where the spec checks it), well-defined, terminal-absorbing, rows-fire and
+vacuity, and each variant still failing as it declares), decided on the
+kernel explorer's complete graph of the mutant (`explore`, the compiled rows;
+its edges generated once from the compiled successor function), which is
+exact for every finite property and
 needs no solver. What the original's graph already shows to hold is not
 tested again (see `_View`). The kernel's
 reachable-set check is left out: it tests the kernel (z3 against the
@@ -63,7 +66,7 @@ from functools import partial
 from types import MappingProxyType
 
 from . import smt
-from .domains import Domain, Value
+from .domains import Domain, Value, count
 from .explore import Exploration, ExplorationLimit, explore
 from .expr import (
     TRUE,
@@ -78,6 +81,7 @@ from .expr import (
     In,
     Not,
     Or,
+    Quant,
     Ref,
     Scope,
     StepIs,
@@ -152,7 +156,13 @@ def confirmed(kill: Kill) -> str | None:
 Candidate = tuple[str, str | None, str, Callable[[], Spec]]
 
 
+# A data domain (a function over the nodes, say) is sampled only below this many values.
+SAMPLED_UP_TO = 1 << 16
+
+
 def _others(rng: random.Random, domain: Domain, current: Value | None) -> list[Value]:
+    if (count(domain) or 0) > SAMPLED_UP_TO:
+        return []
     choices = [v for v in domain.sample() if not (v == current and type(v) is type(current))]
     if len(choices) > VALUES_PER_SLOT:
         choices = rng.sample(choices, VALUES_PER_SLOT)
@@ -250,6 +260,14 @@ def _row_candidates(spec: Spec, r: Row, rng: random.Random) -> Iterator[Candidat
                     f"outputs {a} and {b} swapped",
                     _with_row(spec, replace(r, outputs=_frozen({**r.outputs, a: eb, b: ea}))),
                 )
+    for q in _quantifiers(r.guard):
+        flipped = Quant("any" if q.kind == "all" else "all", q.name, q.domain, q.body)
+        yield (
+            "flip-quantifier",
+            r.name,
+            f"{'∀' if q.kind == 'all' else '∃'}{q.name} becomes {'∃' if q.kind == 'all' else '∀'}",
+            _with_row(spec, replace(r, guard=_replaced(r.guard, q, flipped))),
+        )
     if not r.ignore:
         yield (
             "move-to-ignore",
@@ -273,7 +291,31 @@ def _row_candidates(spec: Spec, r: Row, rng: random.Random) -> Iterator[Candidat
             )
 
 
+def _quantifiers(expr: Expr) -> list[Quant]:
+    return [n for n in walk(expr) if isinstance(n, Quant) and n.kind != "sum"]
+
+
+def _replaced(expr: Expr, old: Expr, new: Expr) -> Expr:
+    """`expr` with the node `old` (by identity) replaced by `new`."""
+    if expr is old:
+        return new
+    changes: dict[str, object] = {}
+    for key, child in vars(expr).items():
+        if isinstance(child, Expr):
+            changes[key] = _replaced(child, old, new)
+        elif isinstance(child, tuple) and child and isinstance(child[0], Expr):
+            changes[key] = tuple(_replaced(c, old, new) for c in child)
+    return replace(expr, **changes) if changes else expr  # type: ignore[type-var]
+
+
 def _init_candidates(spec: Spec, rng: random.Random) -> Iterator[Candidate]:
+    if spec.init is not None:
+        yield (
+            "drop-init",
+            None,
+            "the initial predicate dropped",
+            lambda: replace(spec, init=None, variants=()),
+        )
     for v in spec.vars:
         current = v.inits
         for other in _others(rng, v.domain, current[0] if len(current) == 1 else None):
@@ -693,6 +735,7 @@ def model_kill(base: Baseline, spec: Spec) -> Kill | None:
         *[partial(view.prop, p) for p in spec.properties],
         view.totality,
         view.deadlock,
+        view.defined,
         view.terminal,
         view.rows_fire,
         view.vacuity,
@@ -835,7 +878,7 @@ class _View:
 
     def totality(self) -> Kill | None:
         g = self.g
-        if not g.undefined:
+        if not g.undefined or self.spec.totality == "enabled-only":
             return None
         i, trigger, params = g.undefined[0]
         confirm = self._both(i, trigger, params, lambda n: n == 0, "none")
@@ -843,6 +886,8 @@ class _View:
 
     def deadlock(self) -> Kill | None:
         spec = self.spec
+        if not spec.check_deadlock:
+            return None
         live = {source for source, row, _, _, _ in self.edges if not spec.row(row).ignore}
         terminal = compiled(spec.terminal) if spec.terminal is not None else None
         for i, env in enumerate(self.states):
@@ -867,6 +912,18 @@ class _View:
             return None
 
         return confirm
+
+    def defined(self) -> Kill | None:
+        """`well-defined`: no reachable state lets a row append to a full sequence, etc."""
+        spec = self.spec
+        for r in spec.rows:
+            when = spec.defined(r)
+            if when is not None:
+                bad = spec.for_some_arguments(r.trigger, And((spec.source_expr(r), Not(when))))
+                kill = self._first_state("well-defined", bad, True)
+                if kill is not None:
+                    return kill
+        return None
 
     def terminal(self) -> Kill | None:
         spec = self.spec

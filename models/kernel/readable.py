@@ -39,11 +39,14 @@ from .expr import (
     Ite,
     Not,
     Or,
+    Quant,
     Ref,
     Some,
     StepIs,
     Unwrap,
     evaluate,
+    instances,
+    render,
 )
 from .spec import Kind, Property, Spec
 from .trace import Trace
@@ -155,7 +158,7 @@ def show(spec: Spec, expr: Expr, context: Domain | None = None) -> str:
         return f"{expr.kind} ∈ {{{', '.join(expr.names)}}}"
     if isinstance(expr, Enabled):
         return f"enabled({', '.join(expr.triggers)})"
-    return type(expr).__name__
+    return render(expr, _plain, lambda r: show(spec, r))  # data, quantifiers: TLA+'s notation
 
 
 _BOOL = (Eq, Not, And, Or, Implies, Cmp, In, IsSome, StepIs, Enabled)
@@ -227,6 +230,11 @@ def _false(spec: Spec, e: Expr, env: Env) -> str:
         return _true(spec, e.arg, env)
     if isinstance(e, Enabled):
         return f"{show(spec, e)} is false: no row of these triggers can fire here"
+    if isinstance(e, Quant) and e.kind == "all":
+        # The first instance that fails, named by its value.
+        for v, case in zip(e.domain.values or (), instances(e), strict=True):
+            if not _holds(spec, case, env):
+                return f"for {e.name} = {_label(e.domain, v)}: {_false(spec, case, env)}"
     if isinstance(e, Eq) and _is_bool(e.left) and _is_bool(e.right):
         if _holds(spec, e.left, env):
             return f"{_side(spec, e.left)} holds, but {_false(spec, e.right, env)}"
@@ -245,6 +253,10 @@ def _true(spec: Spec, e: Expr, env: Env) -> str:
         return _true(spec, e.conclusion, env)
     if isinstance(e, Not) and isinstance(e.arg, And | Or | Implies | Not):
         return _false(spec, e.arg, env)
+    if isinstance(e, Quant) and e.kind == "any":
+        for v, case in zip(e.domain.values or (), instances(e), strict=True):
+            if _holds(spec, case, env):
+                return f"for {e.name} = {_label(e.domain, v)}: {_true(spec, case, env)}"
     return f"{show(spec, e)}{_values(spec, e, env)}"
 
 

@@ -15,6 +15,8 @@ z3 `unknown` is never read as safe: it becomes an `Unknown` verdict. Every
 query runs under the current check's budget (`Engines.start`); a timeout,
 `canceled`, resource limit or any other z3 error raises `SolverLimit`, which
 the checker turns into an `unknown` verdict naming the engine and reason.
+z3 catches Ctrl-C itself while it solves and returns `unknown`/`canceled`:
+that is raised again as `KeyboardInterrupt` (`_interrupt`), never read as a limit.
 """
 
 from __future__ import annotations
@@ -22,36 +24,47 @@ from __future__ import annotations
 import itertools
 import random
 import re
+import signal
+import socket
+import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import z3
 
-from .domains import Bool, Domain, Finite, IntRange, Option, Real, Value
+from .domains import Bool, Domain, Finite, Func, FuncValue, IntRange, Option, Real, Seq, Set, Value
 from .expr import (
     Add,
     And,
+    At,
     Cmp,
     Const,
     Env,
     Eq,
     Expr,
+    FuncLit,
     Implies,
     In,
     IsSome,
     Ite,
     Not,
     Or,
+    Quant,
     Ref,
     Scope,
+    SeqOp,
+    SetOp,
     Some,
     StepIs,
     Unwrap,
+    Update,
     evaluate,
     infer,
+    unroll,
     walk,
 )
 from .spec import Kind, Property, Row, Spec
@@ -96,12 +109,76 @@ def _check(budget: Budget, engine: str, solver: Term, *assumptions: Term) -> Ter
     """`solver.check` under the budget: sat or unsat, else `SolverLimit`."""
     solver.set("timeout", budget.remaining_ms(engine))
     try:
-        result = solver.check(*assumptions)
+        with _ctrl_c():
+            result = solver.check(*assumptions)
     except z3.Z3Exception as error:
+        _interrupt(budget, _message(error))
         raise SolverLimit(engine, f"z3 error: {_message(error)}") from None
     if result == z3.unknown:
+        _interrupt(budget, solver.reason_unknown())
         raise SolverLimit(engine, f"z3 unknown: {solver.reason_unknown()}")
     return result
+
+
+_SOLVING = threading.Event()  # set while the main thread is inside a z3 call
+
+
+@contextmanager
+def _ctrl_c() -> Iterator[None]:
+    """Around a z3 call, so that Ctrl-C stops it at once. z3 installs its own SIGINT handler
+    while it solves, and does not always put Python's back (then Ctrl-C would be ignored
+    for the rest of the run): reinstall it. A Ctrl-C that lands just before z3's handler is
+    in place reaches Python's, which cannot run inside z3: `_watch` interrupts z3 for it."""
+    main = threading.current_thread() is threading.main_thread()
+    handler = signal.getsignal(signal.SIGINT)
+    if main and handler is signal.default_int_handler:
+        _watch()
+        _SOLVING.set()
+    try:
+        yield
+    finally:
+        _SOLVING.clear()
+        if main and handler is not None:
+            signal.signal(signal.SIGINT, handler)
+
+
+_WATCHING: list[socket.socket] = []
+
+
+def _watch() -> None:
+    """Once: a thread woken by Python's signal wakeup fd, which interrupts z3 on SIGINT."""
+    if _WATCHING:
+        return
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    try:
+        signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    except ValueError:  # not the main thread of the main interpreter
+        return
+    _WATCHING.extend((reader, writer))
+
+    def watch() -> None:
+        while data := reader.recv(64):
+            if signal.SIGINT in data:
+                while _SOLVING.is_set():  # until z3 returns, then Python raises the interrupt
+                    z3.main_ctx().interrupt()
+                    time.sleep(0.01)
+
+    threading.Thread(target=watch, name="z3-ctrl-c", daemon=True).start()
+
+
+def _interrupt(budget: Budget, why: str) -> None:
+    """Raise `KeyboardInterrupt` when z3 stopped for a Ctrl-C it caught (and swallowed).
+
+    z3 says "interrupted from keyboard", or "canceled" as for a timeout: a cancel
+    before the budget's deadline can only have come from outside. A process that
+    ignores SIGINT (a worker of `process_pool`) keeps the `unknown`.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        return
+    early = budget.deadline > time.monotonic()
+    if "interrupted from keyboard" in why or (why == "canceled" and early):
+        raise KeyboardInterrupt
 
 
 def _message(error: Exception) -> str:
@@ -188,7 +265,31 @@ def slot_sorts(domain: Domain) -> list[Term]:
         return [z3.RealSort()]
     if isinstance(domain, Option):
         return [z3.BoolSort(), *slot_sorts(domain.inner)]
+    # Data is flattened into slots: a sequence is its length then `max_len` element slots
+    # (past the end: the element's default), a function one value per index, a set one
+    # boolean per element.
+    if isinstance(domain, Seq):
+        return [z3.IntSort(), *slot_sorts(domain.element) * domain.max_len]
+    if isinstance(domain, Func):
+        return slot_sorts(domain.value) * len(domain.keys)
+    if isinstance(domain, Set):
+        return [z3.BoolSort()] * len(_elements(domain))
     raise TypeError(f"no z3 encoding for {domain!r}")
+
+
+def _elements(domain: Set | Seq) -> tuple[Value, ...]:
+    values = domain.element.values
+    assert values is not None
+    return values
+
+
+def _width(domain: Domain) -> int:
+    return len(slot_sorts(domain))
+
+
+def _parts(domain: Domain, enc: Enc, count: int) -> list[Enc]:
+    w = _width(domain)
+    return [tuple(enc[k * w : (k + 1) * w]) for k in range(count)]
 
 
 def encode_value(domain: Domain, value: Value) -> Enc:
@@ -204,10 +305,27 @@ def encode_value(domain: Domain, value: Value) -> Enc:
         if value is None:
             return (z3.BoolVal(False), *_default(domain.inner))
         return (z3.BoolVal(True), *encode_value(domain.inner, value))
+    if isinstance(domain, Seq):
+        slots: list[Term] = [z3.IntVal(len(value))]
+        for x in value:
+            slots += encode_value(domain.element, x)
+        for _ in range(domain.max_len - len(value)):
+            slots += _default(domain.element)
+        return tuple(slots)
+    if isinstance(domain, Func):
+        return tuple(t for x in value.vals for t in encode_value(domain.value, x))
+    if isinstance(domain, Set):
+        return tuple(z3.BoolVal(x in value) for x in _elements(domain))
     raise TypeError(f"no z3 encoding for {domain!r}")
 
 
 def _default(domain: Domain) -> Enc:
+    if isinstance(domain, Seq):
+        return encode_value(domain, ())
+    if isinstance(domain, Func):
+        return tuple(t for _ in domain.keys for t in _default(domain.value))
+    if isinstance(domain, Set):
+        return encode_value(domain, frozenset())
     if isinstance(domain, Real):
         return (z3.RealVal(0),)
     if isinstance(domain, IntRange):
@@ -218,6 +336,19 @@ def _default(domain: Domain) -> Enc:
 
 
 def decode(domain: Domain, model: Term, enc: Enc) -> Value:
+    if isinstance(domain, Seq):
+        n = int(model.eval(enc[0], model_completion=True).as_long())
+        parts = _parts(domain.element, enc[1:], domain.max_len)[:n]
+        return tuple(decode(domain.element, model, p) for p in parts)
+    if isinstance(domain, Func):
+        parts = _parts(domain.value, enc, len(domain.keys))
+        return FuncValue(domain.keys, tuple(decode(domain.value, model, p) for p in parts))
+    if isinstance(domain, Set):
+        return frozenset(
+            x
+            for x, t in zip(_elements(domain), enc, strict=True)
+            if z3.is_true(model.eval(t, model_completion=True))
+        )
     if isinstance(domain, Option):
         present = z3.is_true(model.eval(enc[0], model_completion=True))
         return decode(domain.inner, model, enc[1:]) if present else None
@@ -242,6 +373,22 @@ def type_ok(domain: Domain, enc: Enc) -> Term:
     if isinstance(domain, Option):
         unset = z3.And(*[a == b for a, b in zip(enc[1:], _default(domain.inner), strict=True)])
         return z3.And(z3.Implies(z3.Not(enc[0]), unset), type_ok(domain.inner, enc[1:]))
+    if isinstance(domain, Seq):
+        parts = _parts(domain.element, enc[1:], domain.max_len)
+        blank = _default(domain.element)
+        return z3.And(
+            enc[0] >= 0,
+            enc[0] <= domain.max_len,
+            *[type_ok(domain.element, p) for p in parts],
+            *[
+                z3.Implies(enc[0] <= k, z3.And(*[a == b for a, b in zip(p, blank, strict=True)]))
+                for k, p in enumerate(parts)
+            ],
+        )
+    if isinstance(domain, Func):
+        return z3.And(
+            *[type_ok(domain.value, p) for p in _parts(domain.value, enc, len(domain.keys))]
+        )
     return z3.BoolVal(True)
 
 
@@ -255,7 +402,27 @@ def _fresh(domain: Domain, name: str) -> Enc:
 def _equal(domain: Domain, a: Enc, b: Enc) -> Term:
     if isinstance(domain, Option):
         return z3.And(a[0] == b[0], z3.Implies(a[0], _equal(domain.inner, a[1:], b[1:])))
+    if isinstance(domain, Seq):
+        pairs = zip(
+            _parts(domain.element, a[1:], domain.max_len),
+            _parts(domain.element, b[1:], domain.max_len),
+            strict=True,
+        )
+        return z3.And(
+            a[0] == b[0],
+            *[z3.Implies(k < a[0], _equal(domain.element, x, y)) for k, (x, y) in enumerate(pairs)],
+        )
+    if isinstance(domain, Func):
+        n = len(domain.keys)
+        pairs = zip(_parts(domain.value, a, n), _parts(domain.value, b, n), strict=True)
+        return z3.And(*[_equal(domain.value, x, y) for x, y in pairs])
+    if isinstance(domain, Set):
+        return z3.And(*[x == y for x, y in zip(a, b, strict=True)])
     return a[0] == b[0]
+
+
+def _ite(cond: Term, then: Enc, other: Enc) -> Enc:
+    return tuple(z3.If(cond, a, b) for a, b in zip(then, other, strict=True))
 
 
 # ---------------------------------------------------------------- frames
@@ -328,14 +495,13 @@ class Encoding:
         return z3.And(*parts)
 
     def init(self, frame: Frame) -> Term:
-        return z3.And(
-            *[
-                z3.Or(
-                    *[_equal(v.domain, frame[v.name], encode_value(v.domain, x)) for x in v.inits]
-                )
-                for v in self.spec.vars
-            ]
-        )
+        choices = [
+            z3.Or(*[_equal(v.domain, frame[v.name], encode_value(v.domain, x)) for x in v.inits])
+            for v in self.spec.vars
+        ]
+        if self.spec.init is not None:
+            choices.append(self.expr(self.spec.init, pre=frame))
+        return z3.And(*choices)
 
     def same(self, a: Frame, b: Frame) -> Term:
         return z3.And(*[_equal(v.domain, a[v.name], b[v.name]) for v in self.spec.vars])
@@ -497,8 +663,9 @@ class _Ctx:
             then, other = self.tr(e.then, dom), self.tr(e.other, dom)
             return tuple(z3.If(cond, a, b) for a, b in zip(then, other, strict=True))
         if isinstance(e, Cmp | Add):
-            dom = infer(e.left, self.typer) or infer(e.right, self.typer)
-            assert dom is not None
+            # Two untyped sides (a `total` of `ite(p, 1, 0)`) are plain integers.
+            wide = IntRange(-(2**31), 2**31)
+            dom = infer(e.left, self.typer) or infer(e.right, self.typer) or wide
             a, b = self.tr(e.left, dom)[0], self.tr(e.right, dom)[0]
             if isinstance(e, Add):
                 return (a - b,) if e.op == "-" else (a + b,)
@@ -512,7 +679,74 @@ class _Ctx:
             return self.ref_or_tr(e.arg)[1:]
         if isinstance(e, StepIs):
             return (self.step_is(e),)
+        if isinstance(e, Quant):
+            return self.tr(unroll(e), want)
+        if isinstance(e, SeqOp):
+            return self.seq_op(e)
+        if isinstance(e, At | Update):
+            return self.func_op(e)
+        if isinstance(e, FuncLit):
+            return tuple(t for item in e.items for t in self.tr(item, e.domain.value))
+        if isinstance(e, SetOp):
+            return self.set_op(e)
         raise TypeError(f"cannot translate {type(e).__name__}")
+
+    def seq_op(self, e: SeqOp) -> Enc:
+        dom = infer(e.seq, self.typer)
+        assert isinstance(dom, Seq)
+        enc = self.tr(e.seq, dom)
+        n, elem = enc[0], dom.element
+        parts = _parts(elem, enc[1:], dom.max_len)
+        if e.op == "len":
+            return (n,)
+        if e.op == "head":
+            return parts[0]
+        if e.op == "tail":
+            shifted = [*parts[1:], _default(elem)]
+            return (n - 1, *[t for p in shifted for t in p])
+        assert e.arg is not None
+        if e.op == "index":
+            k = self.tr(e.arg, IntRange(-(2**31), 2**31))[0]  # out of range: undefined
+            picked = parts[-1]
+            for i in range(dom.max_len - 2, -1, -1):
+                picked = _ite(k == i + 1, parts[i], picked)
+            return picked
+        item = self.tr(e.arg, elem)
+        grown = [_ite(n == i, item, p) for i, p in enumerate(parts)]
+        return (n + 1, *[t for p in grown for t in p])
+
+    def func_op(self, e: At | Update) -> Enc:
+        dom = infer(e.func, self.typer)
+        assert isinstance(dom, Func)
+        parts = _parts(dom.value, self.tr(e.func, dom), len(dom.keys))
+        if isinstance(e.key, Const):
+            hits = [z3.BoolVal(k == e.key.value) for k in dom.keys]
+        else:
+            key = self.tr(e.key, dom.index)
+            hits = [_equal(dom.index, key, encode_value(dom.index, k)) for k in dom.keys]
+        if isinstance(e, At):
+            picked = parts[-1]
+            for hit, p in zip(reversed(hits[:-1]), reversed(parts[:-1]), strict=True):
+                picked = _ite(hit, p, picked)
+            return picked
+        value = self.tr(e.value, dom.value)
+        return tuple(t for hit, p in zip(hits, parts, strict=True) for t in _ite(hit, value, p))
+
+    def set_op(self, e: SetOp) -> Enc:
+        dom = infer(e.set, self.typer)
+        assert isinstance(dom, Set)
+        bits = self.tr(e.set, dom)
+        if e.op == "size":
+            return (z3.Sum(*[z3.If(b, 1, 0) for b in bits]),)
+        assert e.item is not None
+        elements = _elements(dom)
+        item = self.tr(e.item, dom.element)
+        hits = [_equal(dom.element, item, encode_value(dom.element, x)) for x in elements]
+        if e.op == "member":
+            return (z3.Or(*[z3.And(h, b) for h, b in zip(hits, bits, strict=True)]),)
+        if e.op == "add":
+            return tuple(z3.Or(b, h) for h, b in zip(hits, bits, strict=True))
+        return tuple(z3.And(b, z3.Not(h)) for h, b in zip(hits, bits, strict=True))
 
     def b(self, e: Expr) -> Term:
         return self.tr(e, Bool())[0]
@@ -744,10 +978,12 @@ class Engines:
         fp.rule(goal(), body)
         try:
             fp.set("timeout", self.budget.remaining_ms("spacer"))
-            result = fp.query(goal())
+            with _ctrl_c():
+                result = fp.query(goal())
         except z3.Z3Exception as error:
             # A canceled fixedpoint keeps no usable state: the next query builds a fresh one.
             self._fp = None
+            _interrupt(self.budget, _message(error))
             return Unknown("spacer", f"z3 error: {_message(error)}")
         except SolverLimit as limit:
             return Unknown("spacer", limit.reason)
@@ -755,6 +991,7 @@ class Engines:
             return None
         if result != z3.unsat:
             self._fp = None
+            _interrupt(self.budget, fp.reason_unknown())
             return Unknown("spacer", f"z3 unknown: {fp.reason_unknown()}")
         cover = fp.get_cover_delta(-1, reach)
         invariant = z3.substitute_vars(cover, *enc.flat(s))

@@ -14,11 +14,27 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .domains import Bool, Domain, Finite, IntRange, Option, Real, Value
+from .domains import Bool, Domain, Finite, Func, FuncValue, IntRange, Option, Real, Seq, Set, Value
 
 
 class BadValue(ValueError):
     """A JSON value that is no member of the domain; the message says what the domain holds."""
+
+
+ECHO = 80  # characters of a user's input that a message repeats
+
+
+def clip(text: str, width: int = ECHO) -> str:
+    """`text` cut to `width` characters, so that echoed input keeps a message readable."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def shown(raw: Any) -> str:
+    """`repr(raw)`, clipped: a 20 MB string in a log is not echoed whole."""
+    try:
+        return clip(repr(raw))
+    except ValueError:  # an int past the interpreter's digit limit
+        return "a number of over 4300 digits"
 
 
 def encode(domain: Domain, value: Value) -> Any:
@@ -27,6 +43,12 @@ def encode(domain: Domain, value: Value) -> Any:
         return None
     if isinstance(domain, Option):
         return encode(domain.inner, value)
+    if isinstance(domain, Seq):
+        return [encode(domain.element, x) for x in value]
+    if isinstance(domain, Set):
+        return [encode(domain.element, x) for x in domain.ordered(value)]
+    if isinstance(domain, Func):
+        return {domain.index.label(k): encode(domain.value, x) for k, x in value.items()}
     if isinstance(domain, Bool):
         return bool(value)
     if isinstance(domain, IntRange):
@@ -43,20 +65,26 @@ def decode(domain: Domain, raw: Any) -> Value:
     """The member of `domain` that the JSON value `raw` spells, or `BadValue`."""
     if isinstance(domain, Option):
         return None if raw is None else decode(domain.inner, raw)
+    if isinstance(domain, Seq | Set | Func):
+        return _decode_data(domain, raw)
     if isinstance(domain, Bool):
         if isinstance(raw, bool):
             return raw
-        raise BadValue(f"{raw!r} is not a boolean (true or false)")
+        raise BadValue(f"{shown(raw)} is not a boolean (true or false)")
     if isinstance(domain, IntRange):
         if isinstance(raw, int) and not isinstance(raw, bool) and domain.contains(raw):
             return raw
-        raise BadValue(f"{raw!r} is not an integer in {domain.lo}..{domain.hi}")
+        raise BadValue(f"{shown(raw)} is not an integer in {domain.lo}..{domain.hi}")
     if isinstance(domain, Real):
         if isinstance(raw, int | float) and not isinstance(raw, bool):
+            try:
+                float(raw)
+            except OverflowError:
+                raise BadValue(f"{shown(raw)} is beyond a double's range") from None
             return raw
         if isinstance(raw, str) and raw in ("nan", "inf", "-inf"):
             return float(raw)
-        raise BadValue(f"{raw!r} is not a number")
+        raise BadValue(f"{shown(raw)} is not a number")
     assert isinstance(domain, Finite)
     table = _labels(domain)
     key: Any = tuple(raw) if isinstance(raw, list) else raw
@@ -68,9 +96,27 @@ def decode(domain: Domain, raw: Any) -> Value:
         pass
     if domain.contains(raw):  # a plain member (a tool name, say) spelled as itself
         return raw
-    shown = ", ".join(str(domain.label(v)) for v in domain.values[:8])
+    known = ", ".join(str(domain.label(v)) for v in domain.values[:8])
     more = ", …" if len(domain.values) > 8 else ""
-    raise BadValue(f"{raw!r} is not a value of {domain.name} ({shown}{more})") from None
+    raise BadValue(f"{shown(raw)} is not a value of {domain.name} ({known}{more})") from None
+
+
+def _decode_data(domain: Seq | Set | Func, raw: Any) -> Value:
+    """A sequence or set is a JSON list, a function an object keyed by its index labels."""
+    if isinstance(domain, Func):
+        labels = {domain.index.label(k): k for k in domain.keys}
+        if not isinstance(raw, dict) or set(raw) != set(labels):
+            shown = ", ".join(labels)
+            raise BadValue(f"{raw!r} is not a function {domain.name} (an object keyed {shown})")
+        return FuncValue(domain.keys, tuple(decode(domain.value, raw[k]) for k in labels))
+    if not isinstance(raw, list):
+        raise BadValue(f"{raw!r} is not a list ({domain.describe()})")
+    items = [decode(domain.element, x) for x in raw]
+    if isinstance(domain, Set):
+        return frozenset(items)
+    if len(items) > domain.max_len:
+        raise BadValue(f"{raw!r} is longer than {domain.max_len} ({domain.describe()})")
+    return tuple(items)
 
 
 _TABLES: dict[int, tuple[Finite, dict[Any, Value]]] = {}
