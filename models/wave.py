@@ -1503,7 +1503,7 @@ PROPERTIES = (
         doc=f"With the bound: at most {RANK_BOUND - 1} runner or time steps before settling.",
     ),
     always(
-        "the-runner-alone-acts-between-its-awaits",
+        "runner-alone-before-spawn",
         and_(
             implies(
                 and_(is_in(var("phase"), RECHECK, SUBSCRIBE), not_(group_is(RUNNER))),
@@ -1519,7 +1519,7 @@ PROPERTIES = (
         "and emits nothing.",
     ),
     always(
-        "no-unsubscribe-before-the-subscribe",
+        "no-unsub-before-subscribe",
         implies(var("unsub_raises"), not_(is_in(var("phase"), PRECHECK, PING, RECHECK, SUBSCRIBE))),
         cite="wave-transport.md §2 F4 (`onComplete(handler)` returns the unsubscribe: before it "
         "there is none, so none that raises)",

@@ -112,7 +112,7 @@ HAND_MADE = [
         "trigger grant_agent in group observe",
         "verdicts-are-applied-observations-observed",
     ),
-    ("wave", "regroup", "trigger recheck in group env", "the-runner-alone-acts-between-its-awaits"),
+    ("wave", "regroup", "trigger recheck in group env", "runner-alone-before-spawn"),
     ("policy", "table-constant", "2 → 1 in if notes < 2", "the-window-only-grows"),
     (
         "admission",
