@@ -67,7 +67,9 @@ Decisions beyond a literal port:
   handler called from another thread hands the completion to the loop's thread
   (`call_soon_threadsafe`), which it wakes. An `on_complete` that returns no callable
   refuses the start as `unavailable` ("completion subscription failed: ...") and leaves
-  the handler inert.
+  the handler inert. An abandoned adapter call (a stop past its grace, a read past its
+  deadline) is gone: a `stop` that swallows its cancellation has its coroutine closed, so
+  `asyncio.run` still returns (`_abandon`).
 - `start_wave_script` yields once after launching the back half, so the `result` task has
   entered its body before anyone can cancel it (a task cancelled before its first step would
   skip its cleanup). The outcome race itself is armed before that, with no await since the
@@ -78,11 +80,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import math
 import os
 import re
 import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from enum import StrEnum
@@ -507,7 +511,10 @@ async def _boxed(call: Callable[[], Awaitable[Any]]) -> _Boxed:
     straight out of the loop, before the runner could release the subscription; the runner
     re-raises them itself (`_answer`). Only the task's own cancellation propagates."""
     try:
-        return True, await call()
+        answer = call()
+        if inspect.iscoroutine(answer) and (task := asyncio.current_task()) is not None:
+            _CALLS[task] = answer  # so that an abandoned call can be closed (`_abandon`)
+        return True, await answer
     except asyncio.CancelledError as error:
         task = asyncio.current_task()
         if task is not None and task.cancelling():
@@ -534,8 +541,30 @@ async def _within(task: asyncio.Task[Any], seconds: float) -> bool:
     try:
         done, _ = await asyncio.wait({task}, timeout=seconds)
     finally:
-        task.cancel()  # a no-op once finished
+        if not task.done():
+            task.cancel()
+            asyncio.get_running_loop().call_soon(_abandon, task)
     return bool(done)
+
+
+_CALLS: weakref.WeakKeyDictionary[asyncio.Task[Any], Coroutine[Any, Any, Any]] = (
+    weakref.WeakKeyDictionary()
+)
+"""The adapter's own coroutine each boxed call is awaiting, by its task."""
+
+
+def _abandon(task: asyncio.Task[Any]) -> None:
+    """Abandoned means gone. A call that swallowed the cancellation (an adapter `stop`
+    catching CancelledError and awaiting again) would keep its task alive, and asyncio.run
+    waits for every task before it returns: close the adapter's coroutine (GeneratorExit at
+    its await) and cancel the task again, which then ends. Only a coroutine that swallows
+    GeneratorExit too outlives this."""
+    call = _CALLS.get(task)
+    if task.done() or call is None:
+        return
+    with contextlib.suppress(RuntimeError):  # it ignored GeneratorExit: nothing more to do
+        call.close()
+    task.cancel()
 
 
 async def _stop_note(adapter: WaveAdapter, handle: WaveRunHandle) -> str:

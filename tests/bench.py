@@ -5,7 +5,7 @@ noisy, so every figure is the median of `--repeat` runs (at least 5) with the
 noise shown as min–max, and the things a ratio compares are run alternately,
 round by round, never one batch after the other.
 
-Three parts (`--part`, default all):
+Four parts (`--part`, default all):
 
 - `engines`: per spec, each engine on its own — the explorer (BFS over the
   compiled rows), witness confirmation (the explorer's path for every
@@ -17,9 +17,20 @@ Three parts (`--part`, default all):
   the spec, explores it and decides one safety property and one `sometimes`;
   it reports explore time, states/s and its peak memory (VmHWM), beside
   SPIN end to end on the same family.
-- `gate`: every step `make verify` runs, in its order, each against its own
-  budget where an issue gave one and as a share of the gate's 60 s, and the
-  sum; then two figures outside the gate: diagrams + report under 5 s
+- `protocols` (issue 16 §6): the classic protocol fixtures of
+  `tests/protocols/` and the two-phase-commit family `transaction_commit(n)`
+  of `tests/families.py` (288 states at n=3 to 1.7 M at n=8, up to
+  `--largest`), each as a user meets it: a fresh process that builds the spec
+  and runs every check `verify` runs (default budgets, certificate search
+  included), against SPIN end to end as the project's `spin` command runs it
+  (`spin -a`, `gcc` with `spin.CFLAGS`, every `pan` search, trails read back;
+  nothing cached) and against pan's searches alone, both in the same rounds,
+  as ratios; with our process's peak memory.
+- `gate`: every phase `make verify` runs (tests/gate.py), each alone, against
+  its own budget where an issue gave one and as a share of the gate's 20 s;
+  the whole gate warm (`--fresh`) against 20 s and cached against 5 s; the
+  gate's pytest in one process against 2 and 3 xdist workers, as ratios;
+  then two figures outside the gate: diagrams + report under 5 s
   (issue 10) and check-trace on a 100k-step log under 5 s (issue 8). A step
   that fails is still timed and flagged `FAILED`.
 
@@ -42,6 +53,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import json
 import os
 import resource
@@ -58,14 +70,16 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from families import counters, duplex_product  # noqa: E402
+import gate  # noqa: E402
+from families import counters, duplex_product, transaction_commit  # noqa: E402
 
 from models.cli.registry import expand, load  # noqa: E402
 from models.kernel import Kind, Spec  # noqa: E402
-from models.kernel.checks import Checker  # noqa: E402
+from models.kernel.checks import Checker, verify  # noqa: E402
 from models.kernel.explore import explore  # noqa: E402
 from models.kernel.expr import Not  # noqa: E402
 from models.kernel.smt import Budget, Encoding, Engines  # noqa: E402
+from models.kernel.spin import CFLAGS as SPIN_COMMAND_CFLAGS  # noqa: E402
 from models.kernel.spin import (  # noqa: E402
     SpinResult,
     disagreements,
@@ -74,24 +88,16 @@ from models.kernel.spin import (  # noqa: E402
 )
 
 PY = str(BIN / "python")
-# Every step of `make verify`, in its order and with its command (keep in step with the
-# Makefile), with the budget an issue gave it (None: no budget of its own, only the gate's).
+# Every phase of `make verify` (tests/gate.py's list, so the two never drift), with the budget
+# an issue gave it (None: no budget of its own, only the gate's).
+BUDGETS = {"model checks": 5.0, "mutant gate (fast)": 8.0, "seed differential": 8.0}
 PARTS: list[tuple[str, list[str], float | None]] = [
-    ("model checks", [PY, "-m", "models", "verify", "--json", "reports/verify.json"], 5.0),
-    (
-        "mutant gate (fast)",
-        [PY, "-m", "models", "mutants", "--fast", "--json", "reports/mutants.json"],
-        8.0,
-    ),
-    ("seed differential", [PY, "-m", "conformance.seeds"], 8.0),
-    ("pytest", [str(BIN / "pytest"), "-q", "-n", "auto", "-p", "no:cacheprovider"], None),
-    ("diagrams up to date", [PY, "-m", "models", "diagram", "--check", "--render"], None),
-    ("mypy --strict", [str(BIN / "mypy")], None),
-    ("ruff check", [str(BIN / "ruff"), "check", "."], None),
-    ("ruff format --check", [str(BIN / "ruff"), "format", "--check", "."], None),
-    ("report", [PY, "-m", "models", "report", "-o", "reports"], None),
+    (p.name, p.command, BUDGETS.get(p.name)) for p in gate.phases()
 ]
-GATE_BUDGET = 60.0
+GATE_BUDGET = 20.0  # issue 14: warm `make verify` on an unchanged tree
+CACHED_BUDGET = 5.0  # issue 14: the rerun that finds every result cached
+GATE = [PY, str(ROOT / "tests" / "gate.py")]
+WORKERS = (1, 2, 3)  # the gate's pytest, timed in one process and on N xdist workers
 
 # family: (builder, sizes k, reachable states at k, the safety property and the `sometimes`
 # decided end to end)
@@ -115,6 +121,7 @@ FAMILIES: dict[
 
 SPIN_CFLAGS = ("-O2", "-DSAFETY", "-DNOREDUCE", "-DBFS")  # -DBFS: shortest trails, as ours
 MISMATCHES: list[str] = []  # every disagreement between SPIN and us, for the exit status
+FAILED: list[str] = []  # every protocol whose `verify` process failed, for the exit status
 
 
 def spin_end_to_end(spec: Spec, *, states_hint: int | None = None) -> SpinResult | None:
@@ -190,9 +197,11 @@ def alternate(
     return runs
 
 
-def run_timed(command: list[str]) -> tuple[float, str | None]:
-    """Wall seconds of one command, and why it failed (None when it exited 0)."""
+def run_timed(command: list[str], cached: bool = False) -> tuple[float, str | None]:
+    """Wall seconds of one command, and why it failed (None when it exited 0). It reads no
+    cached result unless `cached`."""
     env = {**os.environ, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
+    env["STATECHECK_NO_CACHE"] = "" if cached else "1"
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - started
@@ -406,18 +415,140 @@ def bench_scaling(repeat: int, largest: int) -> None:
             )
 
 
+# ---------------------------------------------------------------- protocols (issue 16 §6)
+
+TCOMMIT_SIZES = (3, 4, 5, 6, 7, 8)  # 288, 1,568, 8,832, 50,816, 296,448, 1,745,920 states
+TCOMMIT_STATES = {3: 288, 4: 1568, 5: 8832, 6: 50816, 7: 296448, 8: 1745920}
+
+
+def protocol_names(largest: int) -> list[str]:
+    """Every protocol fixture of tests/protocols/ (where present), then the tcommit family."""
+    names = [f"protocol:{spec.name}" for spec in _fixtures()]
+    return names + [f"tcommit:{n}" for n in TCOMMIT_SIZES if TCOMMIT_STATES[n] <= largest]
+
+
+def protocol_spec(name: str) -> Spec:
+    kind, _, which = name.partition(":")
+    if kind == "tcommit":
+        return transaction_commit(int(which))
+    return next(spec for spec in _fixtures() if spec.name == which)
+
+
+def _fixtures() -> list[Spec]:
+    """The specs of tests/protocols/ (`FIXTURES`), found by looking: none before they land."""
+    if not (ROOT / "tests" / "protocols" / "__init__.py").exists():
+        return []
+    return [f.spec for f in importlib.import_module("protocols").FIXTURES]
+
+
+def verify_one(name: str) -> dict[str, object]:
+    """`verify` on one protocol, in this (fresh) process: every check, default budgets."""
+    report = verify(protocol_spec(name))
+    return {
+        "states": len(report.exploration.states),
+        "ok": report.ok,
+        "verdicts": {c.id: c.verdict for c in report.checks},
+        "uncertified": sum("no certificate" in c.basis_text for c in report.checks),
+        "peak_mb": peak_mb(),
+    }
+
+
+def _verify_process(name: str, report: list[dict[str, Any]]) -> float:
+    command = [sys.executable, __file__, "--verify-one", name]
+    # As a user runs it: Python's bytecode cache on (a sandbox may turn it off).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ProtocolFailed(f"{name}: verify's process exited {done.returncode}: {last[:120]}")
+    report.append(json.loads(done.stdout))
+    return seconds
+
+
+class ProtocolFailed(Exception):
+    """A protocol's `verify` process failed: its row says so and the bench exits 1."""
+
+
+def _spin_command(spec: Spec, ours: list[dict[str, Any]], pan: list[float]) -> Callable[[], float]:
+    """SPIN as `python -m models spin` runs it, compiled afresh; pan's share noted apart."""
+
+    def run() -> float:
+        mine = ours[-1]  # the run just before, in the same round
+        result = run_spin(
+            spec, cache=None, cflags=SPIN_COMMAND_CFLAGS, states_hint=int(mine["states"])
+        )
+        found = []
+        if result.states != mine["states"]:
+            found.append(f"{spec.name}: SPIN reaches {result.states} states, we {mine['states']}")
+        for prop, spin_verdict in result.verdicts.items():
+            if spin_verdict.verdict != mine["verdicts"][prop]:
+                found.append(
+                    f"{spec.name} {prop}: SPIN says {spin_verdict.verdict}, "
+                    f"we {mine['verdicts'][prop]}"
+                )
+        disagree(found)
+        pan.append(result.seconds.pan)
+        return result.seconds.total
+
+    return run
+
+
+def bench_protocols(repeat: int, largest: int) -> None:
+    print(
+        "\n== protocols: `verify` (every check, a fresh process) against SPIN as `spin` runs it;"
+        f" median (min–max) of {repeat} alternated rounds"
+    )
+    if tools_missing():
+        print("SPIN or gcc missing (`make spin`): only our side is timed")
+    print(
+        f"{'protocol':<22} {'states':>9} {'ours end to end':>26} {'SPIN end to end':>26} "
+        f"{'ours/SPIN per round':>22} {'pan alone':>10} {'ours/pan':>9} {'peak MB':>8} "
+        f"{'no cert.':>8}"
+    )
+    for name in protocol_names(largest):
+        spec = protocol_spec(name)
+        reports: list[dict[str, Any]] = []
+        pan: list[float] = []
+        contenders: dict[str, Callable[[], float | None]] = {
+            "ours": lambda n=name, r=reports: _verify_process(n, r),  # type: ignore[misc]
+        }
+        if not tools_missing():
+            contenders["spin"] = _spin_command(spec, reports, pan)
+        try:
+            runs = alternate(contenders, repeat)
+        except ProtocolFailed as failed:
+            FAILED.append(str(failed))
+            print(f"{spec.name:<22} FAILED: {failed}", flush=True)
+            continue
+        first = reports[0]
+        peak = max(float(r["peak_mb"]) for r in reports)
+        spin = noise(runs["spin"]) if runs.get("spin") else "-"
+        print(
+            f"{spec.name:<22} {first['states']:>9} {noise(runs['ours']):>26} {spin:>26} "
+            f"{round_ratio(runs['ours'], runs.get('spin', [])):>22} "
+            f"{statistics.median(pan) if pan else float('nan'):>9.2f}s "
+            f"{ratio(runs['ours'], pan):>9} {peak:>8.0f} {first['uncertified']:>8}"
+            + ("" if all(r["ok"] for r in reports) else "   VERDICTS WRONG")
+            + ("" if peak <= 1024 else "   OVER 1 GB"),
+            flush=True,
+        )
+
+
 # ---------------------------------------------------------------- the gate's budget
 
 
 def bench_gate(repeat: int) -> None:
-    """Every step of `make verify`, round after round (a failing step is timed and flagged)."""
-    print("\n== make verify, step by step: median (min–max) of", repeat, "rounds")
-    print(f"{'step':<22} {'median':>8} {'min':>8} {'max':>8}   {'of 60 s':>7}   budget")
+    """Every phase of `make verify` alone, round after round (a failing one is timed and
+    flagged); then the whole gate, warm (fresh) and cached; then pytest's workers."""
+    print("\n== make verify, phase by phase (each alone, fresh): median (min–max) of", repeat)
+    print(f"{'phase':<24} {'median':>8} {'min':>8} {'max':>8}   {'of 20 s':>7}   budget")
     failures: dict[str, str] = {}
 
-    def step(name: str, command: list[str]) -> Callable[[], float]:
+    def step(name: str, command: list[str], cached: bool = False) -> Callable[[], float]:
         def run() -> float:
-            seconds, failed = run_timed(command)
+            seconds, failed = run_timed(command, cached)
             if failed:
                 failures[name] = failed
             return seconds
@@ -432,22 +563,50 @@ def bench_gate(repeat: int) -> None:
         quota = f"{median:.2f}s / {budget:.0f}s = {median / budget:.2f}×" if budget else "-"
         flag = f"   FAILED ({failures[name]})" if name in failures else ""
         print(
-            f"{name:<22} {median:7.2f}s {lo:7.2f}s {hi:7.2f}s   {median / GATE_BUDGET:6.1%}"
+            f"{name:<24} {median:7.2f}s {lo:7.2f}s {hi:7.2f}s   {median / GATE_BUDGET:6.1%}"
             f"   {quota}{flag}",
             flush=True,
         )
-    print(
-        f"{'whole gate (sum)':<22} {total:7.2f}s {'':>8} {'':>8}   {total / GATE_BUDGET:6.1%}"
-        f"   {total:.2f}s / {GATE_BUDGET:.0f}s = {total / GATE_BUDGET:.2f}×"
+    print(f"{'phases one by one (sum)':<24} {total:7.2f}s   {total / GATE_BUDGET:.2f}× of 20 s")
+    print("the whole gate (tests/gate.py: phases side by side), alternated:")
+    whole = alternate(
+        {
+            "warm": step("warm", [*GATE, "--fresh"]),
+            "cached": step("cached", GATE, cached=True),  # after a passing warm run
+        },
+        repeat,
     )
+    for name, budget in (("warm", GATE_BUDGET), ("cached", CACHED_BUDGET)):
+        median, lo, hi = stats(whole[name])
+        flag = f"   FAILED ({failures[name]})" if name in failures else ""
+        print(
+            f"{'make verify, ' + name:<24} {median:7.2f}s {lo:7.2f}s {hi:7.2f}s   {'':>7}"
+            f"   {median:.2f}s / {budget:.0f}s = {median / budget:.2f}×{flag}",
+            flush=True,
+        )
+    bench_workers(repeat)
     print("not in the gate:")
     diagrams_and_report(repeat)
     bench_check_trace(repeat)
 
 
+def bench_workers(repeat: int) -> None:
+    """The gate's pytest in one process against N xdist workers, alternated round by round."""
+    commands = {n: gate.pytest_command(n) for n in WORKERS}
+    runs = alternate({str(n): lambda c=c: timed(c) for n, c in commands.items()}, repeat)  # type: ignore[misc]
+    print(f"the gate's pytest on {os.cpu_count()} CPUs (make verify uses {gate.WORKERS}):")
+    for n in WORKERS:
+        median, lo, hi = stats(runs[str(n)])
+        share = round_ratio(runs[str(n)], runs["1"])
+        label = "one process" if n == 1 else f"{n} workers"
+        print(f"{'  pytest, ' + label:<24} {median:7.2f}s {lo:7.2f}s {hi:7.2f}s   {share} of one")
+
+
 def diagrams_and_report(repeat: int) -> None:
     """Issue 10: rendering every diagram and the report takes under 5 s (given verify.json)."""
-    run_timed([PY, "-m", "models", "verify", "--json", "reports/verify.json"])  # the verdicts
+    run_timed(
+        [PY, "-m", "models", "verify", "--certificates", "1", "--json", "reports/verify.json"]
+    )
     failed: set[str] = set()
     runs = []
     with tempfile.TemporaryDirectory() as out:
@@ -474,7 +633,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure (at least 5)")
     parser.add_argument(
-        "--part", choices=("engines", "scaling", "gate"), action="append", help="default: all"
+        "--part",
+        choices=("engines", "scaling", "protocols", "gate"),
+        action="append",
+        help="default: all",
     )
     parser.add_argument(
         "--largest",
@@ -484,25 +646,32 @@ def main() -> int:
         "more: --largest 2000000)",
     )
     parser.add_argument("--end-to-end", nargs=2, metavar=("FAMILY", "K"), help=argparse.SUPPRESS)
+    parser.add_argument("--verify-one", metavar="PROTOCOL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.end_to_end:
         family, k = args.end_to_end
         print(json.dumps(end_to_end(family, int(k))))
         return 0
+    if args.verify_one:
+        print(json.dumps(verify_one(args.verify_one)))
+        return 0
     if args.repeat < 5:
         parser.error("--repeat must be at least 5: a median of fewer runs is noise")
-    parts = args.part or ["engines", "scaling", "gate"]
+    parts = args.part or ["engines", "scaling", "protocols", "gate"]
     print(f"bench: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
     if "engines" in parts:
         bench_engines(args.repeat)
     if "scaling" in parts:
         bench_scaling(args.repeat, args.largest)
+    if "protocols" in parts:
+        bench_protocols(args.repeat, args.largest)
     if "gate" in parts:
         bench_gate(args.repeat)
+    if FAILED:
+        print(f"\nbench: {len(FAILED)} protocol(s) failed to verify (the FAILED lines above)")
     if MISMATCHES:
         print(f"\nbench: SPIN and we disagree {len(MISMATCHES)} time(s) (the !!! lines above)")
-        return 1
-    return 0
+    return 1 if FAILED or MISMATCHES else 0
 
 
 def bench_check_trace(repeat: int, steps: int = 100_000, budget: float = 5.0) -> None:

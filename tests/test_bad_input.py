@@ -12,6 +12,7 @@ ever exits 1 or 2.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -281,3 +282,26 @@ def test_check_trace_of_malformed_input_is_a_rejection_or_malformed_never_a_cras
         assert len(err.splitlines()) == 1 and err.startswith("error: ")
     else:
         assert "REJECTED" in out
+
+
+def test_an_os_error_prints_its_reason_in_words_never_an_errno(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(*_: object) -> None:
+        raise OSError(errno.ENOSPC)  # as a device reports it: the number alone
+
+    monkeypatch.setattr("models.kernel.files.os.replace", full)
+    out = tmp_path / "verdict.json"
+    argv = ["check-trace", "duplex", str(tmp_path / "ok.jsonl"), "--json", str(out)]
+    (tmp_path / "ok.jsonl").write_text(DUPLEX_STEP)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: cannot write {out}: No space left on device\n"
+    assert list(tmp_path.iterdir()) == [tmp_path / "ok.jsonl"]  # no temporary file left
+
+
+def test_list_help_promises_what_list_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    assert "list the specs, their variants and how many properties" in capsys.readouterr().out
+    assert main(["list"]) == 0
+    assert "duplex: seeds/duplex.rs (ADR-068 D1) — 28 rows, " in capsys.readouterr().out

@@ -282,7 +282,7 @@ def test_an_append_to_a_full_sequence_is_a_violation_with_its_trace() -> None:
     assert len(explore(spec).states) > 0  # the explorer does not crash: the step is undefined
     result = next(Checker(spec, timeout=20).run("well-defined"))
     assert result.verdict == "violated"
-    assert result.detail == "row 'send' is undefined (see its sequence operations)"
+    assert result.detail.startswith("row 'send' takes Append(q, ?m) where it is undefined")
     assert result.trace is not None
     last = result.trace.steps[-1].state if result.trace.steps else result.trace.init
     assert len(last["q"]) == QUEUE.max_len  # the next send would overflow

@@ -11,6 +11,7 @@ threaded completion is released by an event the test sets.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import math
 import pickle
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from impl import waves
 from impl.duplex import Erl
 from impl.mode import AxCode, AxError, PolicyCell, PolicyReader, RunPolicy
 from impl.waves import (
@@ -175,3 +177,34 @@ def test_the_small_points_are_refused_by_name() -> None:
     policy = RunPolicy("chat", "full", "standing", "ordinary")
     assert policy == RunPolicy.of("chat")
     assert PolicyReader(PolicyCell(policy)).now() == policy
+
+
+class Stubborn(MemoryWaveAdapter):
+    """A `stop` that swallows its cancellation and waits again, as a careless adapter might."""
+
+    async def stop(self, handle: WaveRunHandle) -> None:
+        await super().stop(handle)
+        while True:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.Event().wait()
+
+
+def test_an_abandoned_stop_that_swallows_cancellation_is_gone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(waves, "WAVE_STOP_GRACE_MS", 1)
+    results: list[Any] = []
+
+    def wave() -> None:  # asyncio.run returns only once no task is left
+        results.append(asyncio.run(run_wave_script(Stubborn(completion=False), spec(1))))
+
+    runner = threading.Thread(target=wave, daemon=True)
+    runner.start()
+    runner.join(timeout=60)  # a generous bound: the broken case never returns at all
+    assert not runner.is_alive(), "asyncio.run did not return: the abandoned stop lived on"
+    (result,) = results
+    assert result.failure is not None
+    assert (
+        result.failure.detail
+        == f"wave '{FLOW}' timed out after 1ms (stop did not finish within 1ms)"
+    )

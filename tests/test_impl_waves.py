@@ -2,7 +2,9 @@
 
 One test (or parametrized group) per arm of wave-transport.md §4, the KB8 closures, the
 cancellation decision, timeout resolution and formatting, and the `MemoryWaveAdapter` knobs.
-Plain `asyncio.run`; `Fake` adds the faults the memory adapter does not simulate.
+`run` is `asyncio.run` on virtual time (conformance/virtual_time.py): timers keep their order and
+exact delays, whatever the machine's load. `Fake` adds the faults the memory adapter does not
+simulate.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, TypeVar, cast
 
 import pytest
 
+from conformance.virtual_time import run_virtual
 from impl import waves
 from impl.waves import (
     WAVE_ACCEPTANCE,
@@ -64,7 +67,7 @@ def match(**fields: Any) -> WaveCompletion:
 
 
 def run(main: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
-    """asyncio.run with a watchdog: a test that hangs fails (cancelled) after 3 s."""
+    """asyncio.run on virtual time, with a watchdog: a test that hangs fails (cancelled) at 3 s."""
 
     async def watched() -> _T:
         task = asyncio.current_task()
@@ -78,7 +81,7 @@ def run(main: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
             for watchdog in watchdogs:
                 watchdog.cancel()
 
-    return asyncio.run(watched())
+    return run_virtual(watched())
 
 
 def ids(
@@ -372,7 +375,7 @@ def test_timeout() -> None:
         loop = asyncio.get_running_loop()
         began = loop.time()
         result = await go(adapter, spec(timeout_ms=20))
-        assert 0.015 <= loop.time() - began < 0.5
+        assert loop.time() - began == pytest.approx(0.02)
         assert failure(result) == ("timeout", f"wave '{FLOW}' timed out after 20ms")
         assert result.receipt == ids(State.TIMED_OUT)
         assert result.value is None
@@ -484,7 +487,7 @@ def test_read_that_hangs_is_unreadable_after_the_timeout() -> None:
         loop = asyncio.get_running_loop()
         began = loop.time()
         result = await go(adapter, spec(timeout_ms=20))
-        assert 0.015 <= loop.time() - began < 0.5
+        assert loop.time() - began == pytest.approx(0.02)
         assert failure(result) == (
             "aggregate-unreadable",
             "wave aggregate unreadable: read did not finish within 20ms",
@@ -750,7 +753,7 @@ def test_stop_that_is_not_awaitable_fails_into_the_suffix() -> None:
     run(main)
 
 
-def test_stop_that_hangs_is_abandoned_after_the_grace() -> None:  # KB8c, ~1 s
+def test_stop_that_hangs_is_abandoned_after_the_grace() -> None:  # KB8c
     async def main() -> None:
         loop = asyncio.get_running_loop()
         stopped: list[float] = []
@@ -759,7 +762,7 @@ def test_stop_that_hangs_is_abandoned_after_the_grace() -> None:  # KB8c, ~1 s
         )
         result = await go(adapter, spec(timeout_ms=20))
         assert WAVE_STOP_GRACE_MS == 1_000
-        assert 0.9995 <= loop.time() - stopped[0] < 1.2
+        assert loop.time() - stopped[0] == pytest.approx(1.0)
         assert failure(result) == (
             "timeout",
             f"wave '{FLOW}' timed out after 20ms (stop did not finish within 1000ms)",
@@ -912,7 +915,7 @@ def test_a_timeout_below_one_ms_fires_at_once(timeout_ms: float, text: str) -> N
         loop = asyncio.get_running_loop()
         began = loop.time()
         result = await go(adapter, spec(timeout_ms=timeout_ms))
-        assert loop.time() - began < 0.1
+        assert loop.time() - began == pytest.approx(0.001)
         assert failure(result) == ("timeout", f"wave '{FLOW}' timed out after {text}")
         assert adapter.calls.spawn[0].timeout_ms == pytest.approx(timeout_ms, nan_ok=True)
 

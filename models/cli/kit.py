@@ -62,7 +62,10 @@ def reason(err: OSError) -> str:
     """What went wrong, in words: "No space left on device", never "28"."""
     if err.strerror:
         return err.strerror
-    return os.strerror(err.errno) if err.errno else str(err) or type(err).__name__
+    number = err.errno if err.errno else (err.args[0] if err.args else None)
+    if isinstance(number, int):  # `OSError(28)` carries the number alone, in args
+        return os.strerror(number)
+    return str(err) or type(err).__name__
 
 
 @dataclass(frozen=True)
