@@ -92,6 +92,7 @@ from models.kernel import (
     and_,
     enabled,
     eq,
+    eventually,
     ge,
     group_is,
     ignore,
@@ -115,6 +116,7 @@ from models.kernel import (
     trigger_is,
     unchanged,
     var,
+    weak,
 )
 from models.kernel.layout import Layout
 
@@ -1510,21 +1512,17 @@ PROPERTIES = (
                 and_(unchanged(*EVERYTHING), NO_OUTPUT),
             ),
             implies(and_(eq(var("phase"), PRECHECK), ne(nxt("phase"), PRECHECK)), group_is(RUNNER)),
+            implies(
+                var("unsub_raises"), not_(is_in(var("phase"), PRECHECK, PING, RECHECK, SUBSCRIBE))
+            ),
         ),
         cite="wave-transport.md §2 F1-F5 (startWaveScript runs F1's abort check, and after the "
         "ping reply F3's re-check and F4's onComplete, as its own synchronous steps: nothing "
-        "is awaited before spawn)",
-        doc="The runner's own steps: only a runner step (the launch) leaves the pre-check, and "
-        "in the re-check and subscribe phases an environment or time step changes nothing "
-        "and emits nothing.",
-    ),
-    always(
-        "no-unsub-before-subscribe",
-        implies(var("unsub_raises"), not_(is_in(var("phase"), PRECHECK, PING, RECHECK, SUBSCRIBE))),
-        cite="wave-transport.md §2 F4 (`onComplete(handler)` returns the unsubscribe: before it "
-        "there is none, so none that raises)",
-        doc="The raising unsubscribe is the adapter's answer to the subscribe: no run holds one "
-        "before it has subscribed.",
+        "is awaited before spawn; `onComplete(handler)` returns the unsubscribe)",
+        doc="The runner's own steps before spawn: only a runner step (the launch) leaves the "
+        "pre-check; in the re-check and subscribe phases an environment or time step changes "
+        "nothing and emits nothing; and no run holds a raising unsubscribe before it has "
+        "subscribed.",
     ),
     always(
         "environment-never-raises-the-rank",
@@ -1714,6 +1712,7 @@ SEED = Variant(
         "a-raising-unsubscribe-is-swallowed",
         "a-hung-stop-is-abandoned",
         "always-settles",
+        "eventually-settles",
         "value-only-on-the-partial-arm",
         "never-waits-on-a-non-handle",
         "never-buffers-a-null-completion",
@@ -2026,6 +2025,20 @@ H4_BUFFER_EVERYTHING = Variant(
     ),
 )
 
+# Liveness under fairness (issue 17): the runner's own steps are code that waits on nothing
+# and the clock always advances, so both are weakly fair; the adapter gets no fairness, so a
+# ping, stop or read may never be answered. The rank above stays: it adds the bound.
+FAIRNESS = weak(RUNNER, TIME)
+LIVENESS = (
+    eventually(
+        "eventually-settles",
+        SETTLED_NOW,
+        cite="wave-transport.md §10 property 1 (every arm resolves); api.md KB8 close "
+        "(the stop grace, the read deadline): the runner never rejects, always settles",
+        doc="Every fair run settles, whatever the adapter does (it may never answer).",
+    ),
+)
+
 SPEC = Spec(
     name="wave",
     source="seeds/transport.ts startWaveScript/runWaveScript (wave-transport.md, api.md)",
@@ -2036,6 +2049,8 @@ SPEC = Spec(
     outputs=OUTPUTS,
     rows=ROWS,
     properties=PROPERTIES,
+    liveness=LIVENESS,
+    fairness=FAIRNESS,
     terminal=and_(SETTLED_NOW, not_(REAPING)),
     variants=(SEED, H1_NO_ABORT_RECHECK, H4_BUFFER_EVERYTHING),
     layout=Layout(
