@@ -523,7 +523,7 @@ def bench_check_trace(repeat: int, steps: int = 100_000, budget: float = 5.0) ->
         _, state, outputs = next(iter(stepper.successors(state, trigger.name, args)))
         seen = LogStep(trigger.name, args, outputs, stepper.as_dict(state))
         lines.append(json.dumps(step_json(SPEC, seen)))
-    log = ROOT / "build" / "bench" / "duplex-100k.jsonl"
+    log = ROOT / ".cache" / "bench" / "duplex-100k.jsonl"
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text("\n".join(lines) + "\n")
     command = [str(BIN / "python"), "-m", "models", "check-trace", "duplex", str(log)]
