@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from hypothesis import settings
 
 import impl.mode as i
-from conformance.test_policy import ALL_POLICIES, START
+from conformance.drivers.policy import ALL_POLICIES, START
 
 GATES = 4
 ORDINARY = [p for p in ALL_POLICIES if p.landing is i.LandingPolicy.ORDINARY]

@@ -320,10 +320,6 @@ def walk(expr: Expr) -> list[Expr]:
     return nodes
 
 
-def refs(expr: Expr) -> set[tuple[Scope, str]]:
-    return {(n.scope, n.name) for n in walk(expr) if isinstance(n, Ref)}
-
-
 def is_step_expr(expr: Expr) -> bool:
     """Does the expression speak of a step (after-state, outputs, params, which row)?"""
     return any(
