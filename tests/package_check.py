@@ -7,7 +7,8 @@ file name keeps it out of the default pytest collection.
 - `mypy --strict` on a user's script checks against the installed library's
   annotations (a script with a type error is caught, so the types are read);
 - `import impl` exposes `impl.duplex`, `impl.mode`, `impl.waves`;
-- `python -m models` works from the install, away from the source tree.
+- `python -m models` works from the install, away from the source tree;
+- `python -m build` runs from the repo root (no cache folder shadows the package).
 """
 
 from __future__ import annotations
@@ -126,3 +127,9 @@ def test_python_m_models_runs_from_the_install(installed: Path) -> None:
     assert f"verify: ok — {checks} checks on 2 specs" in out
     run(python, "-m", "models", "diagram", "duplex", "--out", "d", cwd=work, env=env)
     assert (work / "d" / "duplex-audio.dot").read_text().startswith("digraph")
+
+
+def test_python_m_build_runs_from_the_repo_root() -> None:
+    """The caches live in .cache/, so no `build/` folder of ours shadows the `build` package."""
+    out = run(sys.executable, "-m", "build", "--version", cwd=ROOT)
+    assert out.startswith("build 1."), out
