@@ -33,7 +33,7 @@ from models.cli.kit import (
     positive_seconds,
     run,
 )
-from models.cli.registry import BrokenSpec, UnknownSpec, expand, load, lookup, one_line
+from models.cli.registry import Broken, BrokenSpec, UnknownSpec, expand, load, lookup, one_line
 from models.cli.report import add_report
 from models.cli.results import spec_json
 from models.cli.spin import add_parsers as add_spin_parsers
@@ -43,7 +43,8 @@ from models.kernel.checks import DEFAULT_TIMEOUT, Checker, CheckResult, SpecRepo
 from models.kernel.diagram import DotMissing
 from models.kernel.explore import ExplorationLimit
 from models.kernel.oracle import OracleError
-from models.kernel.readable import read_certificate, show, why
+from models.kernel.printer import show
+from models.kernel.readable import read_certificate, why
 from models.kernel.spec import Spec
 from models.kernel.trace import plural, render_trace, state_count
 
@@ -143,75 +144,24 @@ class Outcome:
 
 def _verify(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    registry = load()
-    # A broken module fails as a spec of its own; the others are still checked.
-    broken = [
-        registry.broken[n]
-        for n in (args.specs or registry.broken)
-        if n not in registry.specs and n in registry.broken
-    ]
-    named = [n for n in args.specs if n not in registry.broken or n in registry.specs]
-    specs = expand(named, registry) if named or not args.specs else []
-    names = [spec.name for spec in specs]
+    broken, specs = _selected(args.specs)
     to_stdout = args.json is not None and str(args.json) == "-"
     text: TextIO = sys.stderr if to_stdout else sys.stdout  # stdout carries only the JSON then
     for b in broken:
         text.write(f"{b.module} — BROKEN: models/{b.module}.py: {b.error}\n")
         if args.traceback:
             text.write(b.traceback)
-    jobs = max(1, min(args.jobs, len(names)))
-    outcomes: list[Outcome] = []
-    if jobs == 1:
-        outcomes = [
-            _run_spec(name, args.method, args.timeout, text, args.traceback, args.itf_dir)
-            for name in names
-        ]
-    else:
-        # Specs are independent: check them in parallel, print each block in order.
-        text.write(f"checking {plural(len(names), 'spec')} in {jobs} processes\n")
-        text.flush()
-        context = multiprocessing.get_context("fork")
-        # Start the biggest specs first (rows × properties), so no process idles at the end.
-        cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            futures = {
-                name: pool.submit(
-                    _run_spec, name, args.method, args.timeout, None, args.traceback, args.itf_dir
-                )
-                for name in sorted(names, key=lambda n: -cost[n])
-            }
-            for name in names:
-                outcome = futures[name].result()
-                text.write(outcome.text)
-                text.flush()
-                outcomes.append(outcome)
+    outcomes = _check_all(specs, args, text)
     seconds = time.perf_counter() - started
     failures = [
         f"  models/{b.module}.py: {b.error}\n"
         f"    look:   python -m models verify {b.module} --traceback"
         for b in broken
     ] + [f for o in outcomes for f in o.failures]
-    checks = sum(o.checks for o in outcomes)
     text.write("\n")
-    if not failures:
-        text.write(
-            f"verify: ok — {plural(checks, 'check')} on {plural(len(outcomes), 'spec')} "
-            f"in {seconds:.2f}s\n"
-        )
-    else:
-        wrong = sum(len(o.failures) for o in outcomes if not o.stopped)
-        stopped = sum(o.stopped for o in outcomes)
-        parts = [f"{plural(len(broken), 'spec module')} broken"] if broken else []
-        if stopped:
-            parts.append(f"{plural(stopped, 'spec')} stopped on an error")
-        their = "its" if checks == 1 else "their"
-        if wrong:
-            parts.append(f"{wrong} of {plural(checks, 'check')} did not match {their} expectation")
-        else:
-            parts.append(f"the other {plural(checks, 'check')} matched {their} expectation")
-        text.write(f"verify: FAILED — {'; '.join(parts)}\n")
-        for failure in failures:
-            text.write(failure + "\n")
+    text.write(_verdict_line(broken, outcomes, failures, seconds))
+    for failure in failures:
+        text.write(failure + "\n")
     if args.itf_dir:
         text.write(f"every witness and counterexample written as ITF to {args.itf_dir}/\n")
     text.flush()
@@ -230,6 +180,69 @@ def _verify(args: argparse.Namespace) -> int:
             args.json.parent.mkdir(parents=True, exist_ok=True)
             args.json.write_text(body)
     return 0 if not failures else 1
+
+
+def _selected(asked: Sequence[str]) -> tuple[list[Broken], list[Spec]]:
+    """The broken modules among those asked for (all, when none is named) and the specs.
+    A broken module fails as a spec of its own; the others are still checked."""
+    registry = load()
+    broken = [
+        registry.broken[n]
+        for n in (asked or registry.broken)
+        if n not in registry.specs and n in registry.broken
+    ]
+    named = [n for n in asked if n not in registry.broken or n in registry.specs]
+    return broken, expand(named, registry) if named or not asked else []
+
+
+def _check_all(specs: Sequence[Spec], args: argparse.Namespace, text: TextIO) -> list[Outcome]:
+    """Every spec's checks, in order; in `--jobs` processes when there are several."""
+    names = [spec.name for spec in specs]
+    jobs = max(1, min(args.jobs, len(names)))
+    run = (args.method, args.timeout)
+    if jobs == 1:
+        return [_run_spec(name, *run, text, args.traceback, args.itf_dir) for name in names]
+    # Specs are independent: check them in parallel, print each block in order.
+    text.write(f"checking {plural(len(names), 'spec')} in {jobs} processes\n")
+    text.flush()
+    context = multiprocessing.get_context("fork")
+    # Start the biggest specs first (rows × properties), so no process idles at the end.
+    cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
+    outcomes: list[Outcome] = []
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {
+            name: pool.submit(_run_spec, name, *run, None, args.traceback, args.itf_dir)
+            for name in sorted(names, key=lambda n: -cost[n])
+        }
+        for name in names:
+            outcome = futures[name].result()
+            text.write(outcome.text)
+            text.flush()
+            outcomes.append(outcome)
+    return outcomes
+
+
+def _verdict_line(
+    broken: Sequence[Broken], outcomes: Sequence[Outcome], failures: Sequence[str], seconds: float
+) -> str:
+    """`verify: ok — …` or `verify: FAILED — …`, counting what failed and why."""
+    checks = sum(o.checks for o in outcomes)
+    if not failures:
+        return (
+            f"verify: ok — {plural(checks, 'check')} on {plural(len(outcomes), 'spec')} "
+            f"in {seconds:.2f}s\n"
+        )
+    wrong = sum(len(o.failures) for o in outcomes if not o.stopped)
+    stopped = sum(o.stopped for o in outcomes)
+    parts = [f"{plural(len(broken), 'spec module')} broken"] if broken else []
+    if stopped:
+        parts.append(f"{plural(stopped, 'spec')} stopped on an error")
+    their = "its" if checks == 1 else "their"
+    if wrong:
+        parts.append(f"{wrong} of {plural(checks, 'check')} did not match {their} expectation")
+    else:
+        parts.append(f"the other {plural(checks, 'check')} matched {their} expectation")
+    return f"verify: FAILED — {'; '.join(parts)}\n"
 
 
 def _run_spec(

@@ -28,7 +28,7 @@ from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, overload
+from typing import Any, assert_never, overload
 
 from .domains import Domain, IntRange, Option, Real, Value
 from .expr import (
@@ -36,6 +36,7 @@ from .expr import (
     And,
     Cmp,
     Const,
+    Enabled,
     Env,
     Eq,
     Expr,
@@ -51,6 +52,7 @@ from .expr import (
     StepIs,
     Unwrap,
     evaluate,
+    node,
     walk,
 )
 from .oracle import OracleError
@@ -146,6 +148,7 @@ class _Gen:
         return self._by_id[key]
 
     def src(self, e: Expr) -> str:
+        e = node(e)
         if isinstance(e, Const):
             return self.const(e.value)
         if isinstance(e, Ref):
@@ -180,7 +183,9 @@ class _Gen:
             return f"({self.src(e.arg)} is not None)"
         if isinstance(e, Some | Unwrap):
             return self.src(e.arg)
-        raise ExprTypeError(f"cannot compile {type(e).__name__} here")
+        if isinstance(e, StepIs | Enabled):  # a guard or update never speaks of the step
+            raise ExprTypeError(f"cannot compile {type(e).__name__} here")
+        assert_never(e)
 
 
 @dataclass(frozen=True)

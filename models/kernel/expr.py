@@ -1,8 +1,12 @@
 """A tiny expression language for guards, updates, outputs and properties.
 
 Guards are data, not lambdas, so that every backend can see inside them: the
-explorer evaluates them (`evaluate`), `smt.py` translates them to z3, and the
-diagram prints them (`render`). Type checking happens when a spec is built.
+explorer evaluates them (`evaluate`), `smt.py` translates them to z3, and every
+face prints them through printer.py (`show`). Type checking happens when a spec is built.
+
+`Node` is the closed union of the node kinds: every walker (the printer, `infer`, the
+evaluator, the explorer's compiler, z3's encoding, Promela) starts from `node(expr)` and
+ends in `assert_never`, so mypy names a walker that misses a kind.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias, assert_never
 
 from .domains import Bool, Domain, IntRange, Option, Real, Value
 
@@ -29,7 +33,7 @@ class Expr:
 
     def __bool__(self) -> bool:
         # `guard=a and b` would silently keep only `b`: an expression has no truth value.
-        text = render(self)
+        text = shown(self)
         text = text if len(text) <= 60 else text[:59] + "…"
         raise TypeError(
             f"an expression has no truth value ({text}): Python's and/or/not/if "
@@ -190,6 +194,32 @@ class Enabled(Expr):
     triggers: tuple[str, ...]
 
 
+# Every node kind; a new kind goes in both, and mypy then names each walker to extend.
+Node: TypeAlias = (
+    (Const | Ref | Eq | In | Not | And | Or | Implies | Ite | Cmp | Add | IsSome | Some | Unwrap)
+    | StepIs
+    | Enabled
+)
+NODES = (
+    *(Const, Ref, Eq, In, Not, And, Or, Implies, Ite, Cmp, Add, IsSome, Some, Unwrap),
+    *(StepIs, Enabled),
+)
+
+
+def node(expr: Expr) -> Node:
+    """`expr` as one of the node kinds a walker must handle (see the module docstring)."""
+    if isinstance(expr, NODES):
+        return expr
+    raise ExprTypeError(f"unknown expression node {type(expr).__name__}")
+
+
+def shown(expr: Expr) -> str:
+    """`expr` printed as every face prints it (printer.py), for error messages."""
+    from .printer import show  # the printer imports this module
+
+    return show(None, expr)
+
+
 TRUE: Expr = Const(True)
 FALSE: Expr = Const(False)
 
@@ -334,6 +364,7 @@ Typer = Callable[[Scope, str], Domain]
 
 def infer(expr: Expr, typer: Typer) -> Domain | None:
     """The domain of `expr`, or None for a bare constant (typed by its context)."""
+    expr = node(expr)
     if isinstance(expr, Const):
         return None
     if isinstance(expr, Ref):
@@ -382,12 +413,12 @@ def infer(expr: Expr, typer: Typer) -> Domain | None:
             if isinstance(side, Const) and isinstance(expr, Add) and isinstance(dom, IntRange):
                 # An offset need not lie in the operand's range (`add(x, -1)`, `sub(x, 5)`).
                 if isinstance(side.value, bool) or not isinstance(side.value, int):
-                    raise ExprTypeError(f"{render(expr)}: {side.value!r} is not an integer")
+                    raise ExprTypeError(f"{shown(expr)}: {side.value!r} is not an integer")
                 continue
             try:
                 check(side, typer, dom)
             except ExprTypeError as err:
-                raise ExprTypeError(f"{render(expr)}: {err}") from None
+                raise ExprTypeError(f"{shown(expr)}: {err}") from None
         if isinstance(expr, Cmp):
             return Bool()
         # A sum is checked against the target range where it is assigned.
@@ -409,7 +440,7 @@ def infer(expr: Expr, typer: Typer) -> Domain | None:
         return Bool()
     if isinstance(expr, Enabled):
         return Bool()
-    raise ExprTypeError(f"unknown expression node {type(expr).__name__}")
+    assert_never(expr)
 
 
 def check(expr: Expr, typer: Typer, expected: Domain) -> None:
@@ -482,6 +513,7 @@ def compiled(expr: Expr) -> Callable[[Env], Value]:
 
 
 def _compile(expr: Expr) -> Callable[[Env], Value]:
+    expr = node(expr)
     if isinstance(expr, Const):
         value = expr.value
         return lambda env: value
@@ -532,7 +564,9 @@ def _compile(expr: Expr) -> Callable[[Env], Value]:
         if kind == "row":
             return lambda env: env.row in names
         return lambda env: env.group in names
-    raise ExprTypeError(f"cannot evaluate {type(expr).__name__} here")
+    if isinstance(expr, Enabled):  # the spec expands it when it is built
+        raise ExprTypeError("cannot evaluate Enabled here")
+    assert_never(expr)
 
 
 def _scoped(env: Env, scope: Scope) -> Mapping[str, Value]:
@@ -540,55 +574,3 @@ def _scoped(env: Env, scope: Scope) -> Mapping[str, Value]:
     if source is None:
         raise ExprTypeError(f"{scope} values are not available here")
     return source
-
-
-# ---------------------------------------------------------------- rendering
-
-
-def render(expr: Expr, label: Callable[[Value], str] = str) -> str:
-    """A compact, readable form for diagrams and listings."""
-    if isinstance(expr, Const):
-        return label(expr.value)
-    if isinstance(expr, Ref):
-        return {"pre": "", "post": "'", "param": "?", "out": "!"}[expr.scope] + expr.name
-    if isinstance(expr, Eq):
-        if isinstance(expr.left, Ref) and expr.left.scope == "post":
-            return f"{expr.left.name}' = {render(expr.right, label)}"
-        return f"{render(expr.left, label)} = {render(expr.right, label)}"
-    if isinstance(expr, In):
-        return f"{render(expr.item, label)} ∈ {{{', '.join(label(o) for o in expr.options)}}}"
-    if isinstance(expr, Not):
-        if isinstance(expr.arg, Eq):
-            return f"{render(expr.arg.left, label)} ≠ {render(expr.arg.right, label)}"
-        return f"¬({render(expr.arg, label)})"
-    if isinstance(expr, And):
-        return " ∧ ".join(_paren(a, label) for a in expr.args)
-    if isinstance(expr, Or):
-        return " ∨ ".join(_paren(a, label) for a in expr.args)
-    if isinstance(expr, Implies):
-        return f"{_paren(expr.premise, label)} → {_paren(expr.conclusion, label)}"
-    if isinstance(expr, Ite):
-        return (
-            f"if {render(expr.cond, label)} then {render(expr.then, label)} "
-            f"else {render(expr.other, label)}"
-        )
-    if isinstance(expr, Cmp):
-        return f"{render(expr.left, label)} {expr.op} {render(expr.right, label)}"
-    if isinstance(expr, Add):
-        return f"{render(expr.left, label)} {expr.op} {render(expr.right, label)}"
-    if isinstance(expr, IsSome):
-        return f"{render(expr.arg, label)} set"
-    if isinstance(expr, Some):
-        return render(expr.arg, label)
-    if isinstance(expr, Unwrap):
-        return render(expr.arg, label)
-    if isinstance(expr, StepIs):
-        return f"{expr.kind} ∈ {{{', '.join(expr.names)}}}"
-    if isinstance(expr, Enabled):
-        return f"enabled({', '.join(expr.triggers)})"
-    return type(expr).__name__
-
-
-def _paren(expr: Expr, label: Callable[[Value], str]) -> str:
-    text = render(expr, label)
-    return f"({text})" if isinstance(expr, And | Or | Implies) else text

@@ -63,6 +63,7 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from types import MappingProxyType
+from typing import assert_never
 
 from .domains import Bool, Domain, Finite, IntRange, Option, Real, Value
 from .expr import (
@@ -70,6 +71,7 @@ from .expr import (
     And,
     Cmp,
     Const,
+    Enabled,
     Env,
     Eq,
     Expr,
@@ -86,6 +88,7 @@ from .expr import (
     Unwrap,
     evaluate,
     infer,
+    node,
     walk,
 )
 from .spec import Kind, Property, Row, Spec
@@ -366,6 +369,7 @@ class _Translator:
 
     def __call__(self, expr: Expr, expected: Domain | None = None) -> str:
         tr = self.__call__
+        expr = node(expr)
         if isinstance(expr, Const):
             if expected is None:
                 if isinstance(expr.value, bool):
@@ -415,7 +419,9 @@ class _Translator:
             d = self.domain(expr.arg)
             assert isinstance(d, Option)
             return f"({tr(expr.arg, d)} - {1 - self.codec.offset(d.inner)})"
-        raise PromelaError(f"no Promela form for {type(expr).__name__}")
+        if isinstance(expr, StepIs | Enabled):  # folded away per step before translation
+            raise PromelaError(f"no Promela form for {type(expr).__name__}")
+        assert_never(expr)
 
 
 # ---------------------------------------------------------------- export

@@ -1,8 +1,9 @@
 """Printing for reviewers: a property as written, why it fails, and a certificate.
 
-- `show` prints an expression in the spec's own vocabulary: `x` before the
-  step, `x'` after it, `out(o)` for an output, `?p` for a trigger parameter,
-  values by their labels (`state ≠ OVERLAP ∧ pending is none`).
+- `show` (printer.py, the one printer every face uses) prints an expression in
+  the spec's own vocabulary: `x` before the step, `x'` after it, `out(o)` for an
+  output, `?p` for a trigger parameter, values by their labels
+  (`state ≠ OVERLAP ∧ pending is none`).
 - `why` says, for the last step of a counterexample, which part of the
   predicate fails and with which values (`fails: …`), so that two checks
   sharing a counterexample each name their own failure.
@@ -16,167 +17,33 @@ Nothing here imports z3: the certificate arrives as the text `smt.py` made.
 
 from __future__ import annotations
 
-import enum
 import itertools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .domains import Bool, Domain, Finite, IntRange, Option, Value
+from .domains import Bool, Domain, Finite, IntRange, Option
 from .expr import (
-    Add,
     And,
-    Cmp,
-    Const,
     Enabled,
     Env,
     Eq,
     Expr,
     Implies,
-    In,
-    IsSome,
-    Ite,
     Not,
     Or,
     Ref,
-    Some,
     StepIs,
-    Unwrap,
     evaluate,
 )
+from .printer import domain_of, is_bool, label, show, side
 from .spec import Kind, Property, Spec
 from .trace import Trace
 
 WIDTH = 70
 
 # ---------------------------------------------------------------- expressions
-
-_NEGATED = {"<": "≥", "<=": ">", ">": "≤", ">=": "<"}
-_SHOWN = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
-
-
-def _plain(value: Value) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, enum.Enum):
-        return value.name
-    return str(value)
-
-
-def _domain(spec: Spec, expr: Expr) -> Domain | None:
-    """The domain an expression's values come from, when it names one (for labels)."""
-    if isinstance(expr, Ref):
-        try:
-            if expr.scope in ("pre", "post"):
-                return spec.var(expr.name).domain
-            if expr.scope == "out":
-                return spec.output(expr.name).domain
-        except KeyError:
-            return None
-        for t in spec.triggers:
-            for p in t.params:
-                if p.name == expr.name:
-                    return p.domain
-        return None
-    if isinstance(expr, Unwrap):
-        dom = _domain(spec, expr.arg)
-        return dom.inner if isinstance(dom, Option) else None
-    if isinstance(expr, Some | Add):
-        return _domain(spec, expr.children()[0])
-    return None
-
-
-def _label(domain: Domain | None, value: Value) -> str:
-    if domain is not None:
-        try:
-            return domain.label(value)
-        except (AttributeError, KeyError, TypeError, ValueError):
-            pass
-    return _plain(value)
-
-
-def show(spec: Spec, expr: Expr, context: Domain | None = None) -> str:
-    """`expr` in the spec's vocabulary; `context` labels a bare constant."""
-    if isinstance(expr, Const):
-        return _label(context, expr.value)
-    if isinstance(expr, Ref):
-        return {
-            "pre": expr.name,
-            "post": f"{expr.name}'",
-            "out": f"out({expr.name})",
-            "param": f"?{expr.name}",
-        }[expr.scope]
-    if isinstance(expr, Eq) and (_is_bool(expr.left) or _is_bool(expr.right)):
-        return f"{_side(spec, expr.left)} ⇔ {_side(spec, expr.right)}"
-    if isinstance(expr, Eq | Cmp):
-        dom = _domain(spec, expr.left) or _domain(spec, expr.right)
-        left, right = show(spec, expr.left, dom), show(spec, expr.right, dom)
-        op = "=" if isinstance(expr, Eq) else _SHOWN[expr.op]
-        return f"{left} {op} {right}"
-    if isinstance(expr, In):
-        dom = _domain(spec, expr.item)
-        options = ", ".join(_label(dom, o) for o in expr.options)
-        return f"{show(spec, expr.item)} ∈ {{{options}}}"
-    if isinstance(expr, Not):
-        arg = expr.arg
-        if isinstance(arg, Eq):
-            return show(spec, arg).replace(" = ", " ≠ ", 1)
-        if isinstance(arg, IsSome):
-            return f"{show(spec, arg.arg)} is none"
-        if isinstance(arg, Cmp):
-            dom = _domain(spec, arg.left) or _domain(spec, arg.right)
-            left, right = show(spec, arg.left, dom), show(spec, arg.right, dom)
-            return f"{left} {_NEGATED[arg.op]} {right}"
-        if isinstance(arg, StepIs | Ref):
-            return f"not {show(spec, arg)}"
-        return f"¬({show(spec, arg)})"
-    if isinstance(expr, And | Or):
-        joint = " ∧ " if isinstance(expr, And) else " ∨ "
-        return joint.join(_inner(spec, a, expr) for a in expr.args)
-    if isinstance(expr, Implies):
-        return f"{_inner(spec, expr.premise, expr)} → {_inner(spec, expr.conclusion, expr)}"
-    if isinstance(expr, Ite):
-        return (
-            f"(if {show(spec, expr.cond)} then {show(spec, expr.then, context)} "
-            f"else {show(spec, expr.other, context)})"
-        )
-    if isinstance(expr, Add):
-        return f"{show(spec, expr.left, context)} {expr.op} {show(spec, expr.right, context)}"
-    if isinstance(expr, IsSome):
-        return f"{show(spec, expr.arg)} is set"
-    if isinstance(expr, Some | Unwrap):
-        return show(spec, expr.arg, context.inner if isinstance(context, Option) else context)
-    if isinstance(expr, StepIs):
-        if len(expr.names) == 1:
-            return f"{expr.kind} is {expr.names[0]}"
-        return f"{expr.kind} ∈ {{{', '.join(expr.names)}}}"
-    if isinstance(expr, Enabled):
-        return f"enabled({', '.join(expr.triggers)})"
-    return type(expr).__name__
-
-
-_BOOL = (Eq, Not, And, Or, Implies, Cmp, In, IsSome, StepIs, Enabled)
-
-
-def _is_bool(expr: Expr) -> bool:
-    return isinstance(expr, _BOOL)
-
-
-def _side(spec: Spec, expr: Expr) -> str:
-    text = show(spec, expr)
-    return f"({text})" if isinstance(expr, _BOOL) and " " in text else text
-
-
-def _inner(spec: Spec, child: Expr, parent: Expr) -> str:
-    text = show(spec, child)
-    # Mixed connectives are bracketed, whatever the precedence: `(a ∧ b) ∨ c` reads at once.
-    mixed = isinstance(child, And | Or | Implies) and type(child) is not type(parent)
-    chained = isinstance(child, Implies) and isinstance(parent, Implies)
-    return f"({text})" if mixed or chained else text
-
 
 # ---------------------------------------------------------------- why a step fails
 
@@ -227,9 +94,9 @@ def _false(spec: Spec, e: Expr, env: Env) -> str:
         return _true(spec, e.arg, env)
     if isinstance(e, Enabled):
         return f"{show(spec, e)} is false: no row of these triggers can fire here"
-    if isinstance(e, Eq) and _is_bool(e.left) and _is_bool(e.right):
+    if isinstance(e, Eq) and is_bool(e.left) and is_bool(e.right):
         if _holds(spec, e.left, env):
-            return f"{_side(spec, e.left)} holds, but {_false(spec, e.right, env)}"
+            return f"{side(spec, e.left)} holds, but {_false(spec, e.right, env)}"
         return f"{_false(spec, e.left, env)}, but {_true(spec, e.right, env)}"
     return f"{show(spec, e)} is false{_values(spec, e, env)}"
 
@@ -260,7 +127,7 @@ def _values(spec: Spec, e: Expr, env: Env) -> str:
         if isinstance(node, Ref):
             name = show(spec, node)
             if name not in seen:
-                seen[name] = _label(_domain(spec, node), evaluate(node, env))
+                seen[name] = label(domain_of(spec, node), evaluate(node, env))
         elif isinstance(node, StepIs):
             fired = {"trigger": env.trigger, "row": env.row, "group": env.group}[node.kind]
             seen[node.kind] = str(fired)
@@ -436,7 +303,7 @@ def _eval(node: _Node, env: Mapping[str, Any]) -> Any:
     raise ValueError(f"unknown function {t}")
 
 
-def _restates_domain(spec: Spec, clause: _Node) -> bool:
+def _restatesdomain_of(spec: Spec, clause: _Node) -> bool:
     """Does the clause hold for every value of the one variable it reads?"""
     names = [n for n in _names(clause) if _var_of(spec, n)]
     owners = {_var_of(spec, n) for n in names}
@@ -543,7 +410,7 @@ def read_certificate(spec: Spec, text: str) -> Certificate | None:
         return None
     kept, dropped = [], 0
     for clause in _conjuncts(tree):
-        if _restates_domain(spec, clause):
+        if _restatesdomain_of(spec, clause):
             dropped += 1
         else:
             kept.append(_readable(spec, clause))

@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, assert_never
 
 import z3
 
@@ -36,6 +36,7 @@ from .expr import (
     And,
     Cmp,
     Const,
+    Enabled,
     Env,
     Eq,
     Expr,
@@ -52,6 +53,7 @@ from .expr import (
     Unwrap,
     evaluate,
     infer,
+    node,
     walk,
 )
 from .spec import Row, Spec
@@ -467,6 +469,7 @@ class _Ctx:
         return next(p.domain for p in spec.trigger(self.trigger).params if p.name == name)
 
     def tr(self, e: Expr, want: Domain) -> Enc:
+        e = node(e)
         if isinstance(e, Const):
             return encode_value(want, e.value)
         if not any(isinstance(n, Ref | StepIs) for n in walk(e)):
@@ -512,7 +515,9 @@ class _Ctx:
             return self.ref_or_tr(e.arg)[1:]
         if isinstance(e, StepIs):
             return (self.step_is(e),)
-        raise TypeError(f"cannot translate {type(e).__name__}")
+        if isinstance(e, Enabled):  # the spec expands it when it is built
+            raise TypeError("cannot translate Enabled")
+        assert_never(e)
 
     def b(self, e: Expr) -> Term:
         return self.tr(e, Bool())[0]
