@@ -13,6 +13,7 @@ import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import Protocol, TypeVar
 
 from .domains import Bool, Domain, Finite, Value, all_assignments
 from .expr import (
@@ -228,6 +229,22 @@ class Variant:
     remove: tuple[str, ...] = ()
 
 
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_N = TypeVar("_N", bound=_Named)
+
+
+def _named(items: Iterable[_N], name: str) -> _N:
+    """The item called `name` (a variable, trigger, row, property or output)."""
+    for item in items:
+        if item.name == name:
+            return item
+    raise KeyError(name)
+
+
 @dataclass(frozen=True)
 class Spec:
     name: str
@@ -265,34 +282,19 @@ class Spec:
     # ------------------------------------------------------------ lookups
 
     def var(self, name: str) -> Var:
-        for v in self.vars:
-            if v.name == name:
-                return v
-        raise KeyError(name)
+        return _named(self.vars, name)
 
     def trigger(self, name: str) -> Trigger:
-        for t in self.triggers:
-            if t.name == name:
-                return t
-        raise KeyError(name)
+        return _named(self.triggers, name)
 
     def row(self, name: str) -> Row:
-        for r in self.rows:
-            if r.name == name:
-                return r
-        raise KeyError(name)
+        return _named(self.rows, name)
 
     def prop(self, name: str) -> Property:
-        for p in self.properties:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return _named(self.properties, name)
 
     def output(self, name: str) -> Output:
-        for o in self.outputs:
-            if o.name == name:
-                return o
-        raise KeyError(name)
+        return _named(self.outputs, name)
 
     @property
     def control_domain(self) -> Domain | None:
