@@ -1,10 +1,14 @@
-"""The command line: `verify`, `explain`, `list`; `diagram` and `report` (diagram_cli.py,
-report.py), `check-trace` (cli_trace.py), `promela`, `spin` and `spin-trail` (spin_cli.py).
+"""The command line, `python -m models`: `verify`, `explain` and `list` here; `diagram`
+(diagram.py), `report` (report.py), `check-trace` (trace.py), `mutants` (mutants.py),
+`promela`, `spin` and `spin-trail` (spin.py). `models.cli.kit` holds the shared error handling.
 
-Exit codes: 0 every verdict matched its expectation; 1 some check was
-violated or unknown, a spec module is broken, or a diagram is stale; 2 the
-command was wrong (an unknown spec or check name, a bad argument, a path that
-cannot be written). `models.cli.kit` holds the shared error handling.
+Exit codes, the same for every command:
+  0    every verdict matched its expectation
+  1    a check was violated or unknown, a spec's checks stopped, a spec module
+       is broken, a diagram is stale, or the output pipe closed early
+  2    a usage or input error: an unknown spec or check, a bad flag or value,
+       an output path that cannot be written
+  130  interrupted (Ctrl-C)
 """
 
 from __future__ import annotations
