@@ -1,7 +1,8 @@
 """The virtual clock and the fake wave adapter every test of impl.waves shares.
 
 What `trio.testing` is to trio: `VirtualClock` is an event loop whose time moves only when
-the test says so, so no test waits on, or depends on, the machine's speed; `Faulty` is
+the test says so (or, in `run`, jumps to the next timer whenever nothing is ready), so no
+test waits on, or depends on, the machine's speed; `Faulty` is
 impl's `MemoryWaveAdapter` with any answer replaced (a value, an error, an await that
 never ends) and a hook on each call. The conformance driver (conformance/drivers/wave.py)
 runs on the clock; tests/test_impl_waves*.py use both.
@@ -10,8 +11,8 @@ runs on the clock; tests/test_impl_waves*.py use both.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 from impl.waves import (
     MemoryWaveAdapter,
@@ -21,6 +22,8 @@ from impl.waves import (
     WaveRunHandle,
     WaveSpawnParams,
 )
+
+T = TypeVar("T")
 
 
 class VirtualClock(asyncio.SelectorEventLoop):
@@ -47,17 +50,22 @@ class VirtualClock(asyncio.SelectorEventLoop):
         """How long until the next live timer."""
         return min(h.when() for h in self.timers()) - self.now
 
+    def _once(self) -> None:
+        """One turn of the loop (what is due, what is ready), with no task of its own."""
+        self.call_soon(self.stop)
+        self.run_forever()
+
     def settle(self) -> None:
         """Run until nothing is ready (never waiting on a timer: the clock is virtual)."""
         for _ in range(1_000):
             if not self.ready():
                 return
-            self.run_until_complete(asyncio.sleep(0))
+            self._once()
         raise AssertionError("the loop never settles: a callback keeps rescheduling itself")
 
     def turn(self) -> None:
         """Run what is due at `now` (timers included), then until nothing is ready."""
-        self.run_until_complete(asyncio.sleep(0))
+        self._once()
         self.settle()
 
     def advance(self) -> None:
@@ -68,6 +76,20 @@ class VirtualClock(asyncio.SelectorEventLoop):
             self.turn()
         else:
             self.settle()
+
+    def run(self, main: Coroutine[Any, Any, T]) -> T:
+        """Run `main` to its end as `asyncio.run` would, on virtual time: whenever nothing
+        is ready the clock jumps to the next timer (trio's autojump), so no test waits a
+        real second and every measured delay is exact."""
+        task = self.create_task(main)
+        while not task.done():
+            self.settle()
+            if task.done():
+                break
+            if not self.timers():
+                raise AssertionError("nothing is ready and no timer is set: the test hangs")
+            self.advance()
+        return task.result()
 
 
 async def forever() -> Any:

@@ -2,8 +2,9 @@
 
 One test (or parametrized group) per arm of wave-transport.md §4, the KB8 closures, the
 cancellation decision, timeout resolution and formatting, and the `MemoryWaveAdapter` knobs.
-Plain `asyncio.run`; `Faulty` (conformance/fakes.py) adds the faults the memory adapter does
-not simulate. One test, the leak check, reaches inside and says why.
+Each runs on the virtual clock (conformance/fakes.py: time jumps to the next timer whenever
+nothing is ready, so delays are exact and no test waits); `Faulty` adds the faults the memory
+adapter does not simulate. One test, the leak check, reaches inside and says why.
 """
 
 from __future__ import annotations
@@ -65,7 +66,8 @@ def match(**fields: Any) -> WaveCompletion:
 
 
 def run(main: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
-    """asyncio.run with a watchdog: a test that hangs fails (cancelled) after 3 s."""
+    """`main` on the virtual clock, with a watchdog: a test that hangs fails (cancelled)
+    after 3 virtual seconds."""
 
     async def watched() -> _T:
         task = asyncio.current_task()
@@ -79,7 +81,11 @@ def run(main: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
             for watchdog in watchdogs:
                 watchdog.cancel()
 
-    return asyncio.run(watched())
+    loop = VirtualClock()
+    try:
+        return loop.run(watched())
+    finally:
+        loop.close()
 
 
 def ids(
@@ -646,7 +652,7 @@ def test_stop_that_is_not_awaitable_fails_into_the_suffix() -> None:
     run(main)
 
 
-def test_stop_that_hangs_is_abandoned_after_the_grace() -> None:  # KB8c, ~1 s
+def test_stop_that_hangs_is_abandoned_after_the_grace() -> None:  # KB8c
     async def main() -> None:
         loop = asyncio.get_running_loop()
         stopped: list[float] = []
@@ -785,16 +791,21 @@ def test_env_timeout_is_read_at_each_start(monkeypatch: pytest.MonkeyPatch) -> N
     ],
 )
 def test_a_timeout_below_one_ms_fires_at_once(timeout_ms: float, text: str) -> None:
-    async def main() -> None:
+    """On the virtual clock: the wave's only timer is due after 1 ms, and it times out there."""
+    loop = VirtualClock()
+    try:
         adapter = MemoryWaveAdapter(completion=False)
-        loop = asyncio.get_running_loop()
-        began = loop.time()
-        result = await go(adapter, spec(timeout_ms=timeout_ms))
-        assert loop.time() - began < 0.1
+        start = loop.run_until_complete(start_wave_script(adapter, spec(timeout_ms=timeout_ms)))
+        assert start.result is not None
+        loop.turn()
+        assert loop.next_timer() == pytest.approx(0.001)
+        loop.advance()
+        assert loop.now == pytest.approx(0.001) and start.result.done()
+        result = start.result.result()
         assert failure(result) == ("timeout", f"wave '{FLOW}' timed out after {text}")
         assert adapter.calls.spawn[0].timeout_ms == pytest.approx(timeout_ms, nan_ok=True)
-
-    run(main)
+    finally:
+        loop.close()
 
 
 def test_delay_clamps_like_node() -> None:
@@ -986,9 +997,11 @@ def test_cancelling_start_during_spawn_releases_the_subscription() -> None:
         assert counts(adapter) == (0, 0, 1)
         assert adapter.subscribers == 0
         # The spawn is still watched, to stop a late run handle; it never answers here.
-        (reaper,) = waves._REAPERS
-        reaper.cancel()
-        await asyncio.wait({reaper})
+        watching = asyncio.all_tasks() - {asyncio.current_task()}
+        assert watching
+        for task in watching:
+            task.cancel()
+        await asyncio.wait(watching)
         assert_quiet()
 
     run(main)

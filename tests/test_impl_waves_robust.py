@@ -2,7 +2,8 @@
 
 An adapter that never answers, answers the wrong thing, or raises anything at all (exceptions
 whose str() and repr() raise, exception groups, KeyboardInterrupt); arguments of the wrong
-type at the edge. Plain `asyncio.run` with small real timeouts; the stop grace is shortened.
+type at the edge. On the virtual clock (conformance/fakes.py) with small timeouts; the stop
+grace is shortened.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, cast
 
 import pytest
 
-from conformance.fakes import Faulty, forever
+from conformance.fakes import Faulty, VirtualClock, forever
 from impl import waves
 from impl.waves import (
     MemoryWaveAdapter,
@@ -43,13 +44,19 @@ def short_grace(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """`main` on the virtual clock; then nothing of the wave may be left running."""
+
     async def checked() -> None:
         await main()
         for _ in range(3):
             await asyncio.sleep(0)
         assert asyncio.all_tasks() == {asyncio.current_task()}, "the wave left a task behind"
 
-    asyncio.run(checked())
+    loop = VirtualClock()
+    try:
+        loop.run(checked())
+    finally:
+        loop.close()
 
 
 class Bad(Exception):
@@ -60,6 +67,11 @@ class Bad(Exception):
 
     def __repr__(self) -> str:
         raise RuntimeError("repr")
+
+
+def others() -> set[asyncio.Task[Any]]:
+    """What still runs besides the test (a wave's tasks, or a watch on a late spawn)."""
+    return asyncio.all_tasks() - {asyncio.current_task()}
 
 
 def reason(result: WaveScriptResult | WaveScriptStart) -> tuple[str, str]:
@@ -102,7 +114,8 @@ def test_a_spawn_that_never_answers_is_spawn_failed_at_the_timeout() -> None:
             "spawn-failed",
             "wave spawn failed: spawn did not answer within 20ms",
         )
-        assert adapter.subscribers == 0 and not waves._REAPERS
+        await asyncio.sleep(0)  # the abandoned spawn's cancellation lands
+        assert adapter.subscribers == 0 and not others()  # no watch on a spawn given up
 
     run(main)
 
@@ -120,9 +133,9 @@ def test_an_abort_during_a_late_spawn_settles_and_stops_the_late_run() -> None:
         start = await start_wave_script(adapter, spec(60_000), signal)
         assert reason(start) == ("cancelled", f"wave '{FLOW}' was cancelled (spawn did not answer)")
         assert start.receipt is not None and start.receipt.run_id is None
-        assert adapter.subscribers == 0 and len(waves._REAPERS) == 1
+        assert adapter.subscribers == 0 and others()  # the late spawn is still watched
         late.set_result(WaveRunHandle("late", "/late"))
-        while waves._REAPERS:
+        while others():
             await asyncio.sleep(0)
         assert adapter.calls.stop == [WaveRunHandle("late", "/late")]  # not orphaned
 
@@ -136,9 +149,9 @@ def test_a_late_spawn_watch_ends_at_the_deadline() -> None:
         asyncio.get_running_loop().call_later(0.005, signal.set)
         start = await start_wave_script(adapter, spec(30), signal)
         assert reason(start) == ("cancelled", f"wave '{FLOW}' was cancelled (spawn did not answer)")
-        assert len(waves._REAPERS) == 1
+        assert others()  # the late spawn is still watched
         await asyncio.sleep(0.1)  # past the timeout: the spawn is abandoned, nothing stopped
-        assert not waves._REAPERS and adapter.calls.stop == []
+        assert not others() and adapter.calls.stop == []
 
     run(main)
 
