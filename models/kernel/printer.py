@@ -4,8 +4,9 @@
 diagrams' and Mermaid's edge labels (diagram.py), the kernel's error messages
 (`ExprTypeError`, `Expr.__bool__`) and the vacuity report all print through `show`, so a
 condition reads the same everywhere: `x` before the step, `x'` after it, `out(o)` for an
-output, `?p` for a trigger parameter, values by their labels, `pending is none`,
-`state ≠ OVERLAP`, `¬aborted`, `trigger is call`, `buffer ∈ {none, FOREIGN}`.
+output, `?p` for a trigger parameter, `x.value` for the value inside an option, values by
+their labels: `pending is none`, `state ≠ OVERLAP`, `¬aborted`, `trigger is call`,
+`buffer ∈ {none, FOREIGN}`.
 """
 
 from __future__ import annotations
@@ -127,8 +128,11 @@ def show(spec: Spec | None, expr: Expr, context: Domain | None = None) -> str:
         return f"{show(spec, e.left, context)} {e.op} {show(spec, e.right, context)}"
     if isinstance(e, IsSome):
         return f"{show(spec, e.arg)} is set"
-    if isinstance(e, Some | Unwrap):
+    if isinstance(e, Some):
         return show(spec, e.arg, context.inner if isinstance(context, Option) else context)
+    if isinstance(e, Unwrap):  # the value inside an option, as the certificates name it
+        inner = show(spec, e.arg)
+        return f"{inner}.value" if isinstance(e.arg, Ref) else f"({inner}).value"
     if isinstance(e, StepIs):
         return _names(e.kind, e.names, negated=False, one=("is", "is not"))
     if isinstance(e, Enabled):

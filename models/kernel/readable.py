@@ -21,20 +21,27 @@ import itertools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .domains import Bool, Domain, Finite, IntRange, Option
 from .expr import (
+    Add,
     And,
+    Cmp,
+    CmpOp,
+    Const,
     Enabled,
     Env,
     Eq,
     Expr,
     Implies,
+    IsSome,
+    Ite,
     Not,
     Or,
     Ref,
     StepIs,
+    Unwrap,
     evaluate,
 )
 from .printer import domain_of, is_bool, label, show, side
@@ -303,7 +310,7 @@ def _eval(node: _Node, env: Mapping[str, Any]) -> Any:
     raise ValueError(f"unknown function {t}")
 
 
-def _restatesdomain_of(spec: Spec, clause: _Node) -> bool:
+def _restates_domain(spec: Spec, clause: _Node) -> bool:
     """Does the clause hold for every value of the one variable it reads?"""
     names = [n for n in _names(clause) if _var_of(spec, n)]
     owners = {_var_of(spec, n) for n in names}
@@ -324,48 +331,98 @@ def _restatesdomain_of(spec: Spec, clause: _Node) -> bool:
         return False
 
 
-def _readable(spec: Spec, node: _Node, top: bool = True) -> str:
+def _readable(spec: Spec, node: _Node) -> str:
+    """A clause in the spec's vocabulary, printed as every face prints (printer.py); a
+    clause that names something the spec does not know is shown as z3 wrote it."""
+    try:
+        return show(spec, _as_expr(spec, node))
+    except ValueError:
+        return _raw(node)
+
+
+def _as_expr(spec: Spec, node: _Node, want: Domain | None = None) -> Expr:
+    """The clause as an expression over the spec's variables (`want`: the domain a bare
+    name is a value of, from the other side of a comparison); ValueError if it is not one."""
     k, t, a = node.kind, node.text, node.args
-    options = {v.name for v in spec.vars if isinstance(v.domain, Option)}
     if k == "name":
-        base, _, field = t.partition(".")
-        if base in options and field == "0":
-            return f"{base} is set"
-        if base in options and field == "1":
-            return f"{base}.value"
-        return {"True": "true", "False": "false"}.get(t, t)
+        if t in ("True", "False"):
+            return Const(t == "True")
+        base, dot, part = t.partition(".")
+        if _var_of(spec, t) is not None:
+            domain = spec.var(base).domain
+            if not dot:
+                return Ref("pre", base)
+            if isinstance(domain, Option) and part in ("0", "1"):
+                ref = Ref("pre", base)
+                return IsSome(ref) if part == "0" else Unwrap(ref)
+        for value in (want.values or ()) if want is not None else ():
+            if want is not None and want.label(value) == t:
+                return Const(value)
+        raise ValueError(f"not the spec's: {t}")
     if k == "num":
-        return t
+        return Const(float(t) if "." in t else int(t))
     if k == "neg":
-        return f"-{_readable(spec, a[0], False)}"
-    if k == "cmp":
-        op = {"==": "=", "<=": "≤", ">=": "≥"}.get(t, t)
-        return f"{_readable(spec, a[0], False)} {op} {_readable(spec, a[1], False)}"
-    if k == "arith":
-        return f"{_readable(spec, a[0], False)} {t} {_readable(spec, a[1], False)}"
-    if t == "Not" and len(a) == 1:
-        arg = a[0]
-        if arg.kind == "name" and arg.text.partition(".")[0] in options:
-            return f"{arg.text.partition('.')[0]} is none"
-        if arg.kind == "cmp" and arg.text in ("<=", ">=", "<", ">", "=="):
-            op = {"<=": ">", ">=": "<", "<": "≥", ">": "≤", "==": "≠"}[arg.text]
-            return (
-                f"{_readable(spec, arg.args[0], False)} {op} {_readable(spec, arg.args[1], False)}"
-            )
-        if arg.kind == "name":
-            return f"not {_readable(spec, arg)}"
-        return f"¬({_readable(spec, arg)})"
-    if t in ("And", "Or"):
-        joint = " ∧ " if t == "And" else " ∨ "
-        text = joint.join(_readable(spec, x, False) for x in a)
-        return text if top else f"({text})"
-    if t == "Implies":
-        text = f"{_readable(spec, a[0], False)} → {_readable(spec, a[1], False)}"
-        return text if top else f"({text})"
-    if t == "If":
-        parts = [_readable(spec, x, False) for x in a]
-        return f"(if {parts[0]} then {parts[1]} else {parts[2]})"
-    return f"{t}({', '.join(_readable(spec, x) for x in a)})"
+        inner = _as_expr(spec, a[0])
+        if isinstance(inner, Const) and isinstance(inner.value, int | float):
+            return Const(-inner.value)
+        raise ValueError("a negated term")
+    if k in ("cmp", "arith"):
+        left, right = _pair(spec, a[0], a[1])
+        if t == "==":
+            return Eq(left, right)
+        if t == "≠":
+            return Not(Eq(left, right))
+        if t in _CMP:
+            return Cmp(_CMP[t], left, right)
+        if t in _ARITH:
+            return Add(left, right, _ARITH[t])
+        raise ValueError(f"no expression for {t}")
+    args = tuple(_as_expr(spec, x) for x in a)
+    if t == "Not" and len(args) == 1:
+        return Not(args[0])
+    if t == "And":
+        return And(args)
+    if t == "Or":
+        return Or(args)
+    if t == "Implies" and len(args) == 2:
+        return Implies(*args)
+    if t == "If" and len(a) == 3:
+        cond = args[0]
+        then, other = _pair(spec, a[1], a[2])
+        return Ite(cond, then, other)
+    raise ValueError(f"no expression for {t}")
+
+
+_CMP: dict[str, CmpOp] = {"<": "<", "<=": "<=", ">": ">", ">=": ">="}
+_ARITH: dict[str, Literal["+", "-"]] = {"+": "+", "-": "-"}
+
+
+def _pair(spec: Spec, a: _Node, b: _Node) -> tuple[Expr, Expr]:
+    """Two sides of a comparison: a bare name on one side is a value of the other's domain."""
+    sides: list[Expr | None] = []
+    for node in (a, b):
+        try:
+            sides.append(_as_expr(spec, node))
+        except ValueError:
+            sides.append(None)
+    known = [domain_of(spec, e) for e in sides if e is not None]
+    want = next((d for d in known if d is not None), None)
+    left, right = sides
+    return (
+        left if left is not None else _as_expr(spec, a, want),
+        right if right is not None else _as_expr(spec, b, want),
+    )
+
+
+def _raw(node: _Node) -> str:
+    """A clause as z3 wrote it."""
+    if node.kind in ("name", "num"):
+        return node.text
+    if node.kind == "neg":
+        return f"-{_raw(node.args[0])}"
+    if node.kind in ("cmp", "arith"):
+        return f"{_raw(node.args[0])} {node.text} {_raw(node.args[1])}"
+    return f"{node.text}({', '.join(_raw(x) for x in node.args)})"
 
 
 @dataclass(frozen=True)
@@ -410,7 +467,7 @@ def read_certificate(spec: Spec, text: str) -> Certificate | None:
         return None
     kept, dropped = [], 0
     for clause in _conjuncts(tree):
-        if _restatesdomain_of(spec, clause):
+        if _restates_domain(spec, clause):
             dropped += 1
         else:
             kept.append(_readable(spec, clause))
