@@ -13,13 +13,15 @@ import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, assert_never
 
 from .domains import Bool, Domain, Finite, Value, all_assignments
 from .expr import (
     FALSE,
     TRUE,
+    Add,
     And,
+    Cmp,
     Const,
     Enabled,
     Eq,
@@ -27,14 +29,19 @@ from .expr import (
     ExprTypeError,
     Implies,
     In,
+    IsSome,
+    Ite,
     Not,
     Or,
     Ref,
     Scope,
+    Some,
     StepIs,
+    Unwrap,
     as_expr,
     check,
     is_step_expr,
+    node,
     walk,
 )
 from .layout import Layout
@@ -526,6 +533,7 @@ def _typed(
 
 
 def _expand_enabled(spec: Spec, expr: Expr) -> Expr:
+    expr = node(expr)
     if isinstance(expr, Enabled):
         alternatives: list[Expr] = []
         for name in expr.triggers:
@@ -551,7 +559,12 @@ def _expand_enabled(spec: Spec, expr: Expr) -> Expr:
         return Or(tuple(_expand_enabled(spec, a) for a in expr.args))
     if isinstance(expr, Implies):
         return Implies(_expand_enabled(spec, expr.premise), _expand_enabled(spec, expr.conclusion))
-    return expr  # the remaining nodes cannot contain a boolean `enabled`
+    if isinstance(expr, Ite):
+        cond = _expand_enabled(spec, expr.cond)
+        return Ite(cond, _expand_enabled(spec, expr.then), _expand_enabled(spec, expr.other))
+    if isinstance(expr, In | Cmp | Add | IsSome | Some | Unwrap):
+        return expr  # their arguments are values, never a boolean `enabled`
+    assert_never(expr)
 
 
 def _bind(expr: Expr, params: Mapping[str, Value]) -> Expr:
