@@ -1,4 +1,5 @@
-"""z3 limits are `unknown` verdicts, never exceptions and never passes.
+"""z3 limits are `unknown` verdicts on a spec with a real variable, never exceptions and
+never passes; on a finite model the explorer's exhaustive search stands (issue 16 §3).
 
 The hard query is the one that used to crash `verify` with
 `Z3Exception: canceled` from Spacer's `fp.query`: reaching the deepest state of
@@ -14,6 +15,7 @@ import pytest
 import z3  # only to interrupt a running query, as a second thread (or a signal) would
 from families import counters
 
+from models import duplex
 from models.cli.main import main
 from models.kernel import and_, eq, var
 from models.kernel.checks import verify
@@ -50,8 +52,9 @@ def test_an_interrupted_query_is_unknown() -> None:
     assert engines.spacer(eq(var("c0"), 12), step=False) is not None
 
 
-def test_a_tiny_timeout_makes_every_z3_check_unknown_naming_engine_and_reason() -> None:
-    report = verify(counters(2), timeout=0.001)
+def test_a_tiny_timeout_makes_every_z3_check_of_a_real_spec_unknown() -> None:
+    # duplex has a real variable: the explorer only samples it, so z3 is the prover there.
+    report = verify(duplex.SPEC, timeout=0.001)
     assert not report.ok
     explorer_only = ("rows-fire", "vacuity")  # decided on the explorer's graph, no z3 budget
     by_z3 = [c for c in report.checks if c.id not in explorer_only]
@@ -65,10 +68,29 @@ def test_a_tiny_timeout_makes_every_z3_check_unknown_naming_engine_and_reason() 
     assert next(c for c in report.checks if c.id == "vacuity").verdict == "proved"
 
 
+def test_a_tiny_timeout_leaves_a_finite_models_verdicts_on_its_exhaustive_search() -> None:
+    report = verify(counters(2), timeout=0.001)
+    assert report.ok, [(c.id, c.verdict, c.detail) for c in report.checks if not c.ok]
+    safety = next(c for c in report.checks if c.id == "counters-stay-in-range")
+    assert (safety.verdict, safety.basis, safety.states) == ("proved", "exhaustive", 100)
+    assert safety.certificate is None and "no certificate within budget" in safety.basis_text
+    witness = next(c for c in report.checks if c.id == "all-at-top")
+    assert witness.verdict == "witnessed" and witness.basis == "trace"
+    assert "not confirmed by z3" in witness.basis_text
+    reach = next(c for c in report.checks if c.id == "reachable-set")
+    assert reach.basis == "exhaustive" and "not cross-checked by z3" in reach.basis_text
+
+
 def test_verify_timeout_reports_unknown_and_fails(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["verify", "policy", "--timeout", "0.001", "--jobs", "1"]) == 1
+    assert main(["verify", "duplex", "--timeout", "0.001", "--jobs", "1"]) == 1
     out = capsys.readouterr().out
     assert "unknown" in out and "gave up on" in out and "Traceback" not in out
+
+
+def test_verify_timeout_on_a_finite_model_still_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", "policy", "--timeout", "0.001", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "no certificate within budget" in out and "unknown" not in out
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "soon", "inf"])

@@ -28,6 +28,10 @@ def test_verify_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[
         "bound",
         "seconds",
         "certificate",
+        "basis",
+        "states",
+        "basis_text",
+        "detail",
         "expected",
         "trace",
     }
@@ -45,6 +49,8 @@ def test_verify_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[
     }
     proof = next(c for c in spec["checks"] if c["id"] == "text-never-overlap")
     assert proof["method"] == "spacer" and proof["certificate"].startswith("inv:")
+    # duplex has a real variable the explorer only samples: z3's certificate is the proof.
+    assert (proof["basis"], proof["basis_text"]) == ("certificate", "z3 certificate")
 
 
 def test_an_unknown_spec_is_named_with_the_known_ones(capsys: pytest.CaptureFixture[str]) -> None:

@@ -160,3 +160,12 @@ def test_the_first_screen_lists_the_clis_exit_codes() -> None:
     ).stdout
     in_help = [int(c) for c in re.findall(r"^\s+(\d+)\s{2,}", helped.split("Exit codes")[1], re.M)]
     assert in_readme == in_help == sorted({kit.OK, kit.FAILED, kit.USAGE, kit.INTERRUPTED})
+
+
+def test_the_table_of_contents_lists_every_reference_section() -> None:
+    contents, reference = TEXT.split("\n## Contents\n", 1)[1].split("\n## ", 1)
+    listed = re.findall(r"^- \[([^\]]+)\]\(#([\w-]+)\)$", contents, re.M)
+    sections = re.findall(r"^## (.+)$", "## " + reference, re.M)
+    assert [title for title, _ in listed] == sections
+    for title, anchor in listed:
+        assert anchor == re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import multiprocessing
 import os
 import sys
@@ -43,7 +44,14 @@ from models.cli.results import spec_json
 from models.cli.spin import add_parsers as add_spin_parsers
 from models.cli.trace import add_parser as add_check_trace
 from models.cli.trace import itf_name, write_check_itf
-from models.kernel.checks import DEFAULT_TIMEOUT, Checker, CheckResult, SpecReport, verify
+from models.kernel.checks import (
+    DEFAULT_CERTIFICATE_BUDGET,
+    DEFAULT_TIMEOUT,
+    Checker,
+    CheckResult,
+    SpecReport,
+    verify,
+)
 from models.kernel.diagram import DotMissing
 from models.kernel.explore import ExplorationLimit
 from models.kernel.oracle import OracleError
@@ -101,8 +109,20 @@ def _parser() -> argparse.ArgumentParser:
         type=positive_seconds,
         default=DEFAULT_TIMEOUT,
         metavar="S",
-        help="z3's budget per check in seconds; past it the check is `unknown` "
+        help="z3's budget per check in seconds; past it a check of a spec with a real variable "
+        "is `unknown`, and a finite model's verdict stands on its exhaustive search "
         f"(default: {DEFAULT_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--certificates",
+        type=positive_seconds,
+        nargs="?",
+        const=math.inf,
+        default=DEFAULT_CERTIFICATE_BUDGET,
+        metavar="S",
+        help="z3's budget per check for a finite model's optional inductive certificate; "
+        "alone: the whole --timeout (default: "
+        f"{DEFAULT_CERTIFICATE_BUDGET:g})",
     )
     p.add_argument(
         "--itf-dir", type=output_dir, metavar="DIR", help="write every trace as ITF here"
@@ -203,7 +223,7 @@ def _check_all(specs: Sequence[Spec], args: argparse.Namespace, text: TextIO) ->
     """Every spec's checks, in order; in `--jobs` processes when there are several."""
     names = [spec.name for spec in specs]
     jobs = max(1, min(args.jobs, len(names)))
-    run = (args.method, args.timeout)
+    run = (args.method, (args.timeout, args.certificates))
     if jobs == 1:
         return [_run_spec(name, *run, text, args.traceback, args.itf_dir) for name in names]
     # Specs are independent: check them in parallel, print each block in order.
@@ -252,7 +272,7 @@ def _verdict_line(
 def _run_spec(
     name: str,
     method: str,
-    timeout: float,
+    budgets: tuple[float, float],
     stream: TextIO | None = None,
     show_traceback: bool = False,
     itf_dir: Path | None = None,
@@ -260,7 +280,7 @@ def _run_spec(
     spec = lookup(name)
     out: TextIO = stream or io.StringIO()
     try:
-        report = _verify_one(spec, method, timeout, out)
+        report = _verify_one(spec, method, budgets, out)
     except Exception as err:  # a spec the kernel cannot check fails alone; the others go on
         # Too big to explore is a limit, not a kernel bug: its message is enough.
         reason = str(err) if isinstance(err, ExplorationLimit) else one_line(err)
@@ -289,7 +309,9 @@ def _run_spec(
     return Outcome(spec.name, text, spec_json(report), failures, len(report.checks))
 
 
-def _verify_one(spec: Spec, method: str, timeout: float, stream: TextIO) -> SpecReport:
+def _verify_one(
+    spec: Spec, method: str, budgets: tuple[float, float], stream: TextIO
+) -> SpecReport:
     stream.write(f"{spec.name} — {spec.source}\n")
     stream.flush()
 
@@ -297,7 +319,14 @@ def _verify_one(spec: Spec, method: str, timeout: float, stream: TextIO) -> Spec
         stream.write(_check_line(spec, check) + "\n")
         stream.flush()
 
-    report = verify(spec, method=method, progress=line, timeout=timeout)  # type: ignore[arg-type]
+    timeout, certificates = budgets  # z3's budget per check; a finite model's certificate's
+    report = verify(
+        spec,
+        method=method,  # type: ignore[arg-type]
+        progress=line,
+        timeout=timeout,
+        certificates=certificates,
+    )
     g = report.exploration
     stream.write(
         f"  {state_count(spec, g.states)} (diameter {g.diameter}), "
@@ -309,10 +338,14 @@ def _verify_one(spec: Spec, method: str, timeout: float, stream: TextIO) -> Spec
 
 def _check_line(spec: Spec, check: CheckResult) -> str:
     cert = read_certificate(spec, check.certificate or "")
-    if cert is not None:
-        evidence = cert.one_line()
+    # An exhaustive basis comes first; a certificate, when z3 found one, follows it.
+    searched = f"exhaustive, {check.states:,} states + " if check.basis == "exhaustive" else ""
+    if check.basis == "exhaustive" and not check.certificate:
+        evidence = check.basis_text
+    elif cert is not None:
+        evidence = searched + cert.one_line()
     elif check.certificate:
-        evidence = check.certificate
+        evidence = searched + check.certificate
     elif check.trace is not None:
         evidence = f"trace of {plural(len(check.trace), 'step')}"
     else:
@@ -348,6 +381,8 @@ def _explain(args: argparse.Namespace) -> int:
     print(f"{check.kind.upper()} {check.id}: {check.verdict} ({how})")
     if check.cite:
         print(f"source: {check.cite}")
+    if check.basis_text:
+        print(f"basis: {check.basis_text}")
     prop = next((p for p in spec.properties if p.name == check.id), None)
     if prop is not None:
         print(f"property: {show(spec, prop.as_written)}")

@@ -165,7 +165,7 @@ def _section(
             f'<tr class="{"ok" if _ok(c) else "bad"}"><td>{_e(c["kind"])}</td>'
             f'<td>{_e(c["id"])}</td><td class="v-{_e(c["verdict"])}">{_e(verdict)}</td>'
             f"<td>{_e(c['method'])}</td><td>{bound}</td><td>{c['seconds']:.3f}s</td>"
-            f"<td>{_e(_cite(spec, c['id']))}</td>"
+            f"<td>{_e(c.get('basis_text', ''))}</td><td>{_e(_cite(spec, c['id']))}</td>"
             f"<td><code>{_e(evidence)}</code>{link}{steps}</td></tr>"
         )
     return (
@@ -174,7 +174,8 @@ def _section(
         f"{plural(results['rows'], 'row')}</p>"
         + "".join(figures)
         + '<table class="checks"><thead><tr><th>kind</th><th>check</th><th>verdict</th>'
-        "<th>method</th><th>bound</th><th>time</th><th>source</th><th>evidence</th></tr>"
+        "<th>method</th><th>bound</th><th>time</th><th>basis</th><th>source</th>"
+        "<th>evidence</th></tr>"
         "</thead><tbody>"
         + "".join(rows)
         + "</tbody></table>"

@@ -41,6 +41,10 @@ def spec_json(r: SpecReport) -> SpecResults:
                 "bound": c.bound,
                 "seconds": round(c.seconds, 4),
                 "certificate": c.certificate,
+                "basis": c.basis,
+                "states": c.states,
+                "basis_text": c.basis_text,
+                "detail": c.detail,
                 "expected": c.expected,
                 "trace": None if c.trace is None else trace_json(r.spec, c.trace),
             }

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, assert_never, overload
 
-from .domains import Domain, IntRange, Option, Real, Value
+from .domains import Domain, IntRange, Option, Real, Value, all_assignments
 from .expr import (
     Add,
     And,
@@ -487,6 +487,7 @@ class _Compiled:
 
     def state_test(self, pred: Expr) -> Callable[[list[Key]], int | None]:
         """The first state (in BFS order) satisfying a state predicate."""
+        self.gen.params = {}
         lines = [
             "def first(states):",
             "    for i, s in enumerate(states):",
@@ -495,6 +496,28 @@ class _Compiled:
             "    return None",
         ]
         return self._exec(lines, "first")  # type: ignore[no-any-return]
+
+    def param_state_test(
+        self, pred: Expr, trigger: str
+    ) -> tuple[Callable[[list[Key]], tuple[int, int] | None], list[dict[str, Value]]]:
+        """The first state (BFS order) where a predicate over the state and `trigger`'s
+        parameters holds for some arguments, as (state, index into the arguments returned
+        beside the function). Only the parameters the predicate reads are enumerated."""
+        read = {n.name for n in walk(pred) if isinstance(n, Ref) and n.scope == "param"}
+        params = [p for p in self.spec.trigger(trigger).params if p.name in read]
+        arguments = list(all_assignments([(p.name, p.domain) for p in params]))
+        self.gen.params = {p.name: f"p{j}" for j, p in enumerate(params)}
+        names = "".join(f"p{j}, " for j in range(len(params)))
+        table = self.gen.const(tuple(tuple(a[p.name] for p in params) for a in arguments))
+        lines = [
+            "def first(states):",
+            "    for i, s in enumerate(states):",
+            f"        {self._unpack()}",
+            f"        for k, ({names}) in enumerate({table}):",
+            f"            if {self.gen.src(_fold(pred))}: return (i, k)",
+            "    return None",
+        ]
+        return self._exec(lines, "first"), arguments
 
     def step_test(self, pred: Expr) -> Callable[[list[Key]], tuple[int, int, int] | None]:
         """The first edge (BFS order of its source, then firing order) satisfying a step
@@ -713,6 +736,13 @@ class Exploration:
     def first_state(self, pred: Expr) -> int | None:
         """The shallowest state satisfying a state predicate (BFS order)."""
         return self.code.state_test(pred)(self._keys)
+
+    def first_state_with(self, pred: Expr, trigger: str) -> tuple[int, dict[str, Value]] | None:
+        """The shallowest state where `pred`, which may read `trigger`'s parameters, holds
+        for some arguments; with those arguments."""
+        test, arguments = self.code.param_state_test(pred, trigger)
+        hit = test(self._keys)
+        return None if hit is None else (hit[0], arguments[hit[1]])
 
     def first_edge(self, pred: Expr | Callable[[Edge], bool]) -> Edge | None:
         """The edge satisfying a step predicate with the shortest path through it."""

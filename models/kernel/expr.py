@@ -205,6 +205,9 @@ NODES = (
     *(StepIs, Enabled),
 )
 
+# The kinds whose arguments are values, never conditions (a walker over conditions passes them).
+VALUED = (In, Cmp, Add, IsSome, Some, Unwrap)
+
 
 def node(expr: Expr) -> Node:
     """`expr` as one of the node kinds a walker must handle (see the module docstring)."""

@@ -41,16 +41,26 @@ class Fired:
     outputs: Mapping[str, Value]
 
 
-class _Model:
-    """The object the machine drives. `state` is the machine's; the rest are the spec's."""
+# The model attribute transitions keeps the state in: not an identifier, so no trigger (whose
+# name is one) can be named like it; transitions refuses a trigger named as that attribute.
+STATE = "machine state"
 
-    state: str
+
+class _Model:
+    """The object the machine drives: the machine's state (`STATE`), and the spec's values."""
+
     trigger: Any  # attached by transitions at runtime
 
     def __init__(self) -> None:
         self.values: dict[str, Value] = {}
         self.fired: Row | None = None
         self.emitted: dict[str, Value] = {}
+
+
+def _arguments(event: EventData) -> Mapping[str, Value]:
+    """The trigger's arguments: `fire` passes them as the one positional argument."""
+    (arguments,) = tuple(event.args)
+    return arguments  # type: ignore[no-any-return]
 
 
 class Oracle:
@@ -68,6 +78,7 @@ class Oracle:
             initial=self._initial_label(),
             auto_transitions=False,
             send_event=True,
+            model_attribute=STATE,
         )
         for r in spec.rows:
             self._machine.add_transition(
@@ -85,15 +96,17 @@ class Oracle:
         return self._labels[self.spec.var(self.spec.control).inits[0]]
 
     def _guard(self, r: Row) -> Any:
+        # The arguments travel as one positional dict, never as keywords: a parameter may be
+        # named `self`, `model` or `trigger_name`, which transitions' own signatures take.
         def guard(event: EventData) -> bool:
-            return bool(evaluate(r.guard, Env(pre=self.state, params=event.kwargs)))
+            return bool(evaluate(r.guard, Env(pre=self.state, params=_arguments(event))))
 
         guard.__name__ = f"guard_{r.name}"
         return guard
 
     def _effect(self, r: Row) -> Any:
         def effect(event: EventData) -> None:
-            env = Env(pre=self.state, params=event.kwargs)
+            env = Env(pre=self.state, params=_arguments(event))
             updates = {name: evaluate(expr, env) for name, expr in r.updates.items()}
             emitted = {o.name: o.default for o in self.spec.outputs}
             emitted.update({name: evaluate(expr, env) for name, expr in r.outputs.items()})
@@ -116,7 +129,7 @@ class Oracle:
     def state(self) -> dict[str, Value]:
         values = dict(self._model.values)
         if self.spec.control is not None:
-            values[self.spec.control] = self._values[self._model.state]
+            values[self.spec.control] = self._values[getattr(self._model, STATE)]
         return values
 
     def load(self, state: Mapping[str, Value]) -> None:
@@ -136,7 +149,9 @@ class Oracle:
 
     # ------------------------------------------------------------ stepping
 
-    def fire(self, trigger: str, **params: Value) -> Fired:
+    def fire(self, trigger: str, /, **params: Value) -> Fired:
+        """Fire `trigger` with its arguments; `trigger` is positional-only, so any
+        identifier (`self` and `trigger` included) can name a parameter."""
         try:
             declared = self.spec.trigger(trigger)
         except KeyError:
@@ -154,7 +169,7 @@ class Oracle:
                 )
         self._model.fired = None
         try:
-            self._model.trigger(trigger, **params)
+            self._model.trigger(trigger, dict(params))
         except MachineError:
             self._model.fired = None
         fired = self._model.fired

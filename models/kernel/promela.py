@@ -11,17 +11,17 @@ The shape of the model:
   0/1, integers as themselves, `none` as 0 with the inner codes shifted by one.
 - One process runs one `do` loop with one option per initial state (a
   `d_step` enabled only while `go` is 0) and one per trigger. A trigger's
-  option picks each parameter from its finite domain (`a_` variables, inside
-  an `atomic`), then runs one `d_step`: enabled when some row's guard holds,
-  it fires the first such row (the oracle's order; the determinism check
-  proves there is only one). The row copies the pre-state values it
+  option picks each parameter from its finite domain (`a<k>_` variables, k
+  the trigger's number, inside an `atomic`), then runs one `d_step`: enabled
+  when some row's guard holds, it fires the first such row (the oracle's
+  order; the determinism check proves there is only one). The row copies the pre-state values it
   overwrites to `p_` variables, writes the outputs to `o_` variables, then
   the updates, then one `printf` that names the row and prints the
   arguments, the whole state and the outputs (what the trail reader
   translates back), then the row's step assertions. An update that adds is
   first asserted to stay in its variable's range, whatever `sel` is. The
   `d_step` ends with the state assertions and resets every `p_`, `o_` and
-  `a_` variable to 0.
+  `a<k>_` variable to 0.
 - Properties become assertions, guarded by a selector: `sel` is 0 (check
   every property), k (only the k-th), n+1 (none) or n+2 (every `always`
   and `never`, for one search that proves them all), read from
@@ -39,7 +39,7 @@ State counts. A `d_step` is one transition: SPIN stores no state inside it.
 Only a trigger with parameters leaves states inside its `atomic` step (after
 each pick); SPIN's breadth-first search stores them and reports them apart:
 `nominal states` is the stored count without them (a depth-first pan stores
-none). At the loop head every `p_`/`o_`/`a_` variable is 0 and `sel` is the
+none). At the loop head every `p_`/`o_`/`a<k>_` variable is 0 and `sel` is the
 same in every state of a search, so a nominal state is exactly an explorer
 state, plus one: the state before an initial state is picked (`go` = 0).
 So SPIN's nominal count is the explorer's reachable-state count plus
@@ -443,8 +443,11 @@ def _step(spec: Spec, r: Row) -> _Step:
     return _Step(r.name, r.trigger, spec.group_of(r.trigger))
 
 
-def _arg(trigger: str, param: str) -> str:
-    return f"a_{_ident(trigger)}_{_ident(param)}"
+def _arg(spec: Spec, trigger: str, param: str) -> str:
+    """A trigger's argument as a global: numbered by trigger, so `a_b`'s `c` and `a`'s `b_c`
+    stay apart."""
+    number = [t.name for t in spec.triggers].index(trigger)
+    return f"a{number}_{_ident(param)}"
 
 
 def export(spec: Spec) -> Export:
@@ -461,7 +464,7 @@ def export(spec: Spec) -> Export:
                 return f"o_{n}"
             if scope == "param":
                 assert trigger is not None
-                return _arg(trigger, n)
+                return _arg(spec, trigger, n)
             return f"p_{n}" if scope == "pre" and n in copies else f"v_{n}"
 
         params = {p.name: p.domain for p in spec.trigger(trigger).params} if trigger else {}
@@ -497,7 +500,7 @@ def export(spec: Spec) -> Export:
     out += [f"{codec.ctype(v.domain)} p_{v.name};  /* {v.name} before the step */" for v in updated]
     out += [f"{codec.ctype(o.domain)} o_{o.name};  /* output {o.name} */" for o in spec.outputs]
     for t in spec.triggers:
-        out += [f"{codec.ctype(p.domain)} {_arg(t.name, p.name)};" for p in t.params]
+        out += [f"{codec.ctype(p.domain)} {_arg(spec, t.name, p.name)};" for p in t.params]
     for k, p in enumerate(props, start=1):
         out.append(f"/* property {k}: {p.kind} {p.name} ({p.cite}) */")
 
@@ -525,7 +528,7 @@ def export(spec: Spec) -> Export:
         own = spec.rows_of(t.name)
         if not own:
             continue
-        args = [_arg(t.name, param.name) for param in t.params]
+        args = [_arg(spec, t.name, param.name) for param in t.params]
         # The guards run before any copy is taken: they read the variables themselves.
         guards = [
             translator(t.name, ())(_fold(spec.step_guard(r), _step(spec, r)), Bool()) for r in own
@@ -535,7 +538,7 @@ def export(spec: Spec) -> Export:
             out.append(":: atomic { go;")
             for param in t.params:
                 codes = " ".join(
-                    f":: {_arg(t.name, param.name)} = {codec.encode(param.domain, x)}"
+                    f":: {_arg(spec, t.name, param.name)} = {codec.encode(param.domain, x)}"
                     for x in param.domain.sample()
                 )
                 out.append(f"     if {codes} fi;")

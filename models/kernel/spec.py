@@ -10,6 +10,7 @@ a `SpecError` that names the row (or variable, property) and the cause.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -19,9 +20,8 @@ from .domains import Bool, Domain, Finite, Value, all_assignments
 from .expr import (
     FALSE,
     TRUE,
-    Add,
+    VALUED,
     And,
-    Cmp,
     Const,
     Enabled,
     Eq,
@@ -29,15 +29,12 @@ from .expr import (
     ExprTypeError,
     Implies,
     In,
-    IsSome,
     Ite,
     Not,
     Or,
     Ref,
     Scope,
-    Some,
     StepIs,
-    Unwrap,
     as_expr,
     check,
     is_step_expr,
@@ -340,7 +337,51 @@ class Spec:
 # ---------------------------------------------------------------- validation
 
 
+# A name every face can use as it is (issue 16 §4): z3 constants, Promela globals (behind a
+# prefix: `v_`, `o_`, `a<k>_`), ITF keys, diagram ids, keyword arguments are all safe for an
+# ASCII identifier, Python keywords, `self` and Promela's reserved words included (each face
+# prefixes, quotes or passes names as data). Properties may also use hyphens.
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+PROPERTY_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*\Z")
+# The structural checks' names: a property of the same name would be two checks in one.
+STRUCTURAL_CHECKS = (
+    "determinism",
+    "totality",
+    "no-deadlock",
+    "terminal-absorbing",
+    "rows-fire",
+    "vacuity",
+    "reachable-set",
+)
+
+
+def _names(spec: Spec) -> None:
+    named = [("variable", v.name) for v in spec.vars]
+    named += [("output", o.name) for o in spec.outputs]
+    named += [("trigger", t.name) for t in spec.triggers]
+    named += [(f"parameter of trigger {t.name!r}", p.name) for t in spec.triggers for p in t.params]
+    named += [("row", r.name) for r in spec.rows]
+    for what, name in named:
+        if not isinstance(name, str) or not IDENTIFIER.match(name):
+            raise SpecError(
+                f"spec {spec.name!r}: {what} {name!r} is not a name every face can use: "
+                "use ASCII letters, digits and _, not starting with a digit"
+            )
+    for p in spec.properties:
+        if not isinstance(p.name, str) or not PROPERTY_NAME.match(p.name):
+            raise SpecError(
+                f"spec {spec.name!r}: property {p.name!r} is not a name every face can use: "
+                "use ASCII letters, digits, _ and -, not starting with -"
+            )
+        if p.name in STRUCTURAL_CHECKS:
+            raise SpecError(
+                f"spec {spec.name!r}: property {p.name!r} has the name of a structural check "
+                f"({', '.join(STRUCTURAL_CHECKS)})"
+            )
+
+
 def _validate(spec: Spec) -> None:
+    _names(spec)
     _unique(spec, "variable", [v.name for v in spec.vars])
     _unique(spec, "trigger", [t.name for t in spec.triggers])
     _unique(spec, "row", [r.name for r in spec.rows])
@@ -545,7 +586,7 @@ def _expand_enabled(spec: Spec, expr: Expr) -> Expr:
                 read = {n.name for n in walk(guard) if isinstance(n, Ref) and n.scope == "param"}
                 named = [(p.name, p.domain) for p in spec.trigger(name).params if p.name in read]
                 for params in all_assignments(named):
-                    alternatives.append(_bind(guard, params))
+                    alternatives.append(bind(guard, params))
         return Or(tuple(alternatives)) if alternatives else FALSE
     if isinstance(expr, Const | Ref | StepIs):
         return expr
@@ -562,12 +603,12 @@ def _expand_enabled(spec: Spec, expr: Expr) -> Expr:
     if isinstance(expr, Ite):
         cond = _expand_enabled(spec, expr.cond)
         return Ite(cond, _expand_enabled(spec, expr.then), _expand_enabled(spec, expr.other))
-    if isinstance(expr, In | Cmp | Add | IsSome | Some | Unwrap):
+    if isinstance(expr, VALUED):
         return expr  # their arguments are values, never a boolean `enabled`
     assert_never(expr)
 
 
-def _bind(expr: Expr, params: Mapping[str, Value]) -> Expr:
+def bind(expr: Expr, params: Mapping[str, Value]) -> Expr:
     """Substitute parameter values (parameters of a finite domain only)."""
     if isinstance(expr, Ref) and expr.scope == "param":
         return Const(params[expr.name])
@@ -576,9 +617,9 @@ def _bind(expr: Expr, params: Mapping[str, Value]) -> Expr:
     fields = {k: v for k, v in vars(expr).items()}
     for key, value in fields.items():
         if isinstance(value, Expr):
-            fields[key] = _bind(value, params)
+            fields[key] = bind(value, params)
         elif isinstance(value, tuple) and value and isinstance(value[0], Expr):
-            fields[key] = tuple(_bind(v, params) for v in value)
+            fields[key] = tuple(bind(v, params) for v in value)
     return type(expr)(**fields)
 
 
