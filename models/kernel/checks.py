@@ -192,11 +192,13 @@ class Checker:
         ]
         if self.spec.expect_violated:
             return checks  # a faulty variant is run for its expected violations only
-        checks += [
-            ("determinism", self.check_determinism),
-            ("totality", self.check_totality),
-            ("no-deadlock", self.check_deadlock),
-        ]
+        checks.append(("determinism", self.check_determinism))
+        if self.spec.totality == "explicit":
+            checks.append(("totality", self.check_totality))
+        if self.spec.check_deadlock:
+            checks.append(("no-deadlock", self.check_deadlock))
+        if any(self.spec.defined(r) is not None for r in self.spec.rows):
+            checks.append(("well-defined", self.check_defined))
         if self.spec.terminal is not None:
             checks.append(("terminal-absorbing", self.check_terminal))
         checks += [
@@ -545,7 +547,11 @@ class Checker:
             rows = self.spec.rows_of(t.name)
             some = Or(tuple(self.spec.step_guard(r) for r in rows)) if rows else FALSE
             cases.append((f"no row or ignore of {t.name!r} is enabled", t.name, Not(some)))
-        head = Head("totality", "structural", "kernel: every trigger has a row or an ignore")
+        head = Head(
+            "totality",
+            "structural",
+            "kernel: every trigger has a row or an ignore (totality: explicit)",
+        )
         return self._over_cases(head, cases)
 
     def check_deadlock(self) -> CheckResult:
@@ -558,10 +564,29 @@ class Checker:
         head = Head(
             "no-deadlock",
             "structural",
-            "kernel: a non-ignore row is enabled in every non-terminal state",
+            "kernel: a non-ignore row is enabled in every non-terminal state "
+            f"(totality: {self.spec.totality})",
         )
         what = "a reachable non-terminal state enables only ignore rows"
         return self._over_cases(head, [(what, self.spec.triggers[0].name, stuck)])
+
+    def check_defined(self) -> CheckResult:
+        """No reachable state lets a row's guard, or the updates of a row whose guard
+        holds, take the head of an empty sequence, append to a full one, and so on."""
+        cases: list[Case] = []
+        for r in self.spec.rows:
+            when = self.spec.defined(r)
+            if when is not None:
+                bad = And((self.spec.source_expr(r), Not(when)))
+                cases.append(
+                    (f"row {r.name!r} is undefined (see its sequence operations)", r.trigger, bad)
+                )
+        head = Head(
+            "well-defined",
+            "structural",
+            "kernel: no step appends to a full sequence or reads past either end",
+        )
+        return self._over_cases(head, cases)
 
     def check_terminal(self) -> CheckResult:
         assert self.spec.terminal is not None

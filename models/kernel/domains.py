@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import itertools
 import math
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -216,3 +216,245 @@ def all_assignments(named: Sequence[tuple[str, Domain]]) -> Iterable[dict[str, V
     names = [n for n, _ in named]
     for combo in itertools.product(*(d.sample() for _, d in named)):
         yield dict(zip(names, combo, strict=True))
+
+
+# ---------------------------------------------------------------- data: sequences, functions, sets
+#
+# Values are plain hashables, so every face can store and compare them: a sequence is a
+# tuple of its elements, a function a `FuncValue` (read by key), a set a frozenset. Each
+# domain enumerates its values lazily (the explorer packs a state by value index).
+
+_MAX_ENUMERATED = 1 << 20
+
+
+def _finite_values(domain: Domain, what: str) -> tuple[Value, ...]:
+    values = domain.values
+    if values is None:
+        raise ValueError(f"{what} needs a finite domain, got {domain.describe()}")
+    return values
+
+
+@dataclass(frozen=True)
+class Seq(Domain):
+    """Sequences of `element` values, at most `max_len` long (TLA+ `Seq(S)`, bounded)."""
+
+    element: Domain
+    max_len: int
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        _finite_values(self.element, "a sequence")
+        if self.max_len < 1:
+            raise ValueError(f"a sequence needs max_len >= 1, got {self.max_len}")
+        if not self.name:
+            object.__setattr__(self, "name", f"Seq[{self.element.name}, {self.max_len}]")
+
+    @property
+    def is_finite(self) -> bool:
+        return True  # without listing the values, which may be many
+
+    @property
+    def values(self) -> tuple[Value, ...]:
+        return _cached(self, self._enumerate)
+
+    def _enumerate(self) -> tuple[Value, ...]:
+        elements = _finite_values(self.element, "a sequence")
+        count = sum(len(elements) ** k for k in range(self.max_len + 1))
+        if count > _MAX_ENUMERATED:
+            raise ValueError(f"{self.name} has {count} values, too many to list")
+        out: list[Value] = []
+        for k in range(self.max_len + 1):
+            out += itertools.product(elements, repeat=k)
+        return tuple(out)
+
+    def contains(self, value: Value) -> bool:
+        return (
+            isinstance(value, tuple)
+            and len(value) <= self.max_len
+            and all(self.element.contains(x) for x in value)
+        )
+
+    def label(self, value: Value) -> str:
+        return "<<" + ", ".join(self.element.label(x) for x in value) + ">>"
+
+    def describe(self) -> str:
+        return f"sequences of {self.element.describe()} up to {self.max_len} long"
+
+
+class FuncValue:
+    """A function's value: immutable, hashable, read by key (`f[k]`) as TLA+ reads `f[k]`."""
+
+    __slots__ = ("_hash", "_index", "keys", "vals")
+
+    def __init__(self, keys: tuple[Value, ...], vals: tuple[Value, ...]) -> None:
+        self.keys, self.vals = keys, vals
+        self._index = _key_index(keys)
+        self._hash = hash(vals)
+
+    def __getitem__(self, key: Value) -> Value:
+        return self.vals[self._index[key]]
+
+    def set(self, key: Value, value: Value) -> FuncValue:
+        i = self._index[key]
+        return FuncValue(self.keys, (*self.vals[:i], value, *self.vals[i + 1 :]))
+
+    def items(self) -> Iterable[tuple[Value, Value]]:
+        return zip(self.keys, self.vals, strict=True)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, FuncValue)
+            and self._hash == other._hash
+            and self.vals == other.vals
+            and self.keys == other.keys
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in self.items()) + "}"
+
+
+_KEY_INDEX: dict[tuple[Value, ...], dict[Value, int]] = {}
+
+
+def _key_index(keys: tuple[Value, ...]) -> dict[Value, int]:
+    hit = _KEY_INDEX.get(keys)
+    if hit is None:
+        hit = _KEY_INDEX[keys] = {k: i for i, k in enumerate(keys)}
+    return hit
+
+
+@dataclass(frozen=True)
+class Func(Domain):
+    """Total functions from the finite `index` domain to `value` (TLA+ `[I -> V]`)."""
+
+    index: Domain
+    value: Domain
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        _finite_values(self.index, "a function's index")
+        _finite_values(self.value, "a function's value")
+        if not self.name:
+            object.__setattr__(self, "name", f"[{self.index.name} -> {self.value.name}]")
+
+    @property
+    def keys(self) -> tuple[Value, ...]:
+        return _finite_values(self.index, "a function's index")
+
+    @property
+    def is_finite(self) -> bool:
+        return True  # without listing the values, which may be many
+
+    @property
+    def values(self) -> tuple[Value, ...]:
+        return _cached(self, self._enumerate)
+
+    def _enumerate(self) -> tuple[Value, ...]:
+        inner = _finite_values(self.value, "a function's value")
+        count = len(inner) ** len(self.keys)
+        if count > _MAX_ENUMERATED:
+            raise ValueError(f"{self.name} has {count} values, too many to list")
+        keys = self.keys
+        return tuple(FuncValue(keys, c) for c in itertools.product(inner, repeat=len(keys)))
+
+    def contains(self, value: Value) -> bool:
+        return (
+            isinstance(value, FuncValue)
+            and value.keys == self.keys
+            and all(self.value.contains(x) for x in value.vals)
+        )
+
+    def label(self, value: Value) -> str:
+        pairs = (f"{self.index.label(k)} |-> {self.value.label(x)}" for k, x in value.items())
+        return "[" + ", ".join(pairs) + "]"
+
+    def of(self, mapping: Mapping[Value, Value] | Callable[[Value], Value]) -> FuncValue:
+        """The function value for a dict (or a callable) over the index values."""
+        get = mapping.__getitem__ if isinstance(mapping, Mapping) else mapping
+        return FuncValue(self.keys, tuple(get(k) for k in self.keys))
+
+    def describe(self) -> str:
+        return f"functions {self.name}"
+
+
+@dataclass(frozen=True)
+class Set(Domain):
+    """Subsets of the finite `element` domain (TLA+ `SUBSET S`)."""
+
+    element: Domain
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        _finite_values(self.element, "a set")
+        if not self.name:
+            object.__setattr__(self, "name", f"Set[{self.element.name}]")
+
+    @property
+    def is_finite(self) -> bool:
+        return True  # without listing the values, which may be many
+
+    @property
+    def values(self) -> tuple[Value, ...]:
+        return _cached(self, self._enumerate)
+
+    def _enumerate(self) -> tuple[Value, ...]:
+        elements = _finite_values(self.element, "a set")
+        if 2 ** len(elements) > _MAX_ENUMERATED:
+            raise ValueError(f"{self.name} has 2^{len(elements)} values, too many to list")
+        return tuple(
+            frozenset(c)
+            for k in range(len(elements) + 1)
+            for c in itertools.combinations(elements, k)
+        )
+
+    def contains(self, value: Value) -> bool:
+        return isinstance(value, frozenset) and all(self.element.contains(x) for x in value)
+
+    def ordered(self, value: Value) -> list[Value]:
+        """The members in the element domain's order (for labels and listings)."""
+        return [x for x in _finite_values(self.element, "a set") if x in value]
+
+    def label(self, value: Value) -> str:
+        return "{" + ", ".join(self.element.label(x) for x in self.ordered(value)) + "}"
+
+    def describe(self) -> str:
+        return f"sets of {self.element.describe()}"
+
+
+_VALUES: dict[int, tuple[Domain, tuple[Value, ...]]] = {}
+
+
+def _cached(domain: Domain, make: Callable[[], tuple[Value, ...]]) -> tuple[Value, ...]:
+    hit = _VALUES.get(id(domain))
+    if hit is None or hit[0] is not domain:
+        hit = _VALUES[id(domain)] = (domain, make())
+    return hit[1]
+
+
+def count(domain: Domain) -> int | None:
+    """How many values the domain has (None: infinitely many), without listing them."""
+    if isinstance(domain, Seq):
+        n = count(domain.element)
+        assert n is not None
+        return sum(math.prod([n] * k) for k in range(domain.max_len + 1))
+    if isinstance(domain, Func):
+        n = count(domain.value)
+        assert n is not None
+        return math.prod([n] * len(domain.keys))
+    if isinstance(domain, Set):
+        n = count(domain.element)
+        assert n is not None
+        return 1 << n
+    if isinstance(domain, Option):
+        inner = count(domain.inner)
+        return None if inner is None else inner + 1
+    values = domain.values
+    return None if values is None else len(values)
+
+
+def is_data(domain: Domain) -> bool:
+    """A sequence, function or set domain (a value with parts)."""
+    return isinstance(domain, Seq | Func | Set)

@@ -4,7 +4,8 @@ Each spec's rows are compiled once into straight-line Python over compact
 states: each state packed into one int (a bit field per variable, a value's
 code being its index in its domain, or its offset from an integer range's
 `lo`; a real's values are the spec's samples), or a plain tuple of values
-when some value falls outside that layout. Per trigger the code loops over
+when some value falls outside that layout or a data variable (a sequence,
+function or set) has too many values to number. Per trigger the code loops over
 the parameter assignments and tests the trigger's rows in spec order; the
 first enabled row builds the successor, exactly as the `transitions` Machine
 in `oracle.py` fires the first transition whose conditions hold (a test
@@ -22,7 +23,6 @@ drawn from their declared samples.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import time
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -30,10 +30,22 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, assert_never, overload
 
-from .domains import Domain, IntRange, Option, Real, Value, all_assignments
+from .domains import (
+    Domain,
+    FuncValue,
+    IntRange,
+    Option,
+    Real,
+    Value,
+    all_assignments,
+    count,
+    is_data,
+)
 from .expr import (
     Add,
     And,
+    At,
+    Bound,
     Cmp,
     Const,
     Enabled,
@@ -41,18 +53,24 @@ from .expr import (
     Eq,
     Expr,
     ExprTypeError,
+    FuncLit,
     Implies,
     In,
     IsSome,
     Ite,
     Not,
     Or,
+    Quant,
     Ref,
+    SeqOp,
+    SetOp,
     Some,
     StepIs,
     Unwrap,
+    Update,
     evaluate,
     node,
+    unroll,
     walk,
 )
 from .oracle import OracleError
@@ -99,8 +117,13 @@ def _closed(e: Expr) -> bool:
 
 
 def _fold(e: Expr) -> Expr:
-    """Evaluate closed subterms; simplify connectives with constant arguments."""
-    e = _map(e, _fold)
+    """Unroll quantifiers, evaluate closed subterms, simplify connectives with constant
+    arguments."""
+    return _fold_unrolled(unroll(e))
+
+
+def _fold_unrolled(e: Expr) -> Expr:
+    e = _map(e, _fold_unrolled)
     if isinstance(e, Const):
         return e
     if _closed(e):
@@ -183,7 +206,34 @@ class _Gen:
             return f"({self.src(e.arg)} is not None)"
         if isinstance(e, Some | Unwrap):
             return self.src(e.arg)
-        if isinstance(e, StepIs | Enabled):  # a guard or update never speaks of the step
+        if isinstance(e, SeqOp):
+            seq = self.src(e.seq)
+            if e.op == "append":
+                assert e.arg is not None
+                return f"({seq} + ({self.src(e.arg)},))"
+            if e.op == "index":
+                assert e.arg is not None
+                return f"{seq}[{self.src(e.arg)} - 1]"
+            return {"head": f"{seq}[0]", "tail": f"{seq}[1:]", "len": f"len({seq})"}[e.op]
+        if isinstance(e, At):
+            return f"{self.src(e.func)}[{self.src(e.key)}]"
+        if isinstance(e, Update):
+            return f"{self.src(e.func)}.set({self.src(e.key)}, {self.src(e.value)})"
+        if isinstance(e, FuncLit):
+            items = "".join(self.src(i) + ", " for i in e.items)
+            return f"_FV({self.const(e.domain.keys)}, ({items}))"
+        if isinstance(e, SetOp):
+            set_ = self.src(e.set)
+            if e.op == "size":
+                return f"len({set_})"
+            assert e.item is not None
+            item = self.src(e.item)
+            return {
+                "member": f"({item} in {set_})",
+                "add": f"({set_} | {{{item}}})",
+                "remove": f"({set_} - {{{item}}})",
+            }[e.op]
+        if isinstance(e, StepIs | Enabled | Bound | Quant):  # a row's, unrolled before this
             raise ExprTypeError(f"cannot compile {type(e).__name__} here")
         assert_never(e)
 
@@ -222,6 +272,8 @@ class _Layout:
             domain = v.domain
             inner = domain.inner if isinstance(domain, Option) else domain
             lo = domain.lo if isinstance(domain, IntRange) else None
+            if is_data(domain) and not _few(domain):
+                raise _NoPacking(v.name)  # too many values to number: plain tuples
             values = domain.values
             if values is None:  # a real: the explorer only ever meets the spec's samples
                 values = (None, *reals) if isinstance(domain, Option) else tuple(reals)
@@ -249,6 +301,15 @@ class _Layout:
             ((key >> sh) & mask) + lo if lo is not None else values[(key >> sh) & mask]
             for sh, mask, lo, values, _ in self.fields
         )
+
+
+# A data variable (sequence, function, set) is packed by the index of its value, so its
+# values are listed up front: only when there are few of them.
+_PACK_DATA_UP_TO = 1 << 16
+
+
+def _few(domain: Domain) -> bool:
+    return (count(domain) or 0) <= _PACK_DATA_UP_TO
 
 
 def _domains(spec: Spec) -> list[Domain]:
@@ -438,7 +499,12 @@ class _Compiled:
                 lines.append(f"{inner}pass")
 
     def _exec(self, lines: list[str], name: str, extra: Mapping[str, Any] | None = None) -> Any:
-        ns: dict[str, Any] = {**self.gen.consts, "_bad": self._bad, **(extra or {})}
+        ns: dict[str, Any] = {
+            **self.gen.consts,
+            "_bad": self._bad,
+            "_FV": FuncValue,
+            **(extra or {}),
+        }
         exec(compile("\n".join(lines), f"<{name} {self.spec.name}>", "exec"), ns)  # noqa: S102
         return ns[name]
 
@@ -771,11 +837,7 @@ class Exploration:
 
 
 def initial_states(spec: Spec) -> list[dict[str, Value]]:
-    names = [v.name for v in spec.vars]
-    return [
-        dict(zip(names, combo, strict=True))
-        for combo in itertools.product(*(v.inits for v in spec.vars))
-    ]
+    return spec.initial_states()
 
 
 def explore(spec: Spec, *, max_states: int = DEFAULT_MAX_STATES) -> Exploration:

@@ -11,14 +11,16 @@ ends in `assert_never`, so mypy names a walker that misses a kind.
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias, assert_never
 
-from .domains import Bool, Domain, IntRange, Option, Real, Value
+from .domains import Bool, Domain, Func, FuncValue, IntRange, Option, Real, Seq, Set, Value
 
-Scope = Literal["pre", "post", "param", "out"]
+# "bound" names a quantifier's variable; only the typer sees it (the node is `Bound`).
+Scope = Literal["pre", "post", "param", "out", "bound"]
 
 
 class ExprTypeError(Exception):
@@ -194,19 +196,107 @@ class Enabled(Expr):
     triggers: tuple[str, ...]
 
 
+# ---------------------------------------------------------------- data and quantifiers
+
+
+@dataclass(frozen=True)
+class Bound(Expr):
+    """The variable of an enclosing `forall`/`exists`."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Quant(Expr):
+    """`forall` (`kind="all"`), `exists` (`"any"`) or `total` (`"sum"`, an integer sum)
+    over a finite domain."""
+
+    kind: Literal["all", "any", "sum"]
+    name: str
+    domain: Domain
+    body: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.body,)
+
+
+@dataclass(frozen=True)
+class SeqOp(Expr):
+    """`append(s, x)`, `head(s)`, `tail(s)`, `length(s)`, `index(s, k)` (1-based, as TLA+).
+
+    `append` to a full sequence, `head`/`tail` of an empty one and an index out of
+    range are undefined: `defined()` says when they are not, and the checks report a
+    step that reaches one as a violation."""
+
+    op: Literal["append", "head", "tail", "len", "index"]
+    seq: Expr
+    arg: Expr | None = None
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.seq,) if self.arg is None else (self.seq, self.arg)
+
+
+@dataclass(frozen=True)
+class At(Expr):
+    """`f[key]`."""
+
+    func: Expr
+    key: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.func, self.key)
+
+
+@dataclass(frozen=True)
+class Update(Expr):
+    """`[f EXCEPT ![key] = value]`."""
+
+    func: Expr
+    key: Expr
+    value: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.func, self.key, self.value)
+
+
+@dataclass(frozen=True)
+class FuncLit(Expr):
+    """`[k \\in I |-> e_k]`: one expression per index value, in the index domain's order."""
+
+    domain: Func
+    items: tuple[Expr, ...]
+
+    def children(self) -> tuple[Expr, ...]:
+        return self.items
+
+
+@dataclass(frozen=True)
+class SetOp(Expr):
+    """`member(x, S)`, `set_add(S, x)` (S \\cup {x}), `set_remove(S, x)` (S \\ {x}),
+    `size(S)` (Cardinality)."""
+
+    op: Literal["member", "add", "remove", "size"]
+    set: Expr
+    item: Expr | None = None
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.set,) if self.item is None else (self.set, self.item)
+
+
 # Every node kind; a new kind goes in both, and mypy then names each walker to extend.
 Node: TypeAlias = (
     (Const | Ref | Eq | In | Not | And | Or | Implies | Ite | Cmp | Add | IsSome | Some | Unwrap)
-    | StepIs
-    | Enabled
+    | (StepIs | Enabled)
+    | (Bound | Quant | SeqOp | At | Update | FuncLit | SetOp)
 )
 NODES = (
     *(Const, Ref, Eq, In, Not, And, Or, Implies, Ite, Cmp, Add, IsSome, Some, Unwrap),
     *(StepIs, Enabled),
+    *(Bound, Quant, SeqOp, At, Update, FuncLit, SetOp),
 )
 
 # The kinds whose arguments are values, never conditions (a walker over conditions passes them).
-VALUED = (In, Cmp, Add, IsSome, Some, Unwrap)
+VALUED = (In, Cmp, Add, IsSome, Some, Unwrap, SeqOp, At, Update, FuncLit, SetOp)
 
 
 def node(expr: Expr) -> Node:
@@ -339,6 +429,91 @@ def enabled(*triggers: str) -> Expr:
     return Enabled(triggers)
 
 
+def bound(name: str) -> Expr:
+    """The variable a `forall`/`exists` binds, by name."""
+    return Bound(name)
+
+
+def _quant(
+    kind: Literal["all", "any", "sum"],
+    name: str,
+    domain: Domain,
+    pred: Expr | Callable[[Expr], Expr],
+) -> Expr:
+    body = pred(Bound(name)) if callable(pred) and not isinstance(pred, Expr) else pred
+    assert isinstance(body, Expr), f"a quantifier's body must be an expression, got {body!r}"
+    return Quant(kind, name, domain, body)
+
+
+def forall(name: str, domain: Domain, pred: Expr | Callable[[Expr], Expr]) -> Expr:
+    """`\\A name \\in domain : pred`; `pred` reads `bound(name)` (or is `lambda i: ...`)."""
+    return _quant("all", name, domain, pred)
+
+
+def exists(name: str, domain: Domain, pred: Expr | Callable[[Expr], Expr]) -> Expr:
+    """`\\E name \\in domain : pred`."""
+    return _quant("any", name, domain, pred)
+
+
+def total(name: str, domain: Domain, body: Expr | Callable[[Expr], Expr]) -> Expr:
+    """The integer sum of `body` over `domain` (a fold: `Cardinality` of a filtered set is
+    `total(i, D, ite(pred, 1, 0))`)."""
+    return _quant("sum", name, domain, body)
+
+
+def append(seq: Expr, item: Expr | Value) -> Expr:
+    return SeqOp("append", seq, as_expr(item))
+
+
+def head(seq: Expr) -> Expr:
+    return SeqOp("head", seq)
+
+
+def tail(seq: Expr) -> Expr:
+    return SeqOp("tail", seq)
+
+
+def length(seq: Expr) -> Expr:
+    return SeqOp("len", seq)
+
+
+def index(seq: Expr, k: Expr | Value) -> Expr:
+    """`s[k]`, 1-based as in TLA+."""
+    return SeqOp("index", seq, as_expr(k))
+
+
+def at(func: Expr, key: Expr | Value) -> Expr:
+    return At(func, as_expr(key))
+
+
+def update(func: Expr, key: Expr | Value, value: Expr | Value) -> Expr:
+    return Update(func, as_expr(key), as_expr(value))
+
+
+def func(
+    domain: Func, items: Mapping[Value, Expr | Value] | Callable[[Value], Expr | Value]
+) -> Expr:
+    """A function literal: `func(F, {k: e, ...})` or `func(F, lambda k: e)` over every index."""
+    get = items.__getitem__ if isinstance(items, Mapping) else items
+    return FuncLit(domain, tuple(as_expr(get(k)) for k in domain.keys))
+
+
+def member(item: Expr | Value, set_: Expr) -> Expr:
+    return SetOp("member", set_, as_expr(item))
+
+
+def set_add(set_: Expr, item: Expr | Value) -> Expr:
+    return SetOp("add", set_, as_expr(item))
+
+
+def set_remove(set_: Expr, item: Expr | Value) -> Expr:
+    return SetOp("remove", set_, as_expr(item))
+
+
+def size(set_: Expr) -> Expr:
+    return SetOp("size", set_)
+
+
 def unchanged(*names: str) -> Expr:
     return and_(*(eq(nxt(n), var(n)) for n in names))
 
@@ -358,6 +533,113 @@ def is_step_expr(expr: Expr) -> bool:
     return any(
         isinstance(n, StepIs) or (isinstance(n, Ref) and n.scope != "pre") for n in walk(expr)
     )
+
+
+def substitute(expr: Expr, name: str, value: Value) -> Expr:
+    """`expr` with the bound variable `name` replaced by the constant `value`."""
+    if isinstance(expr, Bound):
+        return Const(value) if expr.name == name else expr
+    if isinstance(expr, Quant) and expr.name == name:
+        return expr  # shadowed
+    changes: dict[str, Any] = {}
+    for key, child in vars(expr).items():
+        if isinstance(child, Expr):
+            new = substitute(child, name, value)
+            if new is not child:
+                changes[key] = new
+        elif isinstance(child, tuple) and child and isinstance(child[0], Expr):
+            items = tuple(substitute(c, name, value) for c in child)
+            if any(a is not b for a, b in zip(items, child, strict=True)):
+                changes[key] = items
+    return dataclasses.replace(expr, **changes) if changes else expr  # type: ignore[type-var]
+
+
+def instances(q: Quant) -> tuple[Expr, ...]:
+    """The quantifier's body once per value of its domain (a finite conjunction or
+    disjunction: how every face but the printer reads a quantifier)."""
+    values = q.domain.values
+    assert values is not None
+    return tuple(substitute(q.body, q.name, v) for v in values)
+
+
+def unroll(expr: Expr) -> Expr:
+    """`expr` with every quantifier unrolled into `And`/`Or` over its instances."""
+    if isinstance(expr, Quant):
+        parts = tuple(unroll(b) for b in instances(expr))
+        if expr.kind == "sum":
+            summed: Expr = parts[0]
+            for part in parts[1:]:
+                summed = Add(summed, part)
+            return summed
+        return And(parts) if expr.kind == "all" else Or(parts)
+    changes: dict[str, Any] = {}
+    for key, child in vars(expr).items():
+        if isinstance(child, Expr):
+            new = unroll(child)
+            if new is not child:
+                changes[key] = new
+        elif isinstance(child, tuple) and child and isinstance(child[0], Expr):
+            items = tuple(unroll(c) for c in child)
+            if any(a is not b for a, b in zip(items, child, strict=True)):
+                changes[key] = items
+    return dataclasses.replace(expr, **changes) if changes else expr  # type: ignore[type-var]
+
+
+def partial(expr: Expr) -> bool:
+    """Does `expr` use an operation that can be undefined (on sequences)?"""
+    return any(isinstance(n, SeqOp) and n.op != "len" for n in walk(expr))
+
+
+def defined(expr: Expr, typer: Typer) -> Expr:
+    """When `expr` is defined: every `append` has room, every `head`/`tail` a non-empty
+    sequence, every `index` a position in range. Connectives short-circuit (as TLA+'s
+    `/\\` does), so `and_(gt(length(s), 0), eq(head(s), x))` is defined everywhere."""
+    if not partial(expr):
+        return TRUE
+    if isinstance(expr, Quant):
+        return defined(unroll(expr), typer)
+    if isinstance(expr, And | Or):
+        parts: list[Expr] = []
+        for i, arg in enumerate(expr.args):
+            earlier = expr.args[:i]
+            d = defined(arg, typer)
+            if d == TRUE:
+                continue
+            if earlier:
+                guard: Expr = And(earlier) if isinstance(expr, And) else Not(Or(earlier))
+                d = Implies(guard, d)
+            parts.append(d)
+        return _conj(parts)
+    if isinstance(expr, Implies):
+        return _conj(
+            [defined(expr.premise, typer), Implies(expr.premise, defined(expr.conclusion, typer))]
+        )
+    if isinstance(expr, Ite):
+        return _conj(
+            [
+                defined(expr.cond, typer),
+                Implies(expr.cond, defined(expr.then, typer)),
+                Implies(Not(expr.cond), defined(expr.other, typer)),
+            ]
+        )
+    parts = [defined(c, typer) for c in expr.children()]
+    if isinstance(expr, SeqOp) and expr.op != "len":
+        seq = infer(expr.seq, typer)
+        assert isinstance(seq, Seq)
+        n = SeqOp("len", expr.seq)
+        if expr.op == "append":
+            parts.append(Cmp("<", n, Const(seq.max_len)))
+        elif expr.op in ("head", "tail"):
+            parts.append(Cmp(">", n, Const(0)))
+        else:
+            assert expr.arg is not None
+            parts.append(Cmp("<=", expr.arg, n))
+    return _conj(parts)
+
+
+def _conj(parts: list[Expr]) -> Expr:
+    kept = [p for p in parts if p != TRUE]
+    return TRUE if not kept else kept[0] if len(kept) == 1 else And(tuple(kept))
 
 
 # ---------------------------------------------------------------- typing
@@ -409,8 +691,9 @@ def infer(expr: Expr, typer: Typer) -> Domain | None:
         return dom
     if isinstance(expr, Cmp | Add):
         left, right = infer(expr.left, typer), infer(expr.right, typer)
-        dom = left or right
-        if dom is None or not isinstance(dom, IntRange | Real):
+        # Two untyped sides (a `total` unrolled into sums of `ite(p, 1, 0)`) are integers.
+        dom = left or right or IntRange(-(2**31), 2**31)
+        if not isinstance(dom, IntRange | Real):
             raise ExprTypeError(f"arithmetic needs an int or real operand, got {_name(dom)}")
         for side in (expr.left, expr.right):
             if isinstance(side, Const) and isinstance(expr, Add) and isinstance(dom, IntRange):
@@ -443,7 +726,70 @@ def infer(expr: Expr, typer: Typer) -> Domain | None:
         return Bool()
     if isinstance(expr, Enabled):
         return Bool()
+    if isinstance(expr, Bound):
+        return typer("bound", expr.name)
+    if isinstance(expr, Quant):
+        if expr.domain.values is None:
+            raise ExprTypeError(f"a quantifier needs a finite domain, got {expr.domain.describe()}")
+        scoped = _binding(typer, expr.name, expr.domain)
+        if expr.kind != "sum":
+            check(expr.body, scoped, Bool())
+            return Bool()
+        body = infer(expr.body, scoped)
+        if body is not None and not isinstance(body, IntRange):
+            raise ExprTypeError(f"total needs an integer body, got {body.describe()}")
+        if body is None:
+            check(expr.body, scoped, IntRange(-(2**31), 2**31))
+        return IntRange(-(2**31), 2**31)
+    if isinstance(expr, SeqOp):
+        seq = infer(expr.seq, typer)
+        if not isinstance(seq, Seq):
+            raise ExprTypeError(f"{expr.op} needs a sequence, got {_name(seq)}")
+        if expr.op == "append":
+            assert expr.arg is not None
+            check(expr.arg, typer, seq.element)
+            return seq
+        if expr.op == "index":
+            assert expr.arg is not None
+            # Any integer: a position past the end is undefined, as `defined()` says.
+            check(expr.arg, typer, IntRange(-(2**31), 2**31))
+            return seq.element
+        return {"head": seq.element, "tail": seq, "len": IntRange(0, seq.max_len)}[expr.op]
+    if isinstance(expr, At | Update):
+        fdom = infer(expr.func, typer)
+        if not isinstance(fdom, Func):
+            what = "at" if isinstance(expr, At) else "update"
+            raise ExprTypeError(f"{what} needs a function, got {_name(fdom)}")
+        check(expr.key, typer, fdom.index)
+        if isinstance(expr, At):
+            return fdom.value
+        check(expr.value, typer, fdom.value)
+        return fdom
+    if isinstance(expr, FuncLit):
+        if len(expr.items) != len(expr.domain.keys):
+            raise ExprTypeError(f"a literal of {expr.domain.name} needs one value per index")
+        for item in expr.items:
+            check(item, typer, expr.domain.value)
+        return expr.domain
+    if isinstance(expr, SetOp):
+        sdom = infer(expr.set, typer)
+        if not isinstance(sdom, Set):
+            raise ExprTypeError(f"{expr.op} needs a set, got {_name(sdom)}")
+        if expr.op == "size":
+            values = sdom.element.values
+            assert values is not None
+            return IntRange(0, len(values))
+        assert expr.item is not None
+        check(expr.item, typer, sdom.element)
+        return Bool() if expr.op == "member" else sdom
     assert_never(expr)
+
+
+def _binding(typer: Typer, name: str, domain: Domain) -> Typer:
+    def inner(scope: Scope, n: str) -> Domain:
+        return domain if scope == "bound" and n == name else typer(scope, n)
+
+    return inner
 
 
 def check(expr: Expr, typer: Typer, expected: Domain) -> None:
@@ -567,9 +913,63 @@ def _compile(expr: Expr) -> Callable[[Env], Value]:
         if kind == "row":
             return lambda env: env.row in names
         return lambda env: env.group in names
-    if isinstance(expr, Enabled):  # the spec expands it when it is built
-        raise ExprTypeError("cannot evaluate Enabled here")
+    if isinstance(expr, Quant):
+        parts = tuple(compiled(b) for b in instances(expr))
+        if expr.kind == "all":
+            return lambda env: all(p(env) for p in parts)
+        if expr.kind == "sum":
+            return lambda env: sum(p(env) for p in parts)
+        return lambda env: any(p(env) for p in parts)
+    if isinstance(expr, SeqOp):
+        return _compile_seq(expr)
+    if isinstance(expr, At):
+        fn, key = compiled(expr.func), compiled(expr.key)
+        return lambda env: fn(env)[key(env)]
+    if isinstance(expr, Update):
+        fn, key, value = compiled(expr.func), compiled(expr.key), compiled(expr.value)
+        return lambda env: fn(env).set(key(env), value(env))
+    if isinstance(expr, FuncLit):
+        items, keys = tuple(compiled(i) for i in expr.items), expr.domain.keys
+        return lambda env: FuncValue(keys, tuple(i(env) for i in items))
+    if isinstance(expr, SetOp):
+        set_ = compiled(expr.set)
+        if expr.op == "size":
+            return lambda env: len(set_(env))
+        assert expr.item is not None
+        item = compiled(expr.item)
+        if expr.op == "member":
+            return lambda env: item(env) in set_(env)
+        if expr.op == "add":
+            return lambda env: set_(env) | {item(env)}
+        return lambda env: set_(env) - {item(env)}
+    if isinstance(expr, Enabled | Bound):  # expanded, or bound, before evaluation
+        raise ExprTypeError(f"cannot evaluate {type(expr).__name__} here")
     assert_never(expr)
+
+
+def _compile_seq(expr: SeqOp) -> Callable[[Env], Value]:
+    seq = compiled(expr.seq)
+    if expr.op == "head":
+        return lambda env: _defined_or_raise(seq(env), 0)[0]
+    if expr.op == "tail":
+        return lambda env: _defined_or_raise(seq(env), 0)[1:]
+    if expr.op == "len":
+        return lambda env: len(seq(env))
+    assert expr.arg is not None
+    arg = compiled(expr.arg)
+    if expr.op == "append":
+        return lambda env: (*seq(env), arg(env))
+    return lambda env: _defined_or_raise(seq(env), arg(env) - 1)[arg(env) - 1]
+
+
+def _defined_or_raise(seq: tuple[Value, ...], i: int) -> tuple[Value, ...]:
+    if not 0 <= i < len(seq):
+        raise UndefinedError(f"position {i + 1} of a sequence of length {len(seq)}")
+    return seq
+
+
+class UndefinedError(ExprTypeError):
+    """An undefined operation was evaluated (head of an empty sequence, say)."""
 
 
 def _scoped(env: Env, scope: Scope) -> Mapping[str, Value]:

@@ -7,7 +7,8 @@ the model's action) and `mbt::nondetPicks` (the trigger's arguments), plus
 `statecheck::trigger` and `statecheck::outputs`, so a checker that knows the
 spec can replay the step exactly.
 
-Values: enum members are their label strings, lists JSON arrays, integers
+Values: enum members are their label strings, lists and sequences JSON arrays,
+sets `{"#set": [...]}`, functions `{"#map": [[key, value], ...]}`, integers
 beyond 2^53 `{"#bigint": "..."}`, an option Quint's variant
 `{"tag": "Some", "value": v}` / `{"tag": "None", "value": {"#tup": []}}`.
 ITF has no reals; a real is written as a JSON number (or "nan"/"inf"),
@@ -23,11 +24,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .domains import Domain, IntRange, Option, Value
+from .domains import Domain, Func, IntRange, Option, Seq, Set, Value
 from .spec import Spec
 from .trace import Trace
 from .tracecheck import Log, LogStep, TraceInputError, decode_step, decode_vars
-from .values import encode
+from .values import BadValue, decode, encode
 
 ADR = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 BIG = 2**53
@@ -80,11 +81,31 @@ def _out(domain: Domain, value: Value) -> Any:
         return {"tag": "Some", "value": _out(domain.inner, value)}
     if isinstance(domain, IntRange) and abs(int(value)) >= BIG:
         return {"#bigint": str(int(value))}
+    if isinstance(domain, Seq):
+        return [_out(domain.element, x) for x in value]
+    if isinstance(domain, Set):
+        return {"#set": [_out(domain.element, x) for x in domain.ordered(value)]}
+    if isinstance(domain, Func):
+        return {"#map": [[_out(domain.index, k), _out(domain.value, x)] for k, x in value.items()]}
     return encode(domain, value)
 
 
 def _in(domain: Domain, raw: Any) -> Any:
     """ITF JSON to the plain JSON `values.decode` reads."""
+    if isinstance(domain, Seq | Set):
+        items = raw.get("#set", raw.get("#tup")) if isinstance(raw, dict) else raw
+        if isinstance(items, list):
+            return [_in(domain.element, x) for x in items]
+        return raw  # values.decode names what is wrong
+    if isinstance(domain, Func) and isinstance(raw, dict) and isinstance(raw.get("#map"), list):
+        plain: dict[str, Any] = {}
+        for pair in raw["#map"]:
+            try:
+                key = decode(domain.index, _in(domain.index, pair[0]))
+            except (BadValue, TypeError, IndexError, KeyError):
+                return raw  # values.decode names what is wrong, with the state and field
+            plain[domain.index.label(key)] = _in(domain.value, pair[1])
+        return plain
     if isinstance(raw, dict):
         if "#bigint" in raw:
             return int(raw["#bigint"])

@@ -14,13 +14,16 @@ seed, so the same spec always yields the same mutants:
 - move-to-ignore, ignore-to-move: a row that does something becomes an
   ignore row; an ignore row becomes a move to another control value;
 - widen-init, change-init: a variable may also start at, or starts at,
-  another value.
+  another value (data values are sampled only from small domains);
+- flip-quantifier, drop-init: a `forall` in a guard becomes `exists` (or back);
+  the spec's initial predicate goes.
 
 `model_kill` is the model layer: the spec's own checks (its properties, and
-the structural checks determinism, totality, no-deadlock, terminal-absorbing,
-rows-fire and vacuity), decided on the kernel explorer's complete graph of
-the mutant (`explore`, the compiled rows; its edges generated once from the
-compiled successor function), which is exact for every finite property and
+the structural checks determinism, totality (explicit specs), no-deadlock
+(where the spec checks it), well-defined, terminal-absorbing, rows-fire and
+vacuity), decided on the kernel explorer's complete graph of the mutant
+(`explore`, the compiled rows; its edges generated once from the compiled
+successor function), which is exact for every finite property and
 needs no solver. What the original's graph already shows to hold is not
 tested again (see `_View`). The kernel's
 reachable-set check is left out: it tests the kernel (z3 against the
@@ -37,9 +40,9 @@ from dataclasses import dataclass, replace
 from functools import partial
 from types import MappingProxyType
 
-from .domains import Domain, Value
+from .domains import Domain, Value, count
 from .explore import Exploration, ExplorationLimit, explore
-from .expr import TRUE, And, Const, Env, Expr, compiled
+from .expr import TRUE, And, Const, Env, Expr, Not, Quant, compiled, walk
 from .oracle import OracleError
 from .spec import AnyOf, Kind, Property, Row, Spec, SpecError
 from .vacuity import premises
@@ -83,7 +86,13 @@ class Kill:
 Candidate = tuple[str, str | None, str, Callable[[], Spec]]
 
 
+# A data domain (a function over the nodes, say) is sampled only below this many values.
+SAMPLED_UP_TO = 1 << 16
+
+
 def _others(rng: random.Random, domain: Domain, current: Value | None) -> list[Value]:
+    if (count(domain) or 0) > SAMPLED_UP_TO:
+        return []
     choices = [v for v in domain.sample() if not (v == current and type(v) is type(current))]
     if len(choices) > VALUES_PER_SLOT:
         choices = rng.sample(choices, VALUES_PER_SLOT)
@@ -180,6 +189,14 @@ def _row_candidates(spec: Spec, r: Row, rng: random.Random) -> Iterator[Candidat
                     f"outputs {a} and {b} swapped",
                     _with_row(spec, replace(r, outputs=_frozen({**r.outputs, a: eb, b: ea}))),
                 )
+    for q in _quantifiers(r.guard):
+        flipped = Quant("any" if q.kind == "all" else "all", q.name, q.domain, q.body)
+        yield (
+            "flip-quantifier",
+            r.name,
+            f"{'∀' if q.kind == 'all' else '∃'}{q.name} becomes {'∃' if q.kind == 'all' else '∀'}",
+            _with_row(spec, replace(r, guard=_replaced(r.guard, q, flipped))),
+        )
     if not r.ignore:
         yield (
             "move-to-ignore",
@@ -203,7 +220,31 @@ def _row_candidates(spec: Spec, r: Row, rng: random.Random) -> Iterator[Candidat
             )
 
 
+def _quantifiers(expr: Expr) -> list[Quant]:
+    return [n for n in walk(expr) if isinstance(n, Quant) and n.kind != "sum"]
+
+
+def _replaced(expr: Expr, old: Expr, new: Expr) -> Expr:
+    """`expr` with the node `old` (by identity) replaced by `new`."""
+    if expr is old:
+        return new
+    changes: dict[str, object] = {}
+    for key, child in vars(expr).items():
+        if isinstance(child, Expr):
+            changes[key] = _replaced(child, old, new)
+        elif isinstance(child, tuple) and child and isinstance(child[0], Expr):
+            changes[key] = tuple(_replaced(c, old, new) for c in child)
+    return replace(expr, **changes) if changes else expr  # type: ignore[type-var]
+
+
 def _init_candidates(spec: Spec, rng: random.Random) -> Iterator[Candidate]:
+    if spec.init is not None:
+        yield (
+            "drop-init",
+            None,
+            "the initial predicate dropped",
+            lambda: replace(spec, init=None, variants=()),
+        )
     for v in spec.vars:
         current = v.inits
         for other in _others(rng, v.domain, current[0] if len(current) == 1 else None):
@@ -330,6 +371,7 @@ def model_kill(base: Baseline, spec: Spec) -> Kill | None:
         view.determinism,
         view.totality,
         view.deadlock,
+        view.defined,
         view.terminal,
         view.rows_fire,
         view.vacuity,
@@ -421,17 +463,31 @@ class _View:
 
     def totality(self) -> Kill | None:
         g = self.g
-        if not g.undefined:
+        if not g.undefined or self.spec.totality == "enabled-only":
             return None
         return Kill("model", "totality", g.depth[g.undefined[0][0]] + 1)
 
     def deadlock(self) -> Kill | None:
         spec = self.spec
+        if not spec.check_deadlock:
+            return None
         live = {source for source, row, _, _, _ in self.edges if not spec.row(row).ignore}
         terminal = compiled(spec.terminal) if spec.terminal is not None else None
         for i, env in enumerate(self.states):
             if i not in live and not (terminal is not None and terminal(env)):
                 return Kill("model", "no-deadlock", self.g.depth[i])
+        return None
+
+    def defined(self) -> Kill | None:
+        """`well-defined`: no reachable state lets a row append to a full sequence, etc."""
+        spec = self.spec
+        for r in spec.rows:
+            when = spec.defined(r)
+            if when is not None:
+                bad = spec.for_some_arguments(r.trigger, And((spec.source_expr(r), Not(when))))
+                kill = self._first_state("well-defined", compiled(bad), True)
+                if kill is not None:
+                    return kill
         return None
 
     def terminal(self) -> Kill | None:

@@ -30,6 +30,10 @@ class NotTotal(OracleError):
     """No row (not even an ignore row) of a trigger is enabled in the current state."""
 
 
+class NotEnabled(NotTotal):
+    """An `enabled-only` spec: no row of the trigger is enabled, so it cannot fire here."""
+
+
 @dataclass(frozen=True)
 class Fired:
     """What one step did: the row that fired, the state after it and the outputs."""
@@ -93,13 +97,15 @@ class Oracle:
     def _initial_label(self) -> str:
         if self.spec.control is None:
             return _SINGLE_STATE
-        return self._labels[self.spec.var(self.spec.control).inits[0]]
+        return self._labels[self.spec.initial_states()[0][self.spec.control]]
 
     def _guard(self, r: Row) -> Any:
         # The arguments travel as one positional dict, never as keywords: a parameter may be
         # named `self`, `model` or `trigger_name`, which transitions' own signatures take.
         def guard(event: EventData) -> bool:
-            return bool(evaluate(r.guard, Env(pre=self.state, params=_arguments(event))))
+            return bool(evaluate(guard_expr, Env(pre=self.state, params=_arguments(event))))
+
+        guard_expr = self.spec.row_guard(r)
 
         guard.__name__ = f"guard_{r.name}"
         return guard
@@ -142,8 +148,8 @@ class Oracle:
             self._machine.set_state(self._labels[state[self.spec.control]], model=self._model)
 
     def reset(self, choice: Mapping[str, Value] | None = None) -> None:
-        """Back to the initial state (the first initial value of each variable unless chosen)."""
-        init = {v.name: v.inits[0] for v in self.spec.vars}
+        """Back to the initial state (the first initial state unless chosen)."""
+        init = self.spec.initial_states()[0]
         init.update(choice or {})
         self.load(init)
 
@@ -173,6 +179,8 @@ class Oracle:
         except MachineError:
             self._model.fired = None
         fired = self._model.fired
+        if fired is None and self.spec.totality == "enabled-only":
+            raise NotEnabled(f"no row of {trigger!r} is enabled in {self.state}")
         if fired is None:
             raise NotTotal(
                 f"no row of {trigger!r} is enabled in {self.state} — the spec is not total here"

@@ -14,25 +14,32 @@ from __future__ import annotations
 import enum
 from typing import TYPE_CHECKING, assert_never
 
-from .domains import Domain, Option, Value
+from .domains import Domain, FuncValue, Option, Value
 from .expr import (
     Add,
     And,
+    At,
+    Bound,
     Cmp,
     Const,
     Enabled,
     Eq,
     Expr,
+    FuncLit,
     Implies,
     In,
     IsSome,
     Ite,
     Not,
     Or,
+    Quant,
     Ref,
+    SeqOp,
+    SetOp,
     Some,
     StepIs,
     Unwrap,
+    Update,
     node,
 )
 
@@ -57,6 +64,10 @@ def value(v: Value) -> str:
         return label
     if isinstance(v, tuple):
         return "[" + ", ".join(value(x) for x in v) + "]"
+    if isinstance(v, frozenset):
+        return "{" + ", ".join(sorted(value(x) for x in v)) + "}"
+    if isinstance(v, FuncValue):
+        return "[" + ", ".join(f"{value(k)} ↦ {value(x)}" for k, x in v.items()) + "]"
     if isinstance(v, float):
         return format(v, "g")
     return str(v)
@@ -137,7 +148,42 @@ def show(spec: Spec | None, expr: Expr, context: Domain | None = None) -> str:
         return _names(e.kind, e.names, negated=False, one=("is", "is not"))
     if isinstance(e, Enabled):
         return f"enabled({', '.join(e.triggers)})"
+    if isinstance(e, Bound | Quant | SeqOp | At | Update | FuncLit | SetOp):
+        return _data(spec, e)
     assert_never(e)
+
+
+def _data(spec: Spec | None, e: Bound | Quant | SeqOp | At | Update | FuncLit | SetOp) -> str:
+    """Data and quantifiers, in TLA+'s notation."""
+    if isinstance(e, Bound):
+        return e.name
+    if isinstance(e, Quant):
+        sign = {"all": "∀", "any": "∃", "sum": "Σ"}[e.kind]
+        return f"{sign}{e.name} ∈ {e.domain.name}: {show(spec, e.body)}"
+    if isinstance(e, SeqOp):
+        seq = show(spec, e.seq)
+        if e.arg is not None:
+            arg = show(spec, e.arg)
+            return f"Append({seq}, {arg})" if e.op == "append" else f"{seq}[{arg}]"
+        return f"{ {'head': 'Head', 'tail': 'Tail', 'len': 'Len'}[e.op] }({seq})"
+    if isinstance(e, At):
+        return f"{show(spec, e.func)}[{show(spec, e.key)}]"
+    if isinstance(e, Update):
+        func, key, new = show(spec, e.func), show(spec, e.key), show(spec, e.value)
+        return f"[{func} EXCEPT ![{key}] = {new}]"
+    if isinstance(e, FuncLit):
+        pairs = (
+            f"{e.domain.index.label(k)} ↦ {show(spec, i, e.domain.value)}"
+            for k, i in zip(e.domain.keys, e.items, strict=True)
+        )
+        return "[" + ", ".join(pairs) + "]"
+    set_ = show(spec, e.set)
+    if e.item is None:  # size
+        return f"|{set_}|"
+    item = show(spec, e.item)
+    return {"member": f"{item} ∈ {set_}", "add": f"{set_} ∪ {{{item}}}"}.get(
+        e.op, f"{set_} \\ {{{item}}}"
+    )
 
 
 def _not(spec: Spec | None, arg: Expr) -> str:
@@ -183,6 +229,10 @@ _BOOL = (Eq, Not, And, Or, Implies, Cmp, In, IsSome, StepIs, Enabled)
 
 def is_bool(expr: Expr) -> bool:
     """Is it a condition (rather than a value)?"""
+    if isinstance(expr, Quant):
+        return expr.kind != "sum"
+    if isinstance(expr, SetOp):
+        return expr.op == "member"
     return isinstance(expr, _BOOL)
 
 
@@ -203,7 +253,7 @@ def _inner(spec: Spec | None, child: Expr, parent: Expr) -> str:
 def paren(spec: Spec | None, expr: Expr) -> str:
     """`expr` as one part of a longer line: a connective in brackets."""
     text = show(spec, expr)
-    return f"({text})" if isinstance(expr, And | Or | Implies) else text
+    return f"({text})" if isinstance(expr, And | Or | Implies | Quant) else text
 
 
 def flat(expr: And | Or) -> list[Expr]:

@@ -9,6 +9,11 @@ The shape of the model:
 - Every variable is a global holding a small integer *code* of its value:
   enum members, tuples and options by position in their domain, booleans as
   0/1, integers as themselves, `none` as 0 with the inner codes shifted by one.
+  A sequence, function or set is an array of such codes, laid out as `smt.py`
+  lays out its slots (a sequence: its length, then its elements, 0 past the
+  end; a function: its values in index order; a set: one bit per element);
+  quantifiers are unrolled over their finite domains, and the initial states
+  are the spec's (its initial predicate applied).
 - One process runs one `do` loop with one option per initial state (a
   `d_step` enabled only while `go` is 0) and one per trigger. A trigger's
   option picks each parameter from its finite domain (`a<k>_` variables, k
@@ -59,39 +64,60 @@ z3 proofs cover, and a model that adds reals is refused with `PromelaError`.
 from __future__ import annotations
 
 import hashlib
-import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import assert_never
 
-from .domains import Bool, Domain, Finite, IntRange, Option, Real, Value
+from .domains import (
+    Bool,
+    Domain,
+    Finite,
+    Func,
+    FuncValue,
+    IntRange,
+    Option,
+    Real,
+    Seq,
+    Set,
+    Value,
+    is_data,
+)
 from .expr import (
     Add,
     And,
+    At,
+    Bound,
     Cmp,
     Const,
     Enabled,
     Env,
     Eq,
     Expr,
+    ExprTypeError,
+    FuncLit,
     Implies,
     In,
     IsSome,
     Ite,
     Not,
     Or,
+    Quant,
     Ref,
     Scope,
+    SeqOp,
+    SetOp,
     Some,
     StepIs,
     Unwrap,
+    Update,
     evaluate,
     infer,
     node,
+    unroll,
     walk,
 )
-from .spec import Kind, Property, Row, Spec
+from .spec import Kind, Property, Row, Spec, Var, bind
 from .trace import Step, Trace
 
 SETUP_STATES = 1  # the state before an initial state is picked (see the module docstring)
@@ -249,25 +275,97 @@ class Codec:
             return 0, len(d.members) - 1
         raise PromelaError(f"no Promela encoding for domain {type(d).__name__}")
 
+    # Data (a sequence, function or set) is an array of slots, laid out as in smt.py: a
+    # sequence is its length then `max_len` element slots (0 past the end), a function
+    # its values in index order, a set one bit per element.
+
+    def width(self, d: Domain) -> int:
+        if isinstance(d, Seq):
+            return 1 + d.max_len * self.width(d.element)
+        if isinstance(d, Func):
+            return len(d.keys) * self.width(d.value)
+        if isinstance(d, Set):
+            return len(_elements(d))
+        return 1
+
+    def slots(self, d: Domain, value: Value) -> list[int]:
+        if isinstance(d, Seq):
+            codes = [len(value)]
+            for x in value:
+                codes += self.slots(d.element, x)
+            return codes + [0] * (self.width(d) - len(codes))
+        if isinstance(d, Func):
+            return [c for x in value.vals for c in self.slots(d.value, x)]
+        if isinstance(d, Set):
+            return [int(x in value) for x in _elements(d)]
+        return [self.encode(d, value)]
+
+    def unslots(self, d: Domain, codes: Sequence[int]) -> Value:
+        if isinstance(d, Seq):
+            w = self.width(d.element)
+            return tuple(
+                self.unslots(d.element, codes[1 + k * w : 1 + (k + 1) * w]) for k in range(codes[0])
+            )
+        if isinstance(d, Func):
+            w = self.width(d.value)
+            return FuncValue(
+                d.keys,
+                tuple(
+                    self.unslots(d.value, codes[k * w : (k + 1) * w]) for k in range(len(d.keys))
+                ),
+            )
+        if isinstance(d, Set):
+            return frozenset(x for x, c in zip(_elements(d), codes, strict=True) if c)
+        return self.decode(d, codes[0])
+
+    def slot_ranges(self, d: Domain) -> list[tuple[int, int]]:
+        if isinstance(d, Seq):
+            element = [(min(a, 0), max(b, 0)) for a, b in self.slot_ranges(d.element)]
+            return [(0, d.max_len), *(element * d.max_len)]
+        if isinstance(d, Func):
+            return self.slot_ranges(d.value) * len(d.keys)
+        if isinstance(d, Set):
+            return [(0, 1)] * len(_elements(d))
+        return [self.code_range(d)]
+
     def ctype(self, d: Domain) -> str:
+        if is_data(d):
+            ranges = self.slot_ranges(d)
+            return _ctype(min(a for a, _ in ranges), max(b for _, b in ranges))
         lo, hi = self.code_range(d)
-        if lo >= 0 and hi <= 1:
-            return "bit"
-        if lo >= 0 and hi <= 255:
-            return "byte"
-        if lo >= -(2**15) and hi < 2**15:
-            return "short"
-        return "int"
+        return _ctype(lo, hi)
 
     def decode_state(self, words: Sequence[str]) -> dict[str, Value]:
         vs = self.spec.vars
-        if len(words) != len(vs):
-            raise PromelaError(f"a SPIN state has {len(words)} values, the spec {len(vs)}")
-        return {v.name: self.decode(v.domain, int(w)) for v, w in zip(vs, words, strict=True)}
+        total = sum(self.width(v.domain) for v in vs)
+        if len(words) != total:
+            raise PromelaError(f"a SPIN state has {len(words)} values, the spec {total}")
+        state, at = {}, 0
+        for v in vs:
+            n = self.width(v.domain)
+            state[v.name] = self.unslots(v.domain, [int(w) for w in words[at : at + n]])
+            at += n
+        return state
 
     def decode_outputs(self, words: Sequence[str]) -> dict[str, Value]:
         outs = self.spec.outputs
         return {o.name: self.decode(o.domain, int(w)) for o, w in zip(outs, words, strict=True)}
+
+
+def _ctype(lo: int, hi: int) -> str:
+    if lo >= 0 and hi <= 1:
+        return "bit"
+    if lo >= 0 and hi <= 255:
+        return "byte"
+    if lo >= -(2**15) and hi < 2**15:
+        return "short"
+    return "int"
+
+
+def _elements(d: Set | Seq) -> tuple[Value, ...]:
+    values = d.element.values
+    assert values is not None
+    return values
 
 
 def _all_exprs(spec: Spec) -> list[Expr]:
@@ -295,20 +393,29 @@ def _ground(expr: Expr) -> bool:
 
 
 def _fold(expr: Expr, step: _Step | None) -> Expr:
-    """`expr` with constants and the row's `trigger_is`/`row_is`/`group_is` evaluated away."""
+    """`expr` with quantifiers unrolled, and constants and the row's
+    `trigger_is`/`row_is`/`group_is` evaluated away."""
+    return _fold_unrolled(unroll(expr), step)
+
+
+def _fold_unrolled(expr: Expr, step: _Step | None) -> Expr:
     if isinstance(expr, StepIs):
         assert step is not None, "a property that asks which row fired is a step property"
         name = {"trigger": step.trigger, "row": step.row, "group": step.group}[expr.kind]
         return Const(name in expr.names)
     if isinstance(expr, Const):
         return expr
-    if _ground(expr):
-        return Const(evaluate(expr, Env(pre={})))
+    # A ground function literal stays one: its domain types the lookups into it.
+    if _ground(expr) and not isinstance(expr, FuncLit):
+        try:
+            return Const(evaluate(expr, Env(pre={})))
+        except (ExprTypeError, KeyError, IndexError, TypeError):
+            pass  # undefined (a dead branch, which the row's guard excludes): keep it
     if isinstance(expr, And | Or):
         unit = isinstance(expr, And)  # True is And's unit and Or's absorbing value
         parts: list[Expr] = []
         for a in expr.args:
-            f = _fold(a, step)
+            f = _fold_unrolled(a, step)
             if isinstance(f, Const):
                 if bool(f.value) != unit:
                     return Const(not unit)
@@ -318,30 +425,30 @@ def _fold(expr: Expr, step: _Step | None) -> Expr:
             return Const(unit)
         return parts[0] if len(parts) == 1 else type(expr)(tuple(parts))
     if isinstance(expr, Not):
-        arg = _fold(expr.arg, step)
+        arg = _fold_unrolled(expr.arg, step)
         return Const(not arg.value) if isinstance(arg, Const) else Not(arg)
     if isinstance(expr, Implies):
-        premise = _fold(expr.premise, step)
+        premise = _fold_unrolled(expr.premise, step)
         if isinstance(premise, Const):
-            return _fold(expr.conclusion, step) if premise.value else Const(True)
-        conclusion = _fold(expr.conclusion, step)
+            return _fold_unrolled(expr.conclusion, step) if premise.value else Const(True)
+        conclusion = _fold_unrolled(expr.conclusion, step)
         if isinstance(conclusion, Const) and conclusion.value:
             return Const(True)
         return Implies(premise, conclusion)
     if isinstance(expr, Ite):
-        cond = _fold(expr.cond, step)
+        cond = _fold_unrolled(expr.cond, step)
         if isinstance(cond, Const):
-            return _fold(expr.then if cond.value else expr.other, step)
-        return Ite(cond, _fold(expr.then, step), _fold(expr.other, step))
+            return _fold_unrolled(expr.then if cond.value else expr.other, step)
+        return Ite(cond, _fold_unrolled(expr.then, step), _fold_unrolled(expr.other, step))
     # Any other node: the same node over folded children (the dataclass fields that are
     # expressions, or tuples of them).
     rebuilt: dict[str, object] = {}
     for fld in fields(expr):  # type: ignore[arg-type]
         value = getattr(expr, fld.name)
         if isinstance(value, Expr):
-            value = _fold(value, step)
+            value = _fold_unrolled(value, step)
         elif isinstance(value, tuple) and value and isinstance(value[0], Expr):
-            value = tuple(_fold(v, step) for v in value)
+            value = tuple(_fold_unrolled(v, step) for v in value)
         rebuilt[fld.name] = value
     return type(expr)(**rebuilt)
 
@@ -380,10 +487,15 @@ class _Translator:
             return self.name(expr.scope, expr.name)
         if isinstance(expr, Eq):
             d = self.domain(expr.left) or self.domain(expr.right)
+            if d is not None and is_data(d):
+                pairs = zip(self.slots(expr.left, d), self.slots(expr.right, d), strict=True)
+                return "(" + " && ".join(f"{a} == {b}" for a, b in pairs) + ")"
             return f"({tr(expr.left, d)} == {tr(expr.right, d)})"
         if isinstance(expr, In):
             d = self.domain(expr.item)
             assert d is not None
+            if is_data(d):
+                return "(" + " || ".join(tr(Eq(expr.item, Const(o))) for o in expr.options) + ")"
             item = tr(expr.item, d)
             if not expr.options:
                 return "0"
@@ -404,7 +516,8 @@ class _Translator:
             d = expected or self.domain(expr.then) or self.domain(expr.other)
             return f"({tr(expr.cond, Bool())} -> {tr(expr.then, d)} : {tr(expr.other, d)})"
         if isinstance(expr, Cmp | Add):
-            d = self.domain(expr.left) or self.domain(expr.right)
+            # Two untyped sides (a `total` of `ite(p, 1, 0)`) are plain integers.
+            d = self.domain(expr.left) or self.domain(expr.right) or IntRange(-(2**31), 2**31)
             if isinstance(expr, Add) and isinstance(d, Real):
                 raise PromelaError("real arithmetic leaves the samples: it has no Promela form")
             op = expr.op  # Add's is "+" or "-" (`sub`), Cmp's a comparison
@@ -419,9 +532,139 @@ class _Translator:
             d = self.domain(expr.arg)
             assert isinstance(d, Option)
             return f"({tr(expr.arg, d)} - {1 - self.codec.offset(d.inner)})"
-        if isinstance(expr, StepIs | Enabled):  # folded away per step before translation
+        if isinstance(expr, SetOp):
+            return self._set_test(expr)  # member and size: the scalar set operations
+        if isinstance(expr, SeqOp | At):
+            d = expected or self.domain(expr)
+            assert d is not None
+            (only,) = self._part(expr, d)
+            return only
+        if isinstance(
+            expr, StepIs | Enabled | Bound | Quant | Update | FuncLit
+        ):  # unrolled, folded, or data (`slots`)
             raise PromelaError(f"no Promela form for {type(expr).__name__}")
         assert_never(expr)
+
+    def _set_test(self, expr: SetOp) -> str:
+        d = self.domain(expr.set)
+        assert isinstance(d, Set)
+        bits = self.slots(expr.set, d)
+        if expr.op == "size":
+            return "(" + " + ".join(bits) + ")"
+        assert expr.item is not None
+        hits = self._hits(expr.item, d.element, _elements(d))
+        return "(" + " || ".join(f"({h} && {b})" for h, b in zip(hits, bits, strict=True)) + ")"
+
+    def _hits(self, key: Expr, d: Domain, values: Sequence[Value]) -> list[str]:
+        """Per value: the Promela test that `key` is it ("1"/"0" for a constant key)."""
+        if isinstance(key, Const):
+            return ["1" if v == key.value else "0" for v in values]
+        code = self(key, d)
+        return [f"{code} == {self.codec.encode(d, v)}" for v in values]
+
+    def slots(self, expr: Expr, d: Domain) -> list[str]:
+        """A value of domain `d` as Promela expressions, one per slot (one for a scalar)."""
+        codec = self.codec
+        if not is_data(d):
+            return [self(expr, d)]
+        if isinstance(expr, Const):
+            return [str(c) for c in codec.slots(d, expr.value)]
+        if isinstance(expr, Ref):
+            base = self.name(expr.scope, expr.name)
+            return [f"{base}[{k}]" for k in range(codec.width(d))]
+        if isinstance(expr, Ite):
+            cond = self(expr.cond, Bool())
+            pairs = zip(self.slots(expr.then, d), self.slots(expr.other, d), strict=True)
+            return [f"({cond} -> {a} : {b})" for a, b in pairs]
+        if isinstance(expr, FuncLit):
+            return [x for item in expr.items for x in self.slots(item, expr.domain.value)]
+        if isinstance(expr, Update):
+            assert isinstance(d, Func)
+            w = codec.width(d.value)
+            old = self.slots(expr.func, d)
+            new = self.slots(expr.value, d.value)
+            hits = self._hits(expr.key, d.index, d.keys)
+            out: list[str] = []
+            for j, hit in enumerate(hits):
+                part = old[j * w : (j + 1) * w]
+                out += (
+                    part
+                    if hit == "0"
+                    else new
+                    if hit == "1"
+                    else [f"({hit} -> {a} : {b})" for a, b in zip(new, part, strict=True)]
+                )
+            return out
+        if isinstance(expr, SetOp):
+            assert isinstance(d, Set) and expr.item is not None
+            bits = self.slots(expr.set, d)
+            hits = self._hits(expr.item, d.element, _elements(d))
+            if expr.op == "add":
+                return [
+                    b if h == "0" else "1" if h == "1" else f"({b} || {h})"
+                    for h, b in zip(hits, bits, strict=True)
+                ]
+            return [
+                b if h == "0" else "0" if h == "1" else f"({b} && !({h}))"
+                for h, b in zip(hits, bits, strict=True)
+            ]
+        if isinstance(expr, SeqOp) and expr.op in ("append", "tail"):
+            assert isinstance(d, Seq)
+            w = codec.width(d.element)
+            old = self.slots(expr.seq, d)
+            n, parts = old[0], [old[1 + k * w : 1 + (k + 1) * w] for k in range(d.max_len)]
+            if expr.op == "tail":
+                shifted = [*parts[1:], ["0"] * w]
+                return [f"({n} - 1)", *[x for p in shifted for x in p]]
+            assert expr.arg is not None
+            item = self.slots(expr.arg, d.element)
+            grown = [
+                [f"({n} == {k} -> {a} : {b})" for a, b in zip(item, p, strict=True)]
+                for k, p in enumerate(parts)
+            ]
+            return [f"({n} + 1)", *[x for p in grown for x in p]]
+        if isinstance(expr, SeqOp | At):
+            return self._part(expr, d)
+        raise PromelaError(f"no Promela form for {type(expr).__name__} of {d.describe()}")
+
+    def _part(self, expr: SeqOp | At, d: Domain) -> list[str]:
+        """The slots of one element of a sequence or value of a function."""
+        codec = self.codec
+        w = codec.width(d)
+        if isinstance(expr, At) and isinstance(expr.func, Const):
+            # A constant function (a folded literal): a lookup table over the key's domain.
+            table: FuncValue = expr.func.value
+            key = self.domain(expr.key)
+            assert key is not None
+            parts = [[str(c) for c in codec.slots(d, x)] for x in table.vals]
+            hits = self._hits(expr.key, key, table.keys)
+        elif isinstance(expr, At):
+            fd = self.domain(expr.func)
+            assert isinstance(fd, Func)
+            whole = self.slots(expr.func, fd)
+            parts = [whole[k * w : (k + 1) * w] for k in range(len(fd.keys))]
+            hits = self._hits(expr.key, fd.index, fd.keys)
+        else:
+            sd = self.domain(expr.seq)
+            assert isinstance(sd, Seq)
+            whole = self.slots(expr.seq, sd)
+            if expr.op == "len":
+                return [whole[0]]
+            parts = [whole[1 + k * w : 1 + (k + 1) * w] for k in range(sd.max_len)]
+            if expr.op == "head":
+                return parts[0]
+            assert expr.arg is not None
+            positions = IntRange(-(2**31), 2**31)
+            hits = self._hits(expr.arg, positions, list(range(1, sd.max_len + 1)))
+        if "1" in hits:
+            return parts[hits.index("1")]
+        live = [(h, p) for h, p in zip(hits, parts, strict=True) if h != "0"]
+        if not live:
+            return ["0"] * w
+        picked = live[-1][1]
+        for h, p in reversed(live[:-1]):
+            picked = [f"({h} -> {a} : {b})" for a, b in zip(p, picked, strict=True)]
+        return picked
 
 
 # ---------------------------------------------------------------- export
@@ -450,9 +693,24 @@ def _arg(spec: Spec, trigger: str, param: str) -> str:
     return f"a{number}_{_ident(param)}"
 
 
-def export(spec: Spec) -> Export:
-    """The spec as a Promela model (see the module docstring for its shape)."""
+def _cells(codec: Codec, prefix: str, v: Var) -> list[str]:
+    """The Promela names of a variable's slots: `v_x`, or `v_x[0]`, `v_x[1]`, ... for data."""
+    if not is_data(v.domain):
+        return [f"{prefix}{v.name}"]
+    return [f"{prefix}{v.name}[{k}]" for k in range(codec.width(v.domain))]
+
+
+def export(spec: Spec, *, terminal_loop: bool = False) -> Export:
+    """The spec as a Promela model (see the module docstring for its shape).
+
+    `terminal_loop` adds a step that a terminal state may always take (changing nothing),
+    so a pan search for invalid end states reports only real deadlocks."""
     codec = Codec(spec)
+    for name, domain in [(o.name, o.domain) for o in spec.outputs] + [
+        (p.name, p.domain) for t in spec.triggers for p in t.params
+    ]:
+        if is_data(domain):
+            raise PromelaError(f"{name!r}: a data output or parameter has no Promela form")
     props = tuple(spec.properties)
     state_props = [(k, p) for k, p in enumerate(props, start=1) if not p.over_steps]
     step_props = [(k, p) for k, p in enumerate(props, start=1) if p.over_steps]
@@ -490,6 +748,10 @@ def export(spec: Spec) -> Export:
         "bit go;  /* 0 only in the state before an initial state is picked */",
     ]
     for v in spec.vars:
+        if is_data(v.domain):
+            width = codec.width(v.domain)
+            out.append(f"{codec.ctype(v.domain)} v_{v.name}[{width}];  /* {v.domain.name} */")
+            continue
         codes = ", ".join(
             f"{v.domain.label(x)}={codec.encode(v.domain, x)}" for x in v.domain.sample()[:12]
         )
@@ -497,15 +759,21 @@ def export(spec: Spec) -> Export:
     out.append(
         "/* per-step scratch, back to 0 at the end of every step: it never splits a state */"
     )
-    out += [f"{codec.ctype(v.domain)} p_{v.name};  /* {v.name} before the step */" for v in updated]
+    out += [
+        f"{codec.ctype(v.domain)} p_{v.name}"
+        + (f"[{codec.width(v.domain)}]" if is_data(v.domain) else "")
+        + f";  /* {v.name} before the step */"
+        for v in updated
+    ]
     out += [f"{codec.ctype(o.domain)} o_{o.name};  /* output {o.name} */" for o in spec.outputs]
     for t in spec.triggers:
         out += [f"{codec.ctype(p.domain)} {_arg(spec, t.name, p.name)};" for p in t.params]
     for k, p in enumerate(props, start=1):
         out.append(f"/* property {k}: {p.kind} {p.name} ({p.cite}) */")
 
-    state_fmt = " %d" * len(spec.vars)
-    state_args = "".join(f", v_{v.name}" for v in spec.vars)
+    cells = [c for v in spec.vars for c in _cells(codec, "v_", v)]
+    state_fmt = " %d" * len(cells)
+    state_args = "".join(f", {c}" for c in cells)
     out_fmt = " %d" * len(spec.outputs)
     out_args = "".join(f", o_{o.name}" for o in spec.outputs)
     select = f'c_code {{ char *s = getenv("{PROPERTY_ENV}"); now.sel = s ? atoi(s) : 0; }}'
@@ -514,11 +782,14 @@ def export(spec: Spec) -> Export:
     state_checks = [line for k, p in state_props for line in check(k, _fold(p.bad, None), at_state)]
 
     out += ["", f"active proctype {_ident(spec.name)}() {{", "do"]
-    for combo in itertools.product(*(v.inits for v in spec.vars)):
+    for initial in spec.initial_states():
         body = ["!go", select, "go = 1"]
         body += [
-            f"v_{v.name} = {codec.encode(v.domain, x)}"
-            for v, x in zip(spec.vars, combo, strict=True)
+            f"{cell} = {code}"
+            for v in spec.vars
+            for cell, code in zip(
+                _cells(codec, "v_", v), codec.slots(v.domain, initial[v.name]), strict=True
+            )
         ]
         body.append(f'printf("@init{state_fmt}\\n"{state_args})')
         out.append(":: d_step { " + ";\n     ".join(body + state_checks) + " }")
@@ -534,7 +805,27 @@ def export(spec: Spec) -> Export:
             translator(t.name, ())(_fold(spec.step_guard(r), _step(spec, r)), Bool()) for r in own
         ]
         out.append(f"/* trigger {t.name} */")
-        if t.params:
+        if t.params and terminal_loop:
+            # Only arguments some row answers are picked: a pick that no row answers would
+            # block inside the atomic step, which pan would report as an invalid end state.
+            enabling = Or(tuple(spec.step_guard(r) for r in own))
+            picks = []
+            for combo in spec.param_assignments(t.name):
+                test = translator(t.name, ())(_fold(bind(enabling, combo), None), Bool())
+                if test == "0":
+                    continue
+                sets = "; ".join(
+                    f"{_arg(spec, t.name, p.name)} = {codec.encode(p.domain, combo[p.name])}"
+                    for p in t.params
+                )
+                picks.append((test, sets))
+            some = " || ".join(test for test, _ in picks) or "0"
+            out.append(f":: atomic {{ go && ({some});")
+            out.append(
+                "     if " + " ".join(f":: {test} -> {sets}" for test, sets in picks) + " fi;"
+            )
+            out.append("     d_step { (" + " || ".join(guards) + ") ->")
+        elif t.params:
             out.append(":: atomic { go;")
             for param in t.params:
                 codes = " ".join(
@@ -551,7 +842,13 @@ def export(spec: Spec) -> Export:
             updates = _updates(spec, r)
             scratch.update(updates)
             tr = translator(t.name, list(updates))
-            body = [f"p_{n} = v_{n}" for n in updates]
+            body = [
+                f"{p} = {v}"
+                for n in updates
+                for p, v in zip(
+                    _cells(codec, "p_", spec.var(n)), _cells(codec, "v_", spec.var(n)), strict=True
+                )
+            ]
             for o in spec.outputs:
                 value = (
                     _fold(r.outputs[o.name], _step(spec, r))
@@ -561,13 +858,16 @@ def export(spec: Spec) -> Export:
                 body.append(f"o_{o.name} = {tr(value, o.domain)}")
             for n, e in updates.items():
                 domain = spec.var(n).domain
-                code = tr(_fold(e, _step(spec, r)), domain)
-                if any(isinstance(x, Add) for x in walk(e)):
-                    # A sum can leave the range, which the oracle refuses and a byte would
-                    # wrap: assert it (always, whatever `sel` is) before the assignment.
-                    lo, hi = codec.code_range(domain)
-                    body.append(f"assert({lo} <= {code} && {code} <= {hi})")
-                body.append(f"v_{n} = {code}")
+                new = tr.slots(_fold(e, _step(spec, r)), domain)
+                adds = any(isinstance(x, Add) for x in walk(e))
+                for cell, code, (lo, hi) in zip(
+                    _cells(codec, "v_", spec.var(n)), new, codec.slot_ranges(domain), strict=True
+                ):
+                    if adds:
+                        # A sum can leave the range, which the oracle refuses and a byte would
+                        # wrap: assert it (always, whatever `sel` is) before the assignment.
+                        body.append(f"assert({lo} <= {code} && {code} <= {hi})")
+                    body.append(f"{cell} = {code}")
             fmt = f"@step {len(rows)}{' %d' * len(args)} |{state_fmt} |{out_fmt}\\n"
             body.append(f'printf("{fmt}"{"".join(", " + a for a in args)}{state_args}{out_args})')
             for k, p in step_props:
@@ -576,9 +876,16 @@ def export(spec: Spec) -> Export:
             out.append(f"     :: {guard} ->\n          " + ";\n          ".join(body))
             rows.append(r)
         out.append("     fi;")
-        tail = state_checks + [f"p_{n} = 0" for n in sorted(scratch)]
+        tail = state_checks + [
+            f"{cell} = 0" for n in sorted(scratch) for cell in _cells(codec, "p_", spec.var(n))
+        ]
         tail += [f"o_{o.name} = 0" for o in spec.outputs] + [f"{a} = 0" for a in args]
         out.append("     " + ";\n     ".join(tail or ["skip"]))
         out.append("  } }" if t.params else "  }")
+    if terminal_loop and spec.terminal is not None:
+        terminal = translator(None, ())(_fold(spec.terminal, None), Bool())
+        out.append(
+            f"/* a terminal state is no deadlock */\n:: d_step {{ go && {terminal} -> skip }}"
+        )
     out += ["od", "}", ""]
     return Export(spec, "\n".join(out), props, tuple(rows), codec)

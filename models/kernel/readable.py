@@ -39,10 +39,12 @@ from .expr import (
     Ite,
     Not,
     Or,
+    Quant,
     Ref,
     StepIs,
     Unwrap,
     evaluate,
+    instances,
 )
 from .printer import domain_of, is_bool, label, show, side
 from .spec import Kind, Property, Spec
@@ -101,6 +103,11 @@ def _false(spec: Spec, e: Expr, env: Env) -> str:
         return _true(spec, e.arg, env)
     if isinstance(e, Enabled):
         return f"{show(spec, e)} is false: no row of these triggers can fire here"
+    if isinstance(e, Quant) and e.kind == "all":
+        # The first instance that fails, named by its value.
+        for v, case in zip(e.domain.values or (), instances(e), strict=True):
+            if not _holds(spec, case, env):
+                return f"for {e.name} = {label(e.domain, v)}: {_false(spec, case, env)}"
     if isinstance(e, Eq) and is_bool(e.left) and is_bool(e.right):
         if _holds(spec, e.left, env):
             return f"{side(spec, e.left)} holds, but {_false(spec, e.right, env)}"
@@ -119,6 +126,10 @@ def _true(spec: Spec, e: Expr, env: Env) -> str:
         return _true(spec, e.conclusion, env)
     if isinstance(e, Not) and isinstance(e.arg, And | Or | Implies | Not):
         return _false(spec, e.arg, env)
+    if isinstance(e, Quant) and e.kind == "any":
+        for v, case in zip(e.domain.values or (), instances(e), strict=True):
+            if _holds(spec, case, env):
+                return f"for {e.name} = {label(e.domain, v)}: {_true(spec, case, env)}"
     return f"{show(spec, e)}{_values(spec, e, env)}"
 
 

@@ -30,30 +30,38 @@ from typing import Any, assert_never
 
 import z3
 
-from .domains import Bool, Domain, Finite, IntRange, Option, Real, Value
+from .domains import Bool, Domain, Finite, Func, FuncValue, IntRange, Option, Real, Seq, Set, Value
 from .expr import (
     Add,
     And,
+    At,
+    Bound,
     Cmp,
     Const,
     Enabled,
     Env,
     Eq,
     Expr,
+    FuncLit,
     Implies,
     In,
     IsSome,
     Ite,
     Not,
     Or,
+    Quant,
     Ref,
     Scope,
+    SeqOp,
+    SetOp,
     Some,
     StepIs,
     Unwrap,
+    Update,
     evaluate,
     infer,
     node,
+    unroll,
     walk,
 )
 from .spec import Row, Spec
@@ -190,7 +198,31 @@ def slot_sorts(domain: Domain) -> list[Term]:
         return [z3.RealSort()]
     if isinstance(domain, Option):
         return [z3.BoolSort(), *slot_sorts(domain.inner)]
+    # Data is flattened into slots: a sequence is its length then `max_len` element slots
+    # (past the end: the element's default), a function one value per index, a set one
+    # boolean per element.
+    if isinstance(domain, Seq):
+        return [z3.IntSort(), *slot_sorts(domain.element) * domain.max_len]
+    if isinstance(domain, Func):
+        return slot_sorts(domain.value) * len(domain.keys)
+    if isinstance(domain, Set):
+        return [z3.BoolSort()] * len(_elements(domain))
     raise TypeError(f"no z3 encoding for {domain!r}")
+
+
+def _elements(domain: Set | Seq) -> tuple[Value, ...]:
+    values = domain.element.values
+    assert values is not None
+    return values
+
+
+def _width(domain: Domain) -> int:
+    return len(slot_sorts(domain))
+
+
+def _parts(domain: Domain, enc: Enc, count: int) -> list[Enc]:
+    w = _width(domain)
+    return [tuple(enc[k * w : (k + 1) * w]) for k in range(count)]
 
 
 def encode_value(domain: Domain, value: Value) -> Enc:
@@ -206,10 +238,27 @@ def encode_value(domain: Domain, value: Value) -> Enc:
         if value is None:
             return (z3.BoolVal(False), *_default(domain.inner))
         return (z3.BoolVal(True), *encode_value(domain.inner, value))
+    if isinstance(domain, Seq):
+        slots: list[Term] = [z3.IntVal(len(value))]
+        for x in value:
+            slots += encode_value(domain.element, x)
+        for _ in range(domain.max_len - len(value)):
+            slots += _default(domain.element)
+        return tuple(slots)
+    if isinstance(domain, Func):
+        return tuple(t for x in value.vals for t in encode_value(domain.value, x))
+    if isinstance(domain, Set):
+        return tuple(z3.BoolVal(x in value) for x in _elements(domain))
     raise TypeError(f"no z3 encoding for {domain!r}")
 
 
 def _default(domain: Domain) -> Enc:
+    if isinstance(domain, Seq):
+        return encode_value(domain, ())
+    if isinstance(domain, Func):
+        return tuple(t for _ in domain.keys for t in _default(domain.value))
+    if isinstance(domain, Set):
+        return encode_value(domain, frozenset())
     if isinstance(domain, Real):
         return (z3.RealVal(0),)
     if isinstance(domain, IntRange):
@@ -220,6 +269,19 @@ def _default(domain: Domain) -> Enc:
 
 
 def decode(domain: Domain, model: Term, enc: Enc) -> Value:
+    if isinstance(domain, Seq):
+        n = int(model.eval(enc[0], model_completion=True).as_long())
+        parts = _parts(domain.element, enc[1:], domain.max_len)[:n]
+        return tuple(decode(domain.element, model, p) for p in parts)
+    if isinstance(domain, Func):
+        parts = _parts(domain.value, enc, len(domain.keys))
+        return FuncValue(domain.keys, tuple(decode(domain.value, model, p) for p in parts))
+    if isinstance(domain, Set):
+        return frozenset(
+            x
+            for x, t in zip(_elements(domain), enc, strict=True)
+            if z3.is_true(model.eval(t, model_completion=True))
+        )
     if isinstance(domain, Option):
         present = z3.is_true(model.eval(enc[0], model_completion=True))
         return decode(domain.inner, model, enc[1:]) if present else None
@@ -244,6 +306,22 @@ def type_ok(domain: Domain, enc: Enc) -> Term:
     if isinstance(domain, Option):
         unset = z3.And(*[a == b for a, b in zip(enc[1:], _default(domain.inner), strict=True)])
         return z3.And(z3.Implies(z3.Not(enc[0]), unset), type_ok(domain.inner, enc[1:]))
+    if isinstance(domain, Seq):
+        parts = _parts(domain.element, enc[1:], domain.max_len)
+        blank = _default(domain.element)
+        return z3.And(
+            enc[0] >= 0,
+            enc[0] <= domain.max_len,
+            *[type_ok(domain.element, p) for p in parts],
+            *[
+                z3.Implies(enc[0] <= k, z3.And(*[a == b for a, b in zip(p, blank, strict=True)]))
+                for k, p in enumerate(parts)
+            ],
+        )
+    if isinstance(domain, Func):
+        return z3.And(
+            *[type_ok(domain.value, p) for p in _parts(domain.value, enc, len(domain.keys))]
+        )
     return z3.BoolVal(True)
 
 
@@ -257,7 +335,27 @@ def _fresh(domain: Domain, name: str) -> Enc:
 def _equal(domain: Domain, a: Enc, b: Enc) -> Term:
     if isinstance(domain, Option):
         return z3.And(a[0] == b[0], z3.Implies(a[0], _equal(domain.inner, a[1:], b[1:])))
+    if isinstance(domain, Seq):
+        pairs = zip(
+            _parts(domain.element, a[1:], domain.max_len),
+            _parts(domain.element, b[1:], domain.max_len),
+            strict=True,
+        )
+        return z3.And(
+            a[0] == b[0],
+            *[z3.Implies(k < a[0], _equal(domain.element, x, y)) for k, (x, y) in enumerate(pairs)],
+        )
+    if isinstance(domain, Func):
+        n = len(domain.keys)
+        pairs = zip(_parts(domain.value, a, n), _parts(domain.value, b, n), strict=True)
+        return z3.And(*[_equal(domain.value, x, y) for x, y in pairs])
+    if isinstance(domain, Set):
+        return z3.And(*[x == y for x, y in zip(a, b, strict=True)])
     return a[0] == b[0]
+
+
+def _ite(cond: Term, then: Enc, other: Enc) -> Enc:
+    return tuple(z3.If(cond, a, b) for a, b in zip(then, other, strict=True))
 
 
 # ---------------------------------------------------------------- frames
@@ -330,14 +428,13 @@ class Encoding:
         return z3.And(*parts)
 
     def init(self, frame: Frame) -> Term:
-        return z3.And(
-            *[
-                z3.Or(
-                    *[_equal(v.domain, frame[v.name], encode_value(v.domain, x)) for x in v.inits]
-                )
-                for v in self.spec.vars
-            ]
-        )
+        choices = [
+            z3.Or(*[_equal(v.domain, frame[v.name], encode_value(v.domain, x)) for x in v.inits])
+            for v in self.spec.vars
+        ]
+        if self.spec.init is not None:
+            choices.append(self.expr(self.spec.init, pre=frame))
+        return z3.And(*choices)
 
     def same(self, a: Frame, b: Frame) -> Term:
         return z3.And(*[_equal(v.domain, a[v.name], b[v.name]) for v in self.spec.vars])
@@ -500,8 +597,9 @@ class _Ctx:
             then, other = self.tr(e.then, dom), self.tr(e.other, dom)
             return tuple(z3.If(cond, a, b) for a, b in zip(then, other, strict=True))
         if isinstance(e, Cmp | Add):
-            dom = infer(e.left, self.typer) or infer(e.right, self.typer)
-            assert dom is not None
+            # Two untyped sides (a `total` of `ite(p, 1, 0)`) are plain integers.
+            wide = IntRange(-(2**31), 2**31)
+            dom = infer(e.left, self.typer) or infer(e.right, self.typer) or wide
             a, b = self.tr(e.left, dom)[0], self.tr(e.right, dom)[0]
             if isinstance(e, Add):
                 return (a - b,) if e.op == "-" else (a + b,)
@@ -515,9 +613,76 @@ class _Ctx:
             return self.ref_or_tr(e.arg)[1:]
         if isinstance(e, StepIs):
             return (self.step_is(e),)
-        if isinstance(e, Enabled):  # the spec expands it when it is built
-            raise TypeError("cannot translate Enabled")
+        if isinstance(e, Quant):
+            return self.tr(unroll(e), want)
+        if isinstance(e, SeqOp):
+            return self.seq_op(e)
+        if isinstance(e, At | Update):
+            return self.func_op(e)
+        if isinstance(e, FuncLit):
+            return tuple(t for item in e.items for t in self.tr(item, e.domain.value))
+        if isinstance(e, SetOp):
+            return self.set_op(e)
+        if isinstance(e, Enabled | Bound):  # expanded, or substituted by `unroll`
+            raise TypeError(f"cannot translate {type(e).__name__}")
         assert_never(e)
+
+    def seq_op(self, e: SeqOp) -> Enc:
+        dom = infer(e.seq, self.typer)
+        assert isinstance(dom, Seq)
+        enc = self.tr(e.seq, dom)
+        n, elem = enc[0], dom.element
+        parts = _parts(elem, enc[1:], dom.max_len)
+        if e.op == "len":
+            return (n,)
+        if e.op == "head":
+            return parts[0]
+        if e.op == "tail":
+            shifted = [*parts[1:], _default(elem)]
+            return (n - 1, *[t for p in shifted for t in p])
+        assert e.arg is not None
+        if e.op == "index":
+            k = self.tr(e.arg, IntRange(-(2**31), 2**31))[0]  # out of range: undefined
+            picked = parts[-1]
+            for i in range(dom.max_len - 2, -1, -1):
+                picked = _ite(k == i + 1, parts[i], picked)
+            return picked
+        item = self.tr(e.arg, elem)
+        grown = [_ite(n == i, item, p) for i, p in enumerate(parts)]
+        return (n + 1, *[t for p in grown for t in p])
+
+    def func_op(self, e: At | Update) -> Enc:
+        dom = infer(e.func, self.typer)
+        assert isinstance(dom, Func)
+        parts = _parts(dom.value, self.tr(e.func, dom), len(dom.keys))
+        if isinstance(e.key, Const):
+            hits = [z3.BoolVal(k == e.key.value) for k in dom.keys]
+        else:
+            key = self.tr(e.key, dom.index)
+            hits = [_equal(dom.index, key, encode_value(dom.index, k)) for k in dom.keys]
+        if isinstance(e, At):
+            picked = parts[-1]
+            for hit, p in zip(reversed(hits[:-1]), reversed(parts[:-1]), strict=True):
+                picked = _ite(hit, p, picked)
+            return picked
+        value = self.tr(e.value, dom.value)
+        return tuple(t for hit, p in zip(hits, parts, strict=True) for t in _ite(hit, value, p))
+
+    def set_op(self, e: SetOp) -> Enc:
+        dom = infer(e.set, self.typer)
+        assert isinstance(dom, Set)
+        bits = self.tr(e.set, dom)
+        if e.op == "size":
+            return (z3.Sum(*[z3.If(b, 1, 0) for b in bits]),)
+        assert e.item is not None
+        elements = _elements(dom)
+        item = self.tr(e.item, dom.element)
+        hits = [_equal(dom.element, item, encode_value(dom.element, x)) for x in elements]
+        if e.op == "member":
+            return (z3.Or(*[z3.And(h, b) for h, b in zip(hits, bits, strict=True)]),)
+        if e.op == "add":
+            return tuple(z3.Or(b, h) for h, b in zip(hits, bits, strict=True))
+        return tuple(z3.And(b, z3.Not(h)) for h, b in zip(hits, bits, strict=True))
 
     def b(self, e: Expr) -> Term:
         return self.tr(e, Bool())[0]

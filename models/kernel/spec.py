@@ -1,8 +1,11 @@
 """The vocabulary a spec is written in, and its validation.
 
 A `Spec` is data: variables with finite domains (one real allowed where the
-seed carries a number), triggers with parameters, named rows with a guard,
-updates and outputs, explicit ignore rows, and properties. Every row and
+seed carries a number; sequences, functions and sets as TLA+ has them),
+triggers with parameters, named rows with a guard, updates and outputs,
+explicit ignore rows, properties, an optional initial predicate, and its
+totality: `explicit` (every trigger answered in every state, the seeds' rule)
+or `enabled-only` (a trigger no row answers is not enabled, as in TLA+). Every row and
 property cites its source. A malformed spec is refused when it is built, with
 a `SpecError` that names the row (or variable, property) and the cause.
 """
@@ -10,11 +13,12 @@ a `SpecError` that names the row (or variable, property) and the cause.
 from __future__ import annotations
 
 import enum
+import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Protocol, TypeVar, assert_never
+from typing import Literal, Protocol, TypeVar, assert_never
 
 from .domains import Bool, Domain, Finite, Value, all_assignments
 from .expr import (
@@ -22,8 +26,11 @@ from .expr import (
     TRUE,
     VALUED,
     And,
+    Bound,
+    Cmp,
     Const,
     Enabled,
+    Env,
     Eq,
     Expr,
     ExprTypeError,
@@ -32,13 +39,17 @@ from .expr import (
     Ite,
     Not,
     Or,
+    Quant,
     Ref,
     Scope,
     StepIs,
     as_expr,
     check,
+    defined,
+    evaluate,
     is_step_expr,
     node,
+    partial,
     walk,
 )
 from .layout import Layout
@@ -171,6 +182,9 @@ def _sources(source: Value | Sequence[Value] | None) -> tuple[Value, ...] | None
     return (source,)
 
 
+Totality = Literal["explicit", "enabled-only"]
+
+
 class Kind(enum.StrEnum):
     ALWAYS = "always"
     SOMETIMES = "sometimes"
@@ -265,9 +279,21 @@ class Spec:
     doc: str = ""
     expect_violated: tuple[str, ...] = ()
     layout: Layout = field(default_factory=Layout)  # diagram hints only (layout.py)
+    # An initial predicate over the variables' initial choices (TLA+'s `Init`): the initial
+    # states are the product of every variable's `inits` where it holds.
+    init: Expr | None = None
+    # "explicit": every trigger answers in every state (a row or an ignore row), as the
+    # seeds require; "enabled-only": a trigger no row answers is simply not enabled there,
+    # as in TLA+ and Promela.
+    totality: Totality = "explicit"
+    # TLC's CHECK_DEADLOCK: False drops the no-deadlock check (a protocol that may stop).
+    check_deadlock: bool = True
 
     def __post_init__(self) -> None:
         _validate(self)
+        # When each row's guard and updates are defined (sequence operations can fail);
+        # rows without such operations are missing.
+        object.__setattr__(self, "_defined", _row_definedness(self))
         if self.rows:
             # `enabled()` is expanded against this spec's own rows, from the predicate as
             # written: a variant (or a copy made with `replace`) expands it afresh.
@@ -310,17 +336,50 @@ class Spec:
     def group_of(self, trigger: str) -> str:
         return self.trigger(trigger).group
 
+    def initial_states(self) -> list[dict[str, Value]]:
+        """Every initial state: the product of the variables' initial values, where `init`
+        holds."""
+        names = [v.name for v in self.vars]
+        states = [
+            dict(zip(names, combo, strict=True))
+            for combo in itertools.product(*(v.inits for v in self.vars))
+        ]
+        if self.init is None:
+            return states
+        return [s for s in states if evaluate(self.init, Env(pre=s))]
+
+    def defined(self, r: Row) -> Expr | None:
+        """When the row's guard, updates and outputs are defined (None: always)."""
+        found: Mapping[str, Expr] = getattr(self, "_defined")  # noqa: B009
+        return found.get(r.name)
+
     def source_expr(self, r: Row) -> Expr:
         if r.source is None or self.control is None:
             return TRUE
         return In(Ref("pre", self.control), r.source)
 
     def step_guard(self, r: Row) -> Expr:
-        """The row's full enabling condition over the pre-state and parameters."""
-        return And((self.source_expr(r), r.guard))
+        """The row's full enabling condition over the pre-state and parameters. A row whose
+        operations can be undefined fires only where they are defined (the well-defined
+        check reports the states where they are not)."""
+        guard = self.row_guard(r)
+        return And((self.source_expr(r), guard))
+
+    def row_guard(self, r: Row) -> Expr:
+        """The row's guard, and that it and the updates are defined when it can fail."""
+        when = self.defined(r)
+        return r.guard if when is None else And((when, r.guard))
 
     def param_assignments(self, trigger: str) -> list[dict[str, Value]]:
         return list(all_assignments([(p.name, p.domain) for p in self.trigger(trigger).params]))
+
+    def for_some_arguments(self, trigger: str, expr: Expr) -> Expr:
+        """`expr` over the trigger's parameters, as a state predicate: it holds for some
+        values of them (finite parameters only)."""
+        read = {n.name for n in walk(expr) if isinstance(n, Ref) and n.scope == "param"}
+        named = [(p.name, p.domain) for p in self.trigger(trigger).params if p.name in read]
+        cases = tuple(bind(expr, params) for params in all_assignments(named))
+        return cases[0] if len(cases) == 1 else Or(cases)
 
     def expand(self, expr: Expr) -> Expr:
         """Rewrite `enabled(...)` into a disjunction over rows and finite parameters."""
@@ -348,6 +407,7 @@ STRUCTURAL_CHECKS = (
     "determinism",
     "totality",
     "no-deadlock",
+    "well-defined",
     "terminal-absorbing",
     "rows-fire",
     "vacuity",
@@ -427,6 +487,15 @@ def _validate(spec: Spec) -> None:
         _validate_property(spec, p)
     if spec.terminal is not None:
         _typed(spec, "terminal predicate", spec.terminal, allowed={"pre"}, params={})
+    if spec.init is not None:
+        _typed(spec, "initial predicate", spec.init, allowed={"pre"}, params={})
+        if not spec.initial_states():
+            raise SpecError(f"spec {spec.name!r}: no initial state satisfies the initial predicate")
+    if spec.totality not in ("explicit", "enabled-only"):
+        raise SpecError(
+            f"spec {spec.name!r}: totality must be 'explicit' or 'enabled-only', "
+            f"got {spec.totality!r}"
+        )
     for view, pred in spec.views.items():
         _typed(spec, f"view {view!r}", pred, allowed={"pre"}, params={})
     for variant in spec.variants:
@@ -524,6 +593,11 @@ def _validate_property(spec: Spec, p: Property) -> None:
         allowed={"pre", "post", "out", "param"},
         params={k: v for k, v in arguments.items() if k not in ambiguous},
     )
+    if partial(p.as_written):
+        raise SpecError(
+            f"{where}: head, tail, append and index can be undefined; a property may not "
+            "use them (test length() and use a quantifier over positions instead)"
+        )
     for n in walk(p.as_written):
         if isinstance(n, StepIs):
             known = {
@@ -550,6 +624,8 @@ def _typed(
     expected: Domain | None = None,
 ) -> None:
     def typer(scope: Scope, name: str) -> Domain:
+        if scope == "bound":
+            raise ExprTypeError(f"{name!r} is not bound by an enclosing forall or exists")
         if scope not in allowed:
             raise ExprTypeError(f"{scope} {name!r} cannot be used here")
         try:
@@ -573,6 +649,24 @@ def _typed(
 # ---------------------------------------------------------------- derived forms
 
 
+def _row_definedness(spec: Spec) -> Mapping[str, Expr]:
+    """Per row that can fail: the condition that its guard is defined and, where it holds,
+    its updates and outputs are."""
+    found: dict[str, Expr] = {}
+    for r in spec.rows:
+        effects = (*r.updates.values(), *r.outputs.values())
+        if not partial(r.guard) and not any(partial(e) for e in effects):
+            continue
+        params = {p.name: p.domain for p in spec.trigger(r.trigger).params}
+
+        def typer(scope: Scope, name: str, params: Mapping[str, Domain] = params) -> Domain:
+            return params[name] if scope == "param" else spec.var(name).domain
+
+        then = [defined(e, typer) for e in effects]
+        found[r.name] = And((defined(r.guard, typer), Implies(r.guard, And(tuple(then)))))
+    return MappingProxyType(found)
+
+
 def _expand_enabled(spec: Spec, expr: Expr) -> Expr:
     expr = node(expr)
     if isinstance(expr, Enabled):
@@ -588,8 +682,10 @@ def _expand_enabled(spec: Spec, expr: Expr) -> Expr:
                 for params in all_assignments(named):
                     alternatives.append(bind(guard, params))
         return Or(tuple(alternatives)) if alternatives else FALSE
-    if isinstance(expr, Const | Ref | StepIs):
+    if isinstance(expr, Const | Ref | StepIs | Bound):
         return expr
+    if isinstance(expr, Quant):
+        return Quant(expr.kind, expr.name, expr.domain, _expand_enabled(spec, expr.body))
     if isinstance(expr, Eq):
         return Eq(_expand_enabled(spec, expr.left), _expand_enabled(spec, expr.right))
     if isinstance(expr, Not):
@@ -620,7 +716,19 @@ def bind(expr: Expr, params: Mapping[str, Value]) -> Expr:
             fields[key] = bind(value, params)
         elif isinstance(value, tuple) and value and isinstance(value[0], Expr):
             fields[key] = tuple(bind(v, params) for v in value)
-    return type(expr)(**fields)
+    bound = type(expr)(**fields)
+    if isinstance(bound, _TESTS) and not any(isinstance(n, _OPEN) for n in walk(bound)):
+        # A test of constants only (`is_in(car, ...)` once `car` is bound): its value, since
+        # no face can type a comparison of two constants.
+        try:
+            return Const(bool(evaluate(bound, Env(pre={}))))
+        except (ExprTypeError, KeyError, IndexError, TypeError):
+            return bound
+    return bound
+
+
+_TESTS = (Eq, In, Cmp)
+_OPEN = (Ref, StepIs, Enabled, Bound)
 
 
 def _apply_variant(spec: Spec, variant: Variant) -> Spec:
@@ -646,4 +754,7 @@ def _apply_variant(spec: Spec, variant: Variant) -> Spec:
         doc=variant.doc,
         expect_violated=variant.violates,
         layout=spec.layout,
+        init=spec.init,
+        totality=spec.totality,
+        check_deadlock=spec.check_deadlock,
     )

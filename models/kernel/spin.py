@@ -251,6 +251,38 @@ def run_spin(
     )
 
 
+@dataclass(frozen=True)
+class SpinDeadlock:
+    """pan's search for invalid end states: a reachable non-terminal state where no
+    trigger can fire, as the kernel's no-deadlock check defines it."""
+
+    found: bool
+    trace: Trace | None = None  # the shortest path to it, read back
+
+
+def find_deadlock(spec: Spec, *, cache: Path | None = CACHE) -> SpinDeadlock:
+    """SPIN's deadlock verdict: the export (terminal states may stutter) searched by pan
+    without `-E`, checking no property; a deadlock's trail is read back."""
+    model = export(spec, terminal_loop=True)
+    bits = _hash_bits(min(product_size(v.domain for v in spec.vars), 1 << 18))
+    with tempfile.TemporaryDirectory(prefix="statecheck-spin-") as work:
+        build, cwd = Path(work) / "build", Path(work) / "run"
+        build.mkdir()
+        cwd.mkdir()
+        pan, _, _ = compile_pan(model, build, cache=cache)
+        env = _env(model.no_property)
+        text = _run([str(pan), f"-m{MAX_DEPTH}", "-n", f"-w{bits}"], cwd, env)
+        if "max search depth too small" in text or "out of memory" in text:
+            raise SpinError(f"pan's search was truncated: {text.strip().splitlines()[0]}")
+        if re.search(r"pan:\d+: invalid end state", text) is None:
+            return SpinDeadlock(False)
+        trail = next(cwd.glob("*.trail"), None)
+        if trail is None:
+            return SpinDeadlock(True)
+        out = _run([str(pan), "-S", "-r", trail.name, "-w10"], cwd, env)
+        return SpinDeadlock(True, model.read_steps(out.splitlines()))
+
+
 def read_trail(spec: Spec, model_file: Path, trail_file: Path) -> tuple[Trace, list[str]]:
     """A trail from any pan run of `spec`'s export, as a trace, and the properties it breaks.
 

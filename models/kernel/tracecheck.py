@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .domains import Value
-from .expr import Env, compiled
+from .expr import Env, compiled, evaluate
 from .spec import Row, Spec
 from .trace import Step, Trace, render_trace, trace_json
 from .values import BadValue, decode, encode, same
@@ -303,7 +303,7 @@ class Stepper:
                 _CompiledRow(
                     r,
                     None if r.source is None or self.control is None else frozenset(r.source),
-                    compiled(r.guard),
+                    compiled(spec.row_guard(r)),  # undefined steps never fire
                     tuple((position[k], compiled(e)) for k, e in r.updates.items()),
                     tuple((k, compiled(e)) for k, e in r.outputs.items()),
                     self.control if r.target is not None else None,
@@ -358,10 +358,12 @@ def initial_states(spec: Spec, fixed: Mapping[str, Value]) -> list[State]:
     ]  # an observed initial value outside `inits` is checked below
     states = [tuple(c) for c in itertools.product(*choices)]
     inits = [v.inits for v in spec.vars]
+    names = [v.name for v in spec.vars]
     return [
         s
         for s in states
         if all(any(same(x, i) for i in ok) for x, ok in zip(s, inits, strict=True))
+        and (spec.init is None or evaluate(spec.init, Env(pre=dict(zip(names, s, strict=True)))))
     ]
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .explore import Exploration
-from .expr import Env, Expr, Implies, compiled, is_step_expr, walk
+from .expr import Bound, Env, Expr, Implies, Quant, compiled, is_step_expr, walk
 from .printer import show
 from .spec import Spec
 
@@ -35,9 +35,24 @@ def premises(spec: Spec) -> list[tuple[str, bool, Expr]]:
     for p in spec.properties:
         step = p.over_steps
         # The premise as expanded (`enabled()` rewritten), so the explorer can evaluate it.
-        for node in walk(p.pred):
-            if isinstance(node, Implies):
-                found.append((p.name, step or is_step_expr(node.premise), node.premise))
+        for premise in _premises(p.pred, ()):
+            found.append((p.name, step or is_step_expr(premise), premise))
+    return found
+
+
+def _premises(expr: Expr, binders: tuple[Quant, ...]) -> list[Expr]:
+    """Each implication's premise; one inside quantifiers is closed by `exists` over the
+    variables it reads (it must hold for some binding, not for each)."""
+    found: list[Expr] = []
+    if isinstance(expr, Implies):
+        premise = expr.premise
+        for q in reversed(binders):
+            if any(isinstance(n, Bound) and n.name == q.name for n in walk(premise)):
+                premise = Quant("any", q.name, q.domain, premise)
+        found.append(premise)
+    inner = (*binders, expr) if isinstance(expr, Quant) else binders
+    for child in expr.children():
+        found += _premises(child, inner)
     return found
 
 

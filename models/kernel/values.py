@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .domains import Bool, Domain, Finite, IntRange, Option, Real, Value
+from .domains import Bool, Domain, Finite, Func, FuncValue, IntRange, Option, Real, Seq, Set, Value
 
 
 class BadValue(ValueError):
@@ -27,6 +27,12 @@ def encode(domain: Domain, value: Value) -> Any:
         return None
     if isinstance(domain, Option):
         return encode(domain.inner, value)
+    if isinstance(domain, Seq):
+        return [encode(domain.element, x) for x in value]
+    if isinstance(domain, Set):
+        return [encode(domain.element, x) for x in domain.ordered(value)]
+    if isinstance(domain, Func):
+        return {domain.index.label(k): encode(domain.value, x) for k, x in value.items()}
     if isinstance(domain, Bool):
         return bool(value)
     if isinstance(domain, IntRange):
@@ -43,6 +49,8 @@ def decode(domain: Domain, raw: Any) -> Value:
     """The member of `domain` that the JSON value `raw` spells, or `BadValue`."""
     if isinstance(domain, Option):
         return None if raw is None else decode(domain.inner, raw)
+    if isinstance(domain, Seq | Set | Func):
+        return _decode_data(domain, raw)
     if isinstance(domain, Bool):
         if isinstance(raw, bool):
             return raw
@@ -71,6 +79,24 @@ def decode(domain: Domain, raw: Any) -> Value:
     shown = ", ".join(str(domain.label(v)) for v in domain.values[:8])
     more = ", …" if len(domain.values) > 8 else ""
     raise BadValue(f"{raw!r} is not a value of {domain.name} ({shown}{more})") from None
+
+
+def _decode_data(domain: Seq | Set | Func, raw: Any) -> Value:
+    """A sequence or set is a JSON list, a function an object keyed by its index labels."""
+    if isinstance(domain, Func):
+        labels = {domain.index.label(k): k for k in domain.keys}
+        if not isinstance(raw, dict) or set(raw) != set(labels):
+            shown = ", ".join(labels)
+            raise BadValue(f"{raw!r} is not a function {domain.name} (an object keyed {shown})")
+        return FuncValue(domain.keys, tuple(decode(domain.value, raw[k]) for k in labels))
+    if not isinstance(raw, list):
+        raise BadValue(f"{raw!r} is not a list ({domain.describe()})")
+    items = [decode(domain.element, x) for x in raw]
+    if isinstance(domain, Set):
+        return frozenset(items)
+    if len(items) > domain.max_len:
+        raise BadValue(f"{raw!r} is longer than {domain.max_len} ({domain.describe()})")
+    return tuple(items)
 
 
 _TABLES: dict[int, tuple[Finite, dict[Any, Value]]] = {}

@@ -1,0 +1,53 @@
+"""Classic TLA+ protocols ported to the kernel: worked examples and kernel fixtures.
+
+Each module ports one spec of `/work/shared/protocols/` (the public tlaplus/Examples,
+MIT licence) with the constants of the model TLC checked, written with the kernel's
+data types where the TLA+ uses them (functions over the process set, sets, bounded
+sequences, quantifiers, initial predicates) and `enabled-only` totality, as TLA+ has.
+A PlusCal process `p \\in Procs` becomes a trigger parameter; a nondeterministic
+`\\E x \\in S` inside an action becomes another parameter, with `x \\in S` in the guard.
+
+`FIXTURES` lists them with TLC's recorded figures (`manifest.json`): the distinct
+states, the invariants the `.cfg` checks (each a property here; `TypeOK`'s domain part
+is the variables' declared domains), and whether TLC checks deadlock. Liveness
+`PROPERTY`s are left for the liveness issue. `tests/test_protocols.py` holds the kernel
+to every figure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from models.kernel import Spec
+
+from . import (
+    chang_roberts,
+    dining_philosophers,
+    echo,
+    ewd840,
+    prisoners,
+    readers_writers,
+    single_lane_bridge,
+)
+
+
+@dataclass(frozen=True)
+class Fixture:
+    spec: Spec
+    folder: str  # under /work/shared/protocols
+    tlc_states: int  # manifest.json distinctStates
+    invariants: tuple[str, ...]  # the .cfg's INVARIANTs, as property names
+    check_deadlock: bool  # the .cfg's CHECK_DEADLOCK (TLC's default: TRUE)
+
+
+FIXTURES: tuple[Fixture, ...] = (
+    Fixture(
+        dining_philosophers.SPEC, "DiningPhilosophers", 67, ("TypeOK", "ExclusiveAccess"), True
+    ),
+    Fixture(prisoners.SPEC, "Prisoners", 214, ("TypeOK", "CountInvariant"), True),
+    Fixture(chang_roberts.SPEC, "chang_roberts", 137, ("TypeOK", "Correctness"), False),
+    Fixture(echo.SPEC, "echo", 75, ("TypeOK", "AncestorProperties"), True),
+    Fixture(ewd840.SPEC, "ewd840", 302, ("TypeOK", "TerminationDetection", "Inv"), False),
+    Fixture(readers_writers.SPEC, "ReadersWriters", 21527, ("TypeOK", "Safety"), True),
+    Fixture(single_lane_bridge.SPEC, "SingleLaneBridge", 3605, ("Invariants",), True),
+)
