@@ -21,7 +21,7 @@ only the fragments the seed's tests pin are load-bearing.
 import threading
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from ._args import expect as _expect
 from ._args import expect_optional_bool, member
@@ -72,6 +72,11 @@ class AxError(Exception):
         self.subject = subject
         self.recovery = recovery
 
+    def __reduce__(self) -> tuple[type["AxError"], tuple[AxCode, str, str, str]]:
+        # Pickle and copy by the constructor's arguments (Exception's default passes only
+        # the message), so a refusal crosses a ProcessPoolExecutor.
+        return (type(self), (self.code, self.action, self.subject, self.recovery))
+
 
 # --- the run policy ----------------------------------------------------------
 
@@ -80,10 +85,22 @@ class AxError(Exception):
 class RunPolicy:
     """The four choices a run is dispatched under (§7)."""
 
+    # Annotated as the members they hold; the constructor also takes their wire strings
+    # (`RunPolicy("chat", "full", "standing", "ordinary")`), and `__init__`'s signature says so.
     mode: Mode
     write: WriteLimit
     admit: AdmissionRequirement
     landing: LandingPolicy
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            mode: Mode | str,
+            write: WriteLimit | str,
+            admit: AdmissionRequirement | str,
+            landing: LandingPolicy | str,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         # Wire strings become members; a value the kernel rejects on input
@@ -94,7 +111,7 @@ class RunPolicy:
         object.__setattr__(self, "landing", member(self.landing, LandingPolicy, "landing"))
 
     @classmethod
-    def of(cls, mode: Mode) -> "RunPolicy":
+    def of(cls, mode: Mode | str) -> "RunPolicy":
         """The default policy for `mode`: full writes, standing, ordinary."""
         return cls(mode, WriteLimit.FULL, AdmissionRequirement.STANDING, LandingPolicy.ORDINARY)
 
@@ -142,6 +159,7 @@ class PolicyReader:
     """What a write gate holds: the policy in force, never an untaken arrival."""
 
     def __init__(self, cell: PolicyCell) -> None:
+        _expect(cell, PolicyCell, "cell")
         self._cell = cell
 
     def now(self) -> RunPolicy:

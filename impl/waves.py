@@ -55,11 +55,21 @@ Decisions beyond a literal port:
   while it yields to let the back half start (below), `start_wave_script` cancels `result`
   and re-raises.
 - Timeouts: a timeout below 1 ms (0, negatives, NaN) or infinite fires after 1 ms, the way
-  Node's setTimeout clamps it, and the detail says so: "timed out after 1ms (timeout_ms was
-  NaN)". Node's clamp of delays above 2**31-1 ms to 1 ms is a runtime artifact and is not
-  ported: a large finite timeout is honoured. Spawn params always carry the value as given.
+  Node's setTimeout clamps it, and the detail prints the value as given, as the seed's
+  template does: "timed out after 0ms", "NaNms", "Infinityms". An integer past a float's
+  range is an infinity of its sign, as a JS number holds it. Node's clamp of delays above
+  2**31-1 ms to 1 ms is a runtime artifact and is not ported: a large finite timeout is
+  honoured. Spawn params always carry the value as given.
   The effective timeout is resolved before the ping (the seed: before the spawn), since it
   bounds the ping too; PERK_WAVE_TIMEOUT_MS is parsed as JS `Number()` parses it (§5).
+- A signal Event reused from an earlier `asyncio.run` (bound to another loop) is refused
+  at the edge with a RuntimeError naming `signal`, never read as an abort. A completion
+  handler called from another thread hands the completion to the loop's thread
+  (`call_soon_threadsafe`), which it wakes. An `on_complete` that returns no callable
+  refuses the start as `unavailable` ("completion subscription failed: ...") and leaves
+  the handler inert. An abandoned adapter call (a stop past its grace, a read past its
+  deadline) is gone: a `stop` that swallows its cancellation has its coroutine closed, so
+  `asyncio.run` still returns (`_abandon`).
 - `start_wave_script` yields once after launching the back half, so the `result` task has
   entered its body before anyone can cancel it (a task cancelled before its first step would
   skip its cleanup). The outcome race itself is armed before that, with no await since the
@@ -70,10 +80,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import math
 import os
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import threading
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from enum import StrEnum
@@ -372,10 +385,19 @@ def _delay_s(timeout_ms: float) -> float:
 
 
 def _ms(timeout_ms: float) -> str:
-    """`<ms>ms` for a detail: what the wait was, and the given value when it was not that."""
-    if _runs_as_given(timeout_ms):
-        return f"{_js_string(timeout_ms)}ms"
-    return f"1ms (timeout_ms was {_js_string(timeout_ms)})"
+    """`<ms>ms` for a detail: the value as given, as the seed's template prints it
+    (`timed out after 0ms`, `NaNms`, `-5ms`, `Infinityms`), whatever the wait was."""
+    return f"{_js_string(timeout_ms)}ms"
+
+
+def _js_value(timeout_ms: float) -> float:
+    """The timeout as a JS number holds it: an integer past a float's range is an infinity
+    of its sign (`Number(10n ** 400n)` is Infinity), never an OverflowError."""
+    try:
+        float(timeout_ms)
+    except OverflowError:
+        return math.inf if timeout_ms > 0 else -math.inf
+    return timeout_ms
 
 
 def _text(thing: object) -> str:
@@ -418,7 +440,9 @@ class _Wave:
 
     def __init__(self) -> None:
         # Acceptance (H5's `accepting`) is open exactly while this is undecided.
-        self.outcome: asyncio.Future[_Outcome] = asyncio.get_running_loop().create_future()
+        self.loop = asyncio.get_running_loop()
+        self.thread = threading.get_ident()
+        self.outcome: asyncio.Future[_Outcome] = self.loop.create_future()
         self.handle: WaveRunHandle | None = None
         self.buffered: list[WaveCompletion] = []
         self.timer: asyncio.TimerHandle | None = None
@@ -426,6 +450,11 @@ class _Wave:
 
     def receive(self, completion: WaveCompletion) -> None:
         # F4 handler: buffer everything while the handle is unknown, then only a match counts.
+        if threading.get_ident() != self.thread:
+            # Called from another thread: handed to the loop's thread, which it wakes.
+            with contextlib.suppress(RuntimeError):  # the loop has closed: the wave is over
+                self.loop.call_soon_threadsafe(self.receive, completion)
+            return
         if self.outcome.done() or not isinstance(completion, WaveCompletion):
             return
         if self.handle is None:
@@ -482,7 +511,10 @@ async def _boxed(call: Callable[[], Awaitable[Any]]) -> _Boxed:
     straight out of the loop, before the runner could release the subscription; the runner
     re-raises them itself (`_answer`). Only the task's own cancellation propagates."""
     try:
-        return True, await call()
+        answer = call()
+        if inspect.iscoroutine(answer) and (task := asyncio.current_task()) is not None:
+            _CALLS[task] = answer  # so that an abandoned call can be closed (`_abandon`)
+        return True, await answer
     except asyncio.CancelledError as error:
         task = asyncio.current_task()
         if task is not None and task.cancelling():
@@ -509,8 +541,30 @@ async def _within(task: asyncio.Task[Any], seconds: float) -> bool:
     try:
         done, _ = await asyncio.wait({task}, timeout=seconds)
     finally:
-        task.cancel()  # a no-op once finished
+        if not task.done():
+            task.cancel()
+            asyncio.get_running_loop().call_soon(_abandon, task)
     return bool(done)
+
+
+_CALLS: weakref.WeakKeyDictionary[asyncio.Task[Any], Coroutine[Any, Any, Any]] = (
+    weakref.WeakKeyDictionary()
+)
+"""The adapter's own coroutine each boxed call is awaiting, by its task."""
+
+
+def _abandon(task: asyncio.Task[Any]) -> None:
+    """Abandoned means gone. A call that swallowed the cancellation (an adapter `stop`
+    catching CancelledError and awaiting again) would keep its task alive, and asyncio.run
+    waits for every task before it returns: close the adapter's coroutine (GeneratorExit at
+    its await) and cancel the task again, which then ends. Only a coroutine that swallows
+    GeneratorExit too outlives this."""
+    call = _CALLS.get(task)
+    if task.done() or call is None:
+        return
+    with contextlib.suppress(RuntimeError):  # it ignored GeneratorExit: nothing more to do
+        call.close()
+    task.cancel()
 
 
 async def _stop_note(adapter: WaveAdapter, handle: WaveRunHandle) -> str:
@@ -739,6 +793,26 @@ def _check_edge(adapter: object, spec: object, signal: object) -> None:
     _check_type("spec", spec, WaveScriptSpec, "a WaveScriptSpec")
     if signal is not None:
         _check_type("signal", signal, asyncio.Event, "an asyncio.Event or None")
+    if isinstance(signal, asyncio.Event):
+        _check_loop(signal)
+
+
+def _check_loop(signal: asyncio.Event) -> None:
+    """An Event belongs to the first loop that waited on it: one reused from an earlier
+    `asyncio.run` cannot be watched, and would read as an abort. Refuse it at the edge with
+    asyncio's own RuntimeError, naming the parameter."""
+    probe = signal.wait()
+    try:
+        probe.send(None)  # binds an unbound event to this loop, or raises
+    except StopIteration:
+        pass  # already set
+    except RuntimeError as error:
+        raise RuntimeError(
+            f"signal is an asyncio.Event of another event loop ({error}); "
+            "make a new Event inside each asyncio.run"
+        ) from None
+    finally:
+        probe.close()  # withdraws the waiter the probe left
 
 
 async def start_wave_script(
@@ -761,7 +835,7 @@ async def start_wave_script(
     if aborted():  # F1
         return refused(WaveRunFailureReason.CANCELLED, before_launch)
     # Resolved before the ping (the seed: before the spawn), since it bounds the ping too.
-    timeout_ms = spec.timeout_ms if spec.timeout_ms is not None else _env_timeout_ms()
+    timeout_ms = _js_value(spec.timeout_ms) if spec.timeout_ms is not None else _env_timeout_ms()
 
     pinging = _Front(adapter.ping, timeout_ms)  # F2: loud degrade, never a fallback
     try:
@@ -789,11 +863,22 @@ async def start_wave_script(
 
     wave = _Wave()
     try:  # F4: subscribe before spawn; a completion may beat the spawn reply (KB8a)
-        wave.unsubscribe = adapter.on_complete(wave.receive)
+        unsubscribe = adapter.on_complete(wave.receive)
     except Exception as error:
         return refused(
             WaveRunFailureReason.UNAVAILABLE, f"completion subscription failed: {_text(error)}"
         )
+    if not callable(unsubscribe):
+        # No way to unsubscribe: the handler is made inert (its wave is over) and the start
+        # refused, as for a subscription that raised.
+        wave.unsubscribe = lambda: None
+        wave.release()
+        return refused(
+            WaveRunFailureReason.UNAVAILABLE,
+            "completion subscription failed: on_complete returned "
+            f"{type(unsubscribe).__name__}, not an unsubscribe function",
+        )
+    wave.unsubscribe = unsubscribe
 
     params = WaveSpawnParams(
         workflow_script=spec.workflow_script,
@@ -898,6 +983,13 @@ class MemoryWaveAdapter:
         aggregate_error: bool = False,
         completion_detail: Mapping[str, Any] | None = None,
     ) -> None:
+        if spawn_error is not None:
+            _check_type("spawn_error", spawn_error, Exception, "an Exception or None")
+        if ordering not in ("reply-then-complete", "complete-then-reply"):
+            raise ValueError(
+                "ordering must be one of 'reply-then-complete', 'complete-then-reply', "
+                f"got {ordering!r}"
+            )
         self.calls = MemoryWaveCalls()
         self._ping = ping
         self._spawn_error = spawn_error

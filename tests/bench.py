@@ -507,31 +507,39 @@ def main() -> int:
 
 def bench_check_trace(repeat: int, steps: int = 100_000, budget: float = 5.0) -> None:
     """Issue 8: a 100,000-step duplex log is checked in under 5 s (not part of the gate)."""
-    import json
-    import random
+    from logs import duplex_log
 
-    sys.path.insert(0, str(ROOT))
-    from models.duplex import SPEC
-    from models.kernel.tracecheck import LogStep, step_json, stepper_for
-
-    rnd, stepper = random.Random(100), stepper_for(SPEC)
-    state = (SPEC.var("state").inits[0], rnd.choice(SPEC.var("payload").inits), None)
-    lines = [json.dumps({"init": {"payload": state[1].name}})]
-    for _ in range(steps):
-        trigger = rnd.choice(SPEC.triggers)
-        args = {p.name: rnd.choice((0.25, 0.75, 0.3)) for p in trigger.params}
-        _, state, outputs = next(iter(stepper.successors(state, trigger.name, args)))
-        seen = LogStep(trigger.name, args, outputs, stepper.as_dict(state))
-        lines.append(json.dumps(step_json(SPEC, seen)))
-    log = ROOT / ".cache" / "bench" / "duplex-100k.jsonl"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_text("\n".join(lines) + "\n")
+    log = duplex_log(ROOT / ".cache" / "bench" / "duplex-100k.jsonl", steps)
     command = [str(BIN / "python"), "-m", "models", "check-trace", "duplex", str(log)]
     median, lo, hi = stats([timed(command) for _ in range(repeat)])
     name = f"check-trace {steps // 1000}k"
     print(
         f"{name:<22} {median:7.2f}s {lo:7.2f}s {hi:7.2f}s   {'':>7}"
         f"   {median:.2f}s / {budget:.0f}s = {median / budget:.2f}×"
+    )
+    bench_check_trace_memory()
+
+
+def bench_check_trace_memory(megabytes: int = 50, budget_mb: float = 200.0) -> None:
+    """Issue 20: check-trace of a 50 MB log stays under 200 MB, because it streams the log:
+    its peak beside a log a tenth the size shows that memory does not grow with the length."""
+    from logs import duplex_log, peak_mb
+
+    sample = duplex_log(ROOT / ".cache" / "bench" / "duplex-sample.jsonl", 1000)
+    per_step = sample.stat().st_size // 1001  # an init line and 1,000 steps
+    sizes = {}
+    for mb in (megabytes // 10, megabytes):
+        log = duplex_log(ROOT / ".cache" / "bench" / f"duplex-{mb}mb.jsonl", mb * 2**20 // per_step)
+        command = [str(BIN / "python"), "-m", "models", "check-trace", "duplex", str(log)]
+        peak, code = peak_mb(command)
+        if code != 0:
+            sys.exit(f"bench: check-trace of {log} exited {code}")
+        sizes[mb] = (log.stat().st_size / 2**20, peak)
+    (small_mb, small_peak), (big_mb, big_peak) = sizes.values()
+    print(
+        f"{'check-trace memory':<22} {big_peak:7.0f} MB peak for a {big_mb:.0f} MB log "
+        f"({small_peak:.0f} MB for {small_mb:.0f} MB: {big_peak / small_peak:.2f}×)"
+        f"   {big_peak:.0f} / {budget_mb:.0f} MB = {big_peak / budget_mb:.2f}×"
     )
 
 

@@ -8,12 +8,16 @@ file name keeps it out of the default pytest collection.
   annotations (a script with a type error is caught, so the types are read);
 - `import impl` exposes `impl.duplex`, `impl.mode`, `impl.waves`;
 - `python -m models` works from the install, away from the source tree;
+- a plain install requires nothing: the verifier's dependencies are the `verify` extra,
+  the test tools (hypothesis, pytest) the `test` extra; `impl` runs with the standard
+  library alone, and `python -m models` without its extra says which to install;
 - `python -m build` runs from the repo root (no cache folder shadows the package).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,6 +40,8 @@ from impl.mode import Mode, RunPolicy, core_tools
 channel = DuplexChannel(PayloadKind.AUDIO)
 impulse, commands = channel.observe(VadOnset())
 tools: tuple[str, ...] = core_tools(RunPolicy.of(Mode.WORK).mode)
+# The wire strings the constructors take at run time type-check too.
+wired = RunPolicy("chat", "full", "standing", "ordinary"), RunPolicy.of("work")
 modules = (impl.duplex, impl.mode, impl.waves)
 print(channel.state.name, len(tools), len(commands), [m.__name__ for m in modules])
 """
@@ -82,6 +88,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
             (clone / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, clone / name)
     output = run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", base, ".", cwd=clone)
+    # The install's own requirements: only extras, and the test tools in none but `test`
+    # and `verify` (the mutant gate drives hypothesis).
     assert own_warnings(output) == []
     (wheel,) = base.glob("statecheck-*.whl")
     assert "impl/py.typed" in zipfile.ZipFile(wheel).namelist()
@@ -127,6 +135,43 @@ def test_python_m_models_runs_from_the_install(installed: Path) -> None:
     assert f"verify: ok — {checks} checks on 2 specs" in out
     run(python, "-m", "models", "diagram", "duplex", "--out", "d", cwd=work, env=env)
     assert (work / "d" / "duplex-audio.dot").read_text().startswith("digraph")
+
+
+def test_a_plain_install_is_the_library_alone(installed: Path) -> None:
+    (wheel,) = installed.parent.glob("statecheck-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = archive.read(name).decode()
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    assert requires and all("extra ==" in line for line in requires), requires
+    # (the distribution's name, the extra it belongs to) for each requirement
+    named = {
+        (re.split(r"[<>=\[; ]", line.split(":", 1)[1].strip())[0], line.split('extra == "')[1][:-1])
+        for line in requires
+    }
+    assert {extra for name, extra in named if name in ("hypothesis", "pytest")} <= {
+        "test",
+        "verify",
+    }
+    assert {"z3-solver", "transitions", "graphviz"} <= {n for n, e in named if e == "verify"}
+    # A venv with the wheel and nothing else: impl works, the verifier names its extra.
+    bare = installed.parent / "bare"
+    run(sys.executable, "-m", "venv", "--without-pip", bare, cwd=installed.parent)
+    python = bare / "bin" / "python"
+    run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", wheel, cwd=bare)
+    work = installed.parent / "bare-user"
+    work.mkdir()
+    (work / "good.py").write_text(USER_SCRIPT)
+    out = run(python, "good.py", cwd=work)
+    assert out.strip() == "LISTENING 7 0 ['impl.duplex', 'impl.mode', 'impl.waves']"
+    done = subprocess.run(
+        [python, "-m", "models", "list"], cwd=work, capture_output=True, text=True
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        "error: python -m models needs z3-solver, transitions, graphviz: "
+        "pip install 'statecheck[verify]' (a plain install is the impl library alone)\n"
+    )
 
 
 def test_python_m_build_runs_from_the_repo_root() -> None:

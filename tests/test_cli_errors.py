@@ -140,7 +140,7 @@ def test_traceback_flag_shows_where(broken_module: str, capsys: pytest.CaptureFi
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["verify", "--json", "{dir}"], "is a directory, not a file"),
+        (["verify", "--json", "{dir}"], "is a directory, not a regular file"),
         (["verify", "--json", "{file}/r.json"], "is not a directory"),
         (["diagram", "--out", "{file}"], "is not a directory"),
         (["diagram", "--out", "{file}/sub"], "is not a directory"),

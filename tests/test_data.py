@@ -47,6 +47,7 @@ from models.kernel import (
     length,
     lt,
     member,
+    ne,
     not_,
     param,
     row,
@@ -119,8 +120,12 @@ def mailbox(*, guarded: bool = True) -> Spec:
                     "seen": update(
                         SEEN_VAR, param("n"), set_add(at(SEEN_VAR, param("n")), head(Q))
                     ),
-                    # The turn passes on, and `last` marks whose it is.
-                    "last": func(LAST, lambda k: eq(TURN, 3 - k)),
+                    # The turn passes on, and `last` marks whose it is (a quantifier in an
+                    # update: last'[k] = \E j \in Node : j = turn /\ j # k).
+                    "last": func(
+                        LAST,
+                        lambda k: exists("j", NODE, lambda j: and_(eq(j, TURN), ne(j, k))),
+                    ),
                     "turn": OTHER,
                 },
                 cite=SRC,
@@ -276,7 +281,7 @@ def test_an_append_to_a_full_sequence_is_a_violation_with_its_trace() -> None:
     assert len(explore(spec).states) > 0  # the explorer does not crash: the step is undefined
     result = next(Checker(spec, timeout=20).run("well-defined"))
     assert result.verdict == "violated"
-    assert result.detail == "row 'send' is undefined (see its sequence operations)"
+    assert result.detail.startswith("row 'send' takes Append(q, ?m) where it is undefined")
     assert result.trace is not None
     last = result.trace.steps[-1].state if result.trace.steps else result.trace.init
     assert len(last["q"]) == QUEUE.max_len  # the next send would overflow

@@ -72,7 +72,7 @@ def test_run_policy_of_is_full_standing_ordinary() -> None:
 
 
 def test_run_policy_takes_wire_strings_and_rejects_what_the_kernel_rejects() -> None:
-    policy = RunPolicy("work", "create", "tested", "experiment")  # type: ignore[arg-type]
+    policy = RunPolicy("work", "create", "tested", "experiment")
     assert policy.mode is Mode.WORK
     assert policy.write is WriteLimit.CREATE
     assert policy.admit is A.TESTED
@@ -84,7 +84,7 @@ def test_run_policy_takes_wire_strings_and_rejects_what_the_kernel_rejects() -> 
         ("chat", "full", "standing", "merge"),
     ):
         with pytest.raises(ValueError):
-            RunPolicy(*bad)  # type: ignore[arg-type]
+            RunPolicy(*bad)
 
 
 def test_run_policy_is_frozen() -> None:
@@ -487,8 +487,8 @@ def test_public_doors_reject_the_wrong_types_by_name() -> None:
 def test_a_mode_may_be_given_by_its_wire_string_as_in_run_policy() -> None:
     assert core_tools("chat") == core_tools(Mode.CHAT)
     assert catalog_entry("work") == catalog_entry(Mode.WORK)
-    assert RunPolicy("chat", "full", "standing", "ordinary") == RunPolicy.of(Mode.CHAT)  # type: ignore[arg-type]
-    for call in (lambda: core_tools("plan"), lambda: RunPolicy.of("plan")):  # type: ignore[arg-type]
+    assert RunPolicy("chat", "full", "standing", "ordinary") == RunPolicy.of(Mode.CHAT)
+    for call in (lambda: core_tools("plan"), lambda: RunPolicy.of("plan")):
         with pytest.raises(ValueError) as caught:
             call()
         assert str(caught.value) == "mode must be one of 'chat', 'work', got 'plan'"

@@ -783,11 +783,11 @@ def test_env_timeout_is_read_at_each_start(monkeypatch: pytest.MonkeyPatch) -> N
 @pytest.mark.parametrize(
     ("timeout_ms", "text"),
     [
-        (0, "1ms (timeout_ms was 0)"),
-        (-5, "1ms (timeout_ms was -5)"),
-        (0.5, "1ms (timeout_ms was 0.5)"),
-        (math.nan, "1ms (timeout_ms was NaN)"),
-        (math.inf, "1ms (timeout_ms was Infinity)"),
+        (0, "0ms"),
+        (-5, "-5ms"),
+        (0.5, "0.5ms"),
+        (math.nan, "NaNms"),
+        (math.inf, "Infinityms"),
     ],
 )
 def test_a_timeout_below_one_ms_fires_at_once(timeout_ms: float, text: str) -> None:

@@ -51,11 +51,11 @@ TIMEOUT_MS = 5_000
 TIMEOUTS: dict[m.Timeout, list[tuple[float | None, str]]] = {
     m.Timeout.GIVEN: [(TIMEOUT_MS, "5000ms"), (12.5, "12.5ms")],
     m.Timeout.BELOW_ONE: [
-        (0, "1ms (timeout_ms was 0)"),
-        (-5, "1ms (timeout_ms was -5)"),
-        (math.nan, "1ms (timeout_ms was NaN)"),
-        (math.inf, "1ms (timeout_ms was Infinity)"),
-        (0.25, "1ms (timeout_ms was 0.25)"),
+        (0, "0ms"),
+        (-5, "-5ms"),
+        (math.nan, "NaNms"),
+        (math.inf, "Infinityms"),
+        (0.25, "0.25ms"),
     ],
     m.Timeout.HUGE: [(1e10, "10000000000ms"), (2**31, "2147483648ms")],
     m.Timeout.DEFAULT: [(None, f"{w.WAVE_TIMEOUT_MS}ms")],

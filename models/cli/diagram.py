@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from models.cli.kit import output_dir, output_file
+from models.cli.kit import Output, UsageError, clip, output_dir, output_file
 from models.cli.registry import load as load_specs
 from models.cli.registry import lookup
 from models.cli.results import findings, load
@@ -42,7 +42,7 @@ from models.kernel.trace import Trace, plural, trace_json
 FORMATS = ("dot", "svg", "png", "mermaid")
 
 
-class Refused(Exception):
+class Refused(UsageError):
     """A diagram command that cannot be carried out as asked (exit 2)."""
 
 
@@ -68,16 +68,10 @@ def add_diagram(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        if args.variant or args.view or args.trace or args.format or args.output:
-            return _one(args)
-        return _all(args)
-    except Refused as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except OSError as err:
-        print(f"error: cannot write {err.filename}: {err.strerror}", file=sys.stderr)
-        return 2
+    # A refusal and an OS error on a file are one-line exit-2 errors (models/cli/kit.py).
+    if args.variant or args.view or args.trace or args.format or args.output:
+        return _one(args)
+    return _all(args)
 
 
 def _all(args: argparse.Namespace) -> int:
@@ -126,7 +120,7 @@ def _one(args: argparse.Namespace) -> int:
         raise Refused("--variant, --view, --trace, --format and -o draw one spec: name exactly one")
     name = args.specs[0] + (f":{args.variant}" if args.variant else "")
     spec = lookup(name)
-    fmt = args.format or _format_of(args.output)
+    fmt = _format_of(args.output, args.format)
     results, _ = load([spec])
     found = findings(results[spec.name])
     title = ""
@@ -148,20 +142,29 @@ def _one(args: argparse.Namespace) -> int:
     if path is not None:
         pic = overlay(pic, path, title)
     data = _format(pic, fmt)
-    if args.output is None or str(args.output) == "-":  # `-o -`: standard output too
-        if isinstance(data, bytes):
-            sys.stdout.buffer.write(data)
-        else:
-            sys.stdout.write(data)
-    else:
-        write(args.output, data)
+    (args.output or Output("-")).write(data)
+    if args.output is not None and not args.output.to_stdout:
         print(f"wrote {args.output}", file=sys.stderr)
     return 0
 
 
-def _format_of(output: Path | None) -> str:
-    suffix = output.suffix.lstrip(".") if output else ""
-    return {"mmd": "mermaid", "gv": "dot"}.get(suffix, suffix if suffix in FORMATS else "dot")
+SUFFIXES = {"dot": "dot", "gv": "dot", "svg": "svg", "png": "png", "mmd": "mermaid"}
+
+
+def _format_of(output: Output | None, asked: str | None) -> str:
+    """The format: `--format`, else the file's extension; a mismatch is refused."""
+    if output is None or output.to_stdout:
+        return asked or "dot"
+    suffix = output.path.suffix.lstrip(".").lower()
+    implied = SUFFIXES.get(suffix)
+    if asked is not None and implied not in (None, asked):
+        raise Refused(f"--format {asked} does not match {output} (a .{suffix} file is {implied})")
+    if asked is None and implied is None:
+        known = ", ".join(f".{s}" for s in SUFFIXES)
+        raise Refused(
+            f"cannot tell the format of {clip(str(output))}: name it {known}, or give --format"
+        )
+    return asked or implied or "dot"
 
 
 def _format(pic: Picture, fmt: str) -> str | bytes:

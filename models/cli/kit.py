@@ -1,15 +1,20 @@
-"""What every `python -m models` subcommand shares: argument types and error handling.
+"""What every `python -m models` subcommand shares: argument types, outputs and error handling.
 
-- `output_file` / `output_dir` are argparse `type=`s for flags that name a
-  place to write. They check the place when the command line is parsed, so an
-  unwritable path is a one-line error (exit 2) before any check runs. Use them
-  for every new writing flag: `p.add_argument("--itf-dir", type=output_dir)`.
-  `output_file` accepts `-` for standard output.
-- `positive_int` refuses counts below 1 (`--jobs 0`).
+- Two base exceptions: `UsageError`, a mistake on the command line or in its
+  input (one line, exit 2), and `CheckError`, a check that failed or could not
+  finish (one line, exit 1). Raise a subclass; `run` prints its first line.
+- `output_file` is the argparse `type=` of every flag that names a file to
+  write. It checks the place when the command line is parsed, so an unwritable
+  path, a directory, a device, a FIFO or a symbolic-link loop is refused (exit
+  2) before any work; `-` is standard output. Its `Output.write` writes
+  atomically (`kernel/files.py`): a failure or a Ctrl-C leaves nothing half-written.
+  `output_dir` does the same for a flag that names a directory.
+- `positive_int` refuses counts below 1 (`--jobs 0`), for every command alike.
+- `process_pool` runs work in forked processes that a Ctrl-C stops at once.
 - `run` parses and runs a command: a wrong flag shows the subcommand's usage,
-  a user mistake (`UsageError`, an unknown or broken spec, a missing tool)
-  prints `error: …` and exits 2, a closed output pipe ends quietly, and no
-  error prints a traceback unless `--traceback` is given anywhere on the line.
+  a user mistake prints `error: …` and exits 2, an OS error names the file and
+  the reason (never an errno), a closed output pipe ends quietly, Ctrl-C exits
+  130, and no error prints a traceback unless `--traceback` is on the line.
 
 Exit codes: 0 ok; 1 a check failed (or did not finish: a closed pipe, a spec
 too big for the explorer, a kernel error); 2 a usage or input error; 130 interrupted.
@@ -18,12 +23,20 @@ too big for the explorer, a kernel error); 2 a usage or input error; 130 interru
 from __future__ import annotations
 
 import argparse
+import ctypes
+import multiprocessing
+import multiprocessing.pool
 import os
+import signal
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+
+from models.kernel.files import NotRegular, target, write_atomic
 
 OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130
 TRACEBACK_FLAG = "--traceback"
@@ -33,19 +46,76 @@ class UsageError(Exception):
     """A mistake on the command line or in its input; `args[0]` is the one-line message."""
 
 
-def output_file(text: str) -> Path:
+class CheckError(Exception):
+    """A check that failed or could not finish; `args[0]` is the one-line message (exit 1)."""
+
+
+ECHO = 80  # characters of the user's input an error message repeats
+
+
+def clip(text: str, width: int = ECHO) -> str:
+    """`text` cut to `width` characters, so that echoed input keeps a message on one line."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def reason(err: OSError) -> str:
+    """What went wrong, in words: "No space left on device", never "28"."""
+    if err.strerror:
+        return err.strerror
+    number = err.errno if err.errno else (err.args[0] if err.args else None)
+    if isinstance(number, int):  # `OSError(28)` carries the number alone, in args
+        return os.strerror(number)
+    return str(err) or type(err).__name__
+
+
+@dataclass(frozen=True)
+class Output:
+    """A file a command writes, checked when parsed; `-` is standard output."""
+
+    text: str
+
+    @property
+    def to_stdout(self) -> bool:
+        return self.text == "-"
+
+    @property
+    def path(self) -> Path:
+        return Path(self.text)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def write(self, data: str | bytes) -> None:
+        """All of `data`, or nothing: a failure is a `UsageError` naming the file and why."""
+        if self.to_stdout:
+            if isinstance(data, bytes):
+                sys.stdout.buffer.write(data)
+            else:
+                sys.stdout.write(data)
+            sys.stdout.flush()
+            return
+        try:
+            write_atomic(self.path, data)
+        except OSError as err:
+            raise UsageError(f"cannot write {self.text}: {reason(err)}") from None
+
+
+def output_file(text: str) -> Output:
     """A file the command will write (`-` is standard output); refused now if it cannot be."""
-    path = Path(text)
     if text == "-":
-        return path
-    if path.is_dir():
-        raise UsageError(f"{text}: is a directory, not a file")
-    if path.exists():
-        if not os.access(path, os.W_OK):
-            raise UsageError(f"{text}: not writable")
-        return path
-    _check_creatable(path.parent, text)
-    return path
+        return Output(text)
+    if not text:
+        raise UsageError("an empty file name")
+    try:
+        real = target(Path(text))
+    except NotRegular as err:
+        raise UsageError(f"{text}: {err.strerror}") from None
+    except OSError as err:  # a link loop, a path through a file
+        raise UsageError(f"{text}: {reason(err)}") from None
+    if real.exists() and not os.access(real, os.W_OK):
+        raise UsageError(f"{text}: not writable")
+    _check_creatable(real.parent, text)
+    return Output(text)
 
 
 def output_dir(text: str) -> Path:
@@ -82,15 +152,40 @@ def positive_int(text: str) -> int:
     return value
 
 
+MAX_SECONDS = (2**32 - 1) // 1000  # z3 takes its timeout as an unsigned 32-bit count of ms
+
+
 def positive_seconds(text: str) -> float:
-    """A finite number of seconds above zero (a budget)."""
+    """A finite number of seconds above zero (a budget), at most z3's largest timeout."""
     try:
         value = float(text)
     except ValueError:
         value = float("nan")
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    if value > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_SECONDS} seconds (z3's limit), got {text}")
     return value
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def process_pool(jobs: int) -> Iterator[multiprocessing.pool.Pool]:
+    """Forked workers for independent work. They ignore Ctrl-C: the parent, on its
+    KeyboardInterrupt (or any error), terminates them at once instead of waiting for
+    their current task, so an interrupted run stops promptly and writes nothing."""
+    pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_ignore_sigint)
+    try:
+        yield pool
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
 
 
 Handler = Callable[[argparse.Namespace], int]
@@ -109,6 +204,7 @@ def run(
     `check_errors` mean a check could not be finished (one line, exit 1).
     """
     user_errors: tuple[type[BaseException], ...] = (UsageError, *input_errors)
+    check_errors = (CheckError, *check_errors)
     words = list(sys.argv[1:] if argv is None else argv)
     show_traceback = TRACEBACK_FLAG in words
     words = [w for w in words if w != TRACEBACK_FLAG]
@@ -138,11 +234,28 @@ def run(
         os.dup2(devnull, sys.stdout.fileno())
         return FAILED
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return INTERRUPTED
+        return _interrupted()
+    except OSError as err:  # a file the user named: its name and the reason, in words
+        where = f"{err.filename}: " if err.filename else ""
+        _report(UsageError(f"{where}{reason(err)}"), show_traceback, err)
+        return USAGE
     except Exception as err:
+        if _is_interrupt(err):
+            return _interrupted()
         _report(err, show_traceback, prefix=f"internal error: {type(err).__name__}: ")
         return FAILED
+
+
+def _interrupted() -> int:
+    print("interrupted", file=sys.stderr)
+    return INTERRUPTED
+
+
+def _is_interrupt(err: BaseException) -> bool:
+    """A Ctrl-C that ctypes (z3's bindings) wrapped in an `ArgumentError` on its way up."""
+    if isinstance(err, ctypes.ArgumentError):
+        return "KeyboardInterrupt" in str(err) or isinstance(err.__context__, KeyboardInterrupt)
+    return False
 
 
 def _subparser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser | None:
@@ -154,9 +267,11 @@ def _subparser(parser: argparse.ArgumentParser, name: str | None) -> argparse.Ar
     return None
 
 
-def _report(err: BaseException, show_traceback: bool, prefix: str = "") -> None:
+def _report(
+    err: BaseException, show_traceback: bool, cause: BaseException | None = None, prefix: str = ""
+) -> None:
     if show_traceback:
-        traceback.print_exception(err, file=sys.stderr)
+        traceback.print_exception(cause or err, file=sys.stderr)
     message = str(err.args[0]) if err.args else type(err).__name__
     hint = "" if show_traceback or not prefix else f" (rerun with {TRACEBACK_FLAG} to see where)"
     print(f"error: {prefix}{message.splitlines()[0] if message else ''}{hint}", file=sys.stderr)

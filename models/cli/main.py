@@ -1,6 +1,7 @@
 """The command line, `python -m models`: `verify`, `explain` and `list` here; `diagram`
 (diagram.py), `report` (report.py), `check-trace` (trace.py), `mutants` (mutants.py),
-`promela`, `spin` and `spin-trail` (spin.py). `models.cli.kit` holds the shared error handling.
+`promela`, `spin` and `spin-trail` (spin.py). `models.cli.kit` holds the shared error handling
+and the output files.
 
 Exit codes, the same for every command:
   0    every verdict matched its expectation
@@ -14,16 +15,15 @@ Exit codes, the same for every command:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import math
-import multiprocessing
 import os
 import sys
 import time
 import traceback
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -32,10 +32,13 @@ from models.cli import mutants as cli_mutants
 from models.cli.diagram import add_diagram
 from models.cli.kit import (
     TRACEBACK_FLAG,
+    Output,
+    clip,
     output_dir,
     output_file,
     positive_int,
     positive_seconds,
+    process_pool,
     run,
 )
 from models.cli.registry import Broken, BrokenSpec, UnknownSpec, expand, load, lookup, one_line
@@ -43,7 +46,7 @@ from models.cli.report import add_report
 from models.cli.results import spec_json
 from models.cli.spin import add_parsers as add_spin_parsers
 from models.cli.trace import add_parser as add_check_trace
-from models.cli.trace import itf_name, write_check_itf
+from models.cli.trace import check_itf, itf_name, write_check_itf
 from models.kernel.checks import (
     DEFAULT_CERTIFICATE_BUDGET,
     DEFAULT_TIMEOUT,
@@ -145,7 +148,7 @@ def _parser() -> argparse.ArgumentParser:
 
     cli_mutants.add_parser(sub)
 
-    p = sub.add_parser("list", help="list the specs, their variants and their checks")
+    p = sub.add_parser("list", help="list the specs, their variants and how many properties")
     p.set_defaults(run=_list)
     add_spin_parsers(sub)
     return parser
@@ -169,7 +172,7 @@ class Outcome:
 def _verify(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     broken, specs = _selected(args.specs)
-    to_stdout = args.json is not None and str(args.json) == "-"
+    to_stdout = args.json is not None and args.json.to_stdout
     text: TextIO = sys.stderr if to_stdout else sys.stdout  # stdout carries only the JSON then
     for b in broken:
         text.write(f"{b.module} — BROKEN: models/{b.module}.py: {b.error}\n")
@@ -196,13 +199,7 @@ def _verify(args: argparse.Namespace) -> int:
             "specs": [o.report for o in outcomes],
             "broken": [{"module": b.module, "error": b.error} for b in broken],
         }
-        body = json.dumps(report, indent=2) + "\n"
-        if to_stdout:
-            sys.stdout.write(body)
-            sys.stdout.flush()
-        else:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(body)
+        args.json.write(json.dumps(report, indent=2) + "\n")
     return 0 if not failures else 1
 
 
@@ -229,17 +226,16 @@ def _check_all(specs: Sequence[Spec], args: argparse.Namespace, text: TextIO) ->
     # Specs are independent: check them in parallel, print each block in order.
     text.write(f"checking {plural(len(names), 'spec')} in {jobs} processes\n")
     text.flush()
-    context = multiprocessing.get_context("fork")
     # Start the biggest specs first (rows × properties), so no process idles at the end.
     cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
     outcomes: list[Outcome] = []
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    with process_pool(jobs) as pool:
         futures = {
-            name: pool.submit(_run_spec, name, *run, None, args.traceback, args.itf_dir)
+            name: pool.apply_async(_run_spec, (name, *run, None, args.traceback, args.itf_dir))
             for name in sorted(names, key=lambda n: -cost[n])
         }
         for name in names:
-            outcome = futures[name].result()
+            outcome = futures[name].get()
             text.write(outcome.text)
             text.flush()
             outcomes.append(outcome)
@@ -365,12 +361,23 @@ def _check_line(spec: Spec, check: CheckResult) -> str:
 
 
 def _explain(args: argparse.Namespace) -> int:
+    if args.itf is None or not args.itf.to_stdout:
+        return _explain_to(args, args.itf)
+    # `--itf -`: standard output carries only the ITF, the explanation goes to standard error.
+    written: list[str] = []
+    with contextlib.redirect_stdout(sys.stderr):
+        code = _explain_to(args, written)
+    args.itf.write("".join(written))
+    return code
+
+
+def _explain_to(args: argparse.Namespace, itf: Output | list[str] | None) -> int:
     spec = lookup(args.spec)
     checker = Checker(spec, method=args.method)
     known = checker.check_ids()
     if args.check not in known:
         print(
-            f"error: spec {spec.name!r} has no check {args.check!r}; "
+            f"error: spec {spec.name!r} has no check {clip(args.check)!r}; "
             f"its checks: {', '.join(known)}",
             file=sys.stderr,
         )
@@ -395,9 +402,12 @@ def _explain(args: argparse.Namespace) -> int:
         reason = why(spec, prop, check.trace) if prop and check.verdict == "violated" else None
         if reason:
             print(reason)
-        if args.itf:
-            print(f"wrote {write_check_itf(spec, check.id, check.verdict, check.trace, args.itf)}")
-    elif args.itf:
+        if isinstance(itf, list):
+            itf.append(check_itf(spec, check.id, check.verdict, check.trace))
+        elif itf is not None:
+            itf.write(check_itf(spec, check.id, check.verdict, check.trace))
+            print(f"wrote {itf}")
+    elif itf is not None:
         print(f"no ITF written: {check.id} has no trace ({check.verdict})", file=sys.stderr)
     if check.certificate:
         cert = None if args.full else read_certificate(spec, check.certificate)

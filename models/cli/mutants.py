@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 from typing import Any
 
+from models.cli.kit import output_file, positive_int, process_pool
 from models.cli.registry import UnknownSpec, all_specs, lookup
 from models.kernel.mutants import (
     LIMIT,
@@ -51,9 +49,14 @@ def add_parser(sub: Any) -> None:
     """Add the `mutants` subcommand to the CLI's subparsers."""
     p = sub.add_parser("mutants", help="generate model mutants and check every one is caught")
     p.add_argument("specs", nargs="*", metavar="SPEC", help="spec names (default: all)")
-    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
     p.add_argument(
-        "--jobs", type=int, default=os.cpu_count() or 1, help="specs in parallel (default: CPUs)"
+        "--json", type=output_file, metavar="FILE", help="also write the report as JSON (-: stdout)"
+    )
+    p.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        help="specs in parallel (default: CPUs)",
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument(
@@ -84,13 +87,14 @@ def run(args: argparse.Namespace) -> int:
         if jobs == 1:
             reports = [_judge_spec(name, args.full, stream=True) for name in names]
         else:
-            context = multiprocessing.get_context("fork")
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            with process_pool(jobs) as pool:
                 # The biggest spec first, so that it is not the last one started.
                 by_size = sorted(names, key=lambda n: -len(all_specs()[n].rows))
-                futures = {name: pool.submit(_judge_spec, name, args.full) for name in by_size}
+                futures = {
+                    name: pool.apply_async(_judge_spec, (name, args.full)) for name in by_size
+                }
                 for name in names:
-                    report = futures[name].result()
+                    report = futures[name].get()
                     print(report.pop("_text"), end="", flush=True)
                     reports.append(report)
     except SeedLayerError as err:
@@ -102,10 +106,7 @@ def run(args: argparse.Namespace) -> int:
         f"{sum(r['survived'] for r in reports)} survived, {time.perf_counter() - started:.1f}s"
     )
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        tmp = args.json.with_suffix(args.json.suffix + ".tmp")
-        tmp.write_text(json.dumps({"ok": ok, "specs": reports}, indent=2) + "\n")
-        tmp.replace(args.json)
+        args.json.write(json.dumps({"ok": ok, "specs": reports}, indent=2) + "\n")
     return 0 if ok else 1
 
 

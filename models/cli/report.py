@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from models.cli import report_figures
-from models.cli.kit import output_dir
+from models.cli.kit import UsageError, output_dir, reason
 from models.cli.registry import expand
 from models.cli.registry import load as load_registry
 from models.cli.report_figures import CONFORMANCE, MUTANTS
@@ -33,6 +33,7 @@ from models.kernel.diagram import Picture, dot_source, locate, marks, pictures, 
 from models.kernel.domains import Domain, Value
 from models.kernel.explore import Exploration, explore
 from models.kernel.expr import Env, evaluate
+from models.kernel.files import write_atomic
 from models.kernel.spec import Spec
 from models.kernel.trace import plural, state_count
 
@@ -65,13 +66,9 @@ def run(args: argparse.Namespace) -> int:
     page = build(specs, results, origin)
     path = args.out / PAGE
     try:
-        args.out.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(page)
-        tmp.replace(path)  # never a half-written page
+        write_atomic(path, page)  # never a half-written page
     except OSError as err:
-        print(f"error: cannot write {err.filename}: {err.strerror}", file=sys.stderr)
-        return 2
+        raise UsageError(f"cannot write {path}: {reason(err)}") from None
     bad = [f"{name} {c['id']}" for name, r in results.items() for c in r["checks"] if not _ok(c)]
     seconds = time.perf_counter() - started
     print(f"report: {path} ({len(specs)} specs, {seconds:.2f}s; results: {origin})")

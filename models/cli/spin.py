@@ -16,13 +16,12 @@ or SPIN/gcc missing or failing.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from models.cli.kit import Output, output_file, positive_int
 from models.cli.registry import expand, lookup
 from models.kernel.explore import explore
 from models.kernel.promela import PromelaError, export
@@ -36,13 +35,15 @@ def add_parsers(sub: Any) -> None:
     p = sub.add_parser("promela", help="export a spec as a Promela model for SPIN")
     p.add_argument("spec", metavar="SPEC", help="a spec name, or SPEC:VARIANT")
     p.add_argument("--variant", metavar="V", help="export this variant of SPEC")
-    p.add_argument("-o", "--output", type=Path, metavar="FILE", help="write here (default: stdout)")
+    p.add_argument(
+        "-o", "--output", type=output_file, metavar="FILE", help="write here (default, -: stdout)"
+    )
     p.set_defaults(run=_promela)
 
     p = sub.add_parser("spin", help="check the specs with SPIN and compare with the explorer")
     p.add_argument("specs", nargs="*", metavar="SPEC", help="spec names, or SPEC:VARIANT")
     p.add_argument("--explain", metavar="CHECK", help="print SPIN's trail for this property")
-    p.add_argument("--jobs", type=int, default=2, help="specs run at once (default: 2)")
+    p.add_argument("--jobs", type=positive_int, default=2, help="specs run at once (default: 2)")
     p.add_argument("--no-cache", action="store_true", help=f"recompile pan (cache: {CACHE})")
     p.set_defaults(run=_spin)
 
@@ -70,18 +71,10 @@ def _promela(args: argparse.Namespace) -> int:
         text = export(spec).text
     except PromelaError as err:
         return _fail(f"{spec.name} has no Promela form: {err}")
-    if args.output is None:
-        sys.stdout.write(text)
-        return 0
-    target: Path = args.output
-    if not target.parent.is_dir():
-        return _fail(f"directory {target.parent} does not exist")
-    # Write beside the target and rename, so a failure leaves nothing half-written.
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    with os.fdopen(fd, "w") as stream:
-        stream.write(text)
-    os.replace(tmp, target)
-    print(f"wrote {target} ({len(text.splitlines())} lines)")
+    output: Output = args.output or Output("-")
+    output.write(text)
+    if not output.to_stdout:
+        print(f"wrote {output} ({len(text.splitlines())} lines)")
     return 0
 
 
@@ -103,7 +96,7 @@ def _spin(args: argparse.Namespace) -> int:
     failures: list[str] = []
     checked = 0
     try:
-        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             # gcc and pan are subprocesses: threads are enough to keep two cores busy.
             for spec, (result, wrong) in zip(specs, pool.map(one, specs), strict=True):
                 _print_result(spec, result, wrong)
@@ -159,6 +152,8 @@ def _spin_trail(args: argparse.Namespace) -> int:
         trace, broken = read_trail(spec, model, trail)
     except (SpinError, PromelaError) as err:
         return _fail(str(err))
+    except UnicodeDecodeError:
+        return _fail(f"{model} or {trail} is not text: name the exported .pml and its .trail")
     if not broken:
         print(f"{spec.name}: the trail ends where no property fails, {len(trace)} steps:")
     for name in broken:

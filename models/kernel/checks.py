@@ -32,7 +32,8 @@ from typing import Literal
 
 from .domains import Real
 from .explore import Exploration, explore
-from .expr import FALSE, And, Enabled, Expr, Not, Or, eq, nxt, var
+from .expr import FALSE, And, Enabled, Expr, Not, Or, SeqOp, eq, nxt, partial, var, walk
+from .printer import show
 from .smt import (
     FULL_SET_CHECK_UP_TO,
     QUERY_TIMEOUT_MS,
@@ -578,9 +579,17 @@ class Checker:
             when = self.spec.defined(r)
             if when is not None:
                 bad = And((self.spec.source_expr(r), Not(when)))
-                cases.append(
-                    (f"row {r.name!r} is undefined (see its sequence operations)", r.trigger, bad)
+                parts = (r.guard, *r.updates.values(), *r.outputs.values())
+                ops = sorted(
+                    {
+                        show(self.spec, n)
+                        for e in parts
+                        for n in walk(e)
+                        if isinstance(n, SeqOp) and partial(n)
+                    }
                 )
+                what = f"row {r.name!r} takes {' or '.join(ops)} where it is undefined"
+                cases.append((what, r.trigger, bad))
         head = Head(
             "well-defined",
             "structural",

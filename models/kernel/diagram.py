@@ -29,6 +29,7 @@ import graphviz
 from .domains import Value
 from .explore import Exploration, explore
 from .expr import TRUE, And, Const, Env, Expr, In, Not, Or, Ref, Some, evaluate
+from .files import write_atomic
 from .printer import flat, paren, show, wrap
 from .spec import Row, Spec
 
@@ -1072,10 +1073,4 @@ def render(source: str, fmt: str = "svg") -> bytes:
 
 def write(path: Path, data: bytes | str) -> None:
     """Write a whole file or nothing: a reader never sees half a diagram."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    if isinstance(data, str):
-        tmp.write_text(data)
-    else:
-        tmp.write_bytes(data)
-    tmp.replace(path)
+    write_atomic(path, data)

@@ -20,15 +20,24 @@ as lists.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from .domains import Domain, Func, IntRange, Option, Seq, Set, Value
+from .files import write_atomic
 from .spec import Spec
 from .trace import Trace
-from .tracecheck import Log, LogStep, TraceInputError, decode_step, decode_vars
-from .values import BadValue, decode, encode
+from .tracecheck import (
+    Log,
+    LogStep,
+    TraceInputError,
+    decode_step,
+    decode_vars,
+    loads,
+)
+from .values import BadValue, decode, encode, shown
 
 ADR = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 BIG = 2**53
@@ -66,11 +75,12 @@ def to_itf(spec: Spec, trace: Trace, *, description: str = "") -> dict[str, Any]
     }
 
 
+def itf_text(spec: Spec, trace: Trace, *, description: str = "") -> str:
+    return json.dumps(to_itf(spec, trace, description=description), indent=1) + "\n"
+
+
 def write_itf(spec: Spec, trace: Trace, path: Path, *, description: str = "") -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(to_itf(spec, trace, description=description), indent=1) + "\n")
-    tmp.replace(path)  # nothing half-written
+    write_atomic(path, itf_text(spec, trace, description=description))  # nothing half-written
     return path
 
 
@@ -90,42 +100,52 @@ def _out(domain: Domain, value: Value) -> Any:
     return encode(domain, value)
 
 
-def _in(domain: Domain, raw: Any) -> Any:
-    """ITF JSON to the plain JSON `values.decode` reads."""
+def _in(domain: Domain, raw: Any, where: str) -> Any:
+    """ITF JSON to the plain JSON `values.decode` reads; a malformed ITF value is refused."""
     if isinstance(domain, Seq | Set):
         items = raw.get("#set", raw.get("#tup")) if isinstance(raw, dict) else raw
         if isinstance(items, list):
-            return [_in(domain.element, x) for x in items]
+            return [_in(domain.element, x, where) for x in items]
         return raw  # values.decode names what is wrong
     if isinstance(domain, Func) and isinstance(raw, dict) and isinstance(raw.get("#map"), list):
         plain: dict[str, Any] = {}
         for pair in raw["#map"]:
             try:
-                key = decode(domain.index, _in(domain.index, pair[0]))
+                key = decode(domain.index, _in(domain.index, pair[0], where))
             except (BadValue, TypeError, IndexError, KeyError):
                 return raw  # values.decode names what is wrong, with the state and field
-            plain[domain.index.label(key)] = _in(domain.value, pair[1])
+            plain[domain.index.label(key)] = _in(domain.value, pair[1], where)
         return plain
     if isinstance(raw, dict):
         if "#bigint" in raw:
-            return int(raw["#bigint"])
-        if "#tup" in raw:
-            return [_in(domain, x) for x in raw["#tup"]]
-        if "#set" in raw:
-            return [_in(domain, x) for x in raw["#set"]]
+            digits = raw["#bigint"]
+            if not isinstance(digits, str) or not BIGINT.fullmatch(digits):
+                raise TraceInputError(
+                    f"{where}: #bigint must be a string of digits, got {shown(digits)}"
+                )
+            try:
+                return int(digits)
+            except ValueError:  # past the interpreter's digit limit
+                raise TraceInputError(f"{where}: #bigint has too many digits") from None
+        for tag in ("#tup", "#set"):
+            if tag in raw:
+                items = raw[tag]
+                if not isinstance(items, list):
+                    raise TraceInputError(f"{where}: {tag} must be a list, got {shown(items)}")
+                return [_in(domain, x, where) for x in items]
         if raw.get("tag") == "None":
             return None
         if raw.get("tag") == "Some" and isinstance(domain, Option):
-            return _in(domain.inner, raw.get("value"))
+            return _in(domain.inner, raw.get("value"), where)
     return raw
+
+
+BIGINT = re.compile(r"-?[0-9]+")
 
 
 def read_itf(spec: Spec, text: str) -> Log:
     """An ITF trace as a fully observed log (exit-2 errors name the state index and field)."""
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise TraceInputError(f"not JSON (line {err.lineno}: {err.msg})") from None
+    obj = loads(text, lines=True)
     if not isinstance(obj, dict) or not isinstance(obj.get("states"), list):
         raise TraceInputError("not an ITF trace (no 'states' list)")
     states = obj["states"]
@@ -160,26 +180,32 @@ def read_itf(spec: Spec, text: str) -> Log:
         outputs: dict[str, Any] = {}
         for k, v in raw_outputs.items():
             try:
-                outputs[k] = _in(spec.output(k).domain, v)
+                outputs[k] = _in(spec.output(k).domain, v, f"{where}.statecheck::outputs.{k}")
             except KeyError:
                 outputs[k] = v  # decode_step names the unknown output
         step_obj: dict[str, Any] = {
             "trigger": trigger,
-            "args": {k: _in(params[k], v) if k in params else v for k, v in picks.items()},
+            "args": {
+                k: _in(params[k], v, f"{where}.mbt::nondetPicks.{k}") if k in params else v
+                for k, v in picks.items()
+            },
             "outputs": outputs,
-            "state": _raw_vars(spec, entry),
+            "state": _raw_vars(spec, entry, where),
         }
         if row is not None:
             step_obj["row"] = row
-        steps.append(decode_step(spec, step_obj, where, 0))
+        steps.append(decode_step(spec, step_obj, where, 0, ITF_NAMES))
     return Log(init, tuple(steps))
 
 
-def _raw_vars(spec: Spec, entry: Mapping[str, Any]) -> dict[str, Any]:
+ITF_NAMES = {"args": "mbt::nondetPicks", "outputs": "statecheck::outputs", "state": ""}
+
+
+def _raw_vars(spec: Spec, entry: Mapping[str, Any], where: str) -> dict[str, Any]:
     """A state's variables in plain JSON; an unknown one is passed on for `decode_vars` to name."""
     names = {v.name for v in spec.vars}
     return {
-        k: _in(spec.var(k).domain, v) if k in names else v
+        k: _in(spec.var(k).domain, v, f"{where}.{k}") if k in names else v
         for k, v in entry.items()
         if not k.startswith(("#", "mbt::", "statecheck::"))
     }
@@ -188,7 +214,7 @@ def _raw_vars(spec: Spec, entry: Mapping[str, Any]) -> dict[str, Any]:
 def _vars(spec: Spec, entry: Any, where: str) -> dict[str, Value]:
     if not isinstance(entry, dict):
         raise TraceInputError(f"{where}: not an object")
-    return decode_vars(spec, _raw_vars(spec, entry), where)
+    return decode_vars(spec, _raw_vars(spec, entry, where), where)
 
 
 def looks_like_itf(path: Path, head: str) -> bool:

@@ -15,6 +15,8 @@ z3 `unknown` is never read as safe: it becomes an `Unknown` verdict. Every
 query runs under the current check's budget (`Engines.start`); a timeout,
 `canceled`, resource limit or any other z3 error raises `SolverLimit`, which
 the checker turns into an `unknown` verdict naming the engine and reason.
+z3 catches Ctrl-C itself while it solves and returns `unknown`/`canceled`:
+that is raised again as `KeyboardInterrupt` (`_interrupt`), never read as a limit.
 """
 
 from __future__ import annotations
@@ -22,8 +24,12 @@ from __future__ import annotations
 import itertools
 import random
 import re
+import signal
+import socket
+import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, assert_never
@@ -106,12 +112,76 @@ def _check(budget: Budget, engine: str, solver: Term, *assumptions: Term) -> Ter
     """`solver.check` under the budget: sat or unsat, else `SolverLimit`."""
     solver.set("timeout", budget.remaining_ms(engine))
     try:
-        result = solver.check(*assumptions)
+        with _ctrl_c():
+            result = solver.check(*assumptions)
     except z3.Z3Exception as error:
+        _interrupt(budget, _message(error))
         raise SolverLimit(engine, f"z3 error: {_message(error)}") from None
     if result == z3.unknown:
+        _interrupt(budget, solver.reason_unknown())
         raise SolverLimit(engine, f"z3 unknown: {solver.reason_unknown()}")
     return result
+
+
+_SOLVING = threading.Event()  # set while the main thread is inside a z3 call
+
+
+@contextmanager
+def _ctrl_c() -> Iterator[None]:
+    """Around a z3 call, so that Ctrl-C stops it at once. z3 installs its own SIGINT handler
+    while it solves, and does not always put Python's back (then Ctrl-C would be ignored
+    for the rest of the run): reinstall it. A Ctrl-C that lands just before z3's handler is
+    in place reaches Python's, which cannot run inside z3: `_watch` interrupts z3 for it."""
+    main = threading.current_thread() is threading.main_thread()
+    handler = signal.getsignal(signal.SIGINT)
+    if main and handler is signal.default_int_handler:
+        _watch()
+        _SOLVING.set()
+    try:
+        yield
+    finally:
+        _SOLVING.clear()
+        if main and handler is not None:
+            signal.signal(signal.SIGINT, handler)
+
+
+_WATCHING: list[socket.socket] = []
+
+
+def _watch() -> None:
+    """Once: a thread woken by Python's signal wakeup fd, which interrupts z3 on SIGINT."""
+    if _WATCHING:
+        return
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    try:
+        signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    except ValueError:  # not the main thread of the main interpreter
+        return
+    _WATCHING.extend((reader, writer))
+
+    def watch() -> None:
+        while data := reader.recv(64):
+            if signal.SIGINT in data:
+                while _SOLVING.is_set():  # until z3 returns, then Python raises the interrupt
+                    z3.main_ctx().interrupt()
+                    time.sleep(0.01)
+
+    threading.Thread(target=watch, name="z3-ctrl-c", daemon=True).start()
+
+
+def _interrupt(budget: Budget, why: str) -> None:
+    """Raise `KeyboardInterrupt` when z3 stopped for a Ctrl-C it caught (and swallowed).
+
+    z3 says "interrupted from keyboard", or "canceled" as for a timeout: a cancel
+    before the budget's deadline can only have come from outside. A process that
+    ignores SIGINT (a worker of `process_pool`) keeps the `unknown`.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        return
+    early = budget.deadline > time.monotonic()
+    if "interrupted from keyboard" in why or (why == "canceled" and early):
+        raise KeyboardInterrupt
 
 
 def _message(error: Exception) -> str:
@@ -914,10 +984,12 @@ class Engines:
         fp.rule(goal(), body)
         try:
             fp.set("timeout", self.budget.remaining_ms("spacer"))
-            result = fp.query(goal())
+            with _ctrl_c():
+                result = fp.query(goal())
         except z3.Z3Exception as error:
             # A canceled fixedpoint keeps no usable state: the next query builds a fresh one.
             self._fp = None
+            _interrupt(self.budget, _message(error))
             return Unknown("spacer", f"z3 error: {_message(error)}")
         except SolverLimit as limit:
             return Unknown("spacer", limit.reason)
@@ -925,6 +997,7 @@ class Engines:
             return None
         if result != z3.unsat:
             self._fp = None
+            _interrupt(self.budget, fp.reason_unknown())
             return Unknown("spacer", f"z3 unknown: {fp.reason_unknown()}")
         cover = fp.get_cover_delta(-1, reach)
         invariant = z3.substitute_vars(cover, *enc.flat(s))

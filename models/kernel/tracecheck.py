@@ -31,8 +31,8 @@ from typing import Any
 from .domains import Value
 from .expr import Env, compiled, evaluate
 from .spec import Row, Spec
-from .trace import Step, Trace, render_trace, trace_json
-from .values import BadValue, decode, encode, same
+from .trace import Step, Trace, plural, render_trace, trace_json
+from .values import BadValue, clip, decode, encode, same, shown
 
 State = tuple[Value, ...]
 
@@ -51,6 +51,7 @@ class LogStep:
     state: Mapping[str, Value] = field(default_factory=dict)
     row: str | None = None  # an ITF trace names the row (action) that fired
     line: int = 0  # where it came from (1-based); 0 when built in memory
+    place: str = ""  # where it came from when that is no line: `states[3]` of an ITF trace
 
 
 @dataclass(frozen=True)
@@ -91,10 +92,11 @@ class TraceVerdict:
         spec = self.spec
         if self.ok:
             return [
-                f"check-trace {spec.name}: accepted — {self.steps} steps, "
-                f"{self.consistent} consistent model state(s) at the end"
+                f"check-trace {spec.name}: accepted — {plural(self.steps, 'step')}, "
+                f"{plural(self.consistent, 'consistent model state')} at the end"
             ]
-        where = f"line {self.line}" if self.line else "in memory"
+        place = self.observed.place if self.observed is not None else ""
+        where = place or (f"line {self.line}" if self.line else "in memory")
         lines = [f"check-trace {spec.name}: REJECTED at step {self.step} ({where}): {self.reason}"]
         if self.observed is not None:
             lines.append("  observed: " + _describe(spec, self.observed))
@@ -150,48 +152,112 @@ class TraceVerdict:
 
 def parse_jsonl(spec: Spec, lines: Iterable[str]) -> Log:
     """Read a JSON Lines log; a malformed line raises `TraceInputError` naming line and field."""
+    return parse_objects(spec, json_lines(lines))
 
-    def objects() -> Iterator[tuple[int, Any]]:
-        for number, text in enumerate(lines, start=1):
-            if not text.strip():
-                continue
+
+def stream_jsonl(
+    spec: Spec, lines: Iterable[str]
+) -> tuple[dict[str, Value], int, Iterator[LogStep]]:
+    """A JSON Lines log read as it is checked (`check_stream`): the observed initial state,
+    its line (0: none), and the steps, each decoded when it is reached."""
+    init, init_line, rest = _split_init(spec, json_lines(lines))
+    return init, init_line, _steps(spec, rest)
+
+
+def json_lines(lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
+    """Each non-blank line's JSON value with its line number."""
+    for number, text in enumerate(lines, start=1):
+        if text.strip():
             try:
-                yield number, json.loads(text)
-            except json.JSONDecodeError as err:
-                raise TraceInputError(f"line {number}: not JSON ({err.msg})") from None
+                yield number, loads(text)
+            except TraceInputError as err:
+                raise TraceInputError(f"line {number}: {err}") from None
 
-    return parse_objects(spec, objects())
+
+def loads(text: str, *, lines: bool = False) -> Any:
+    """`json.loads` for a user's input: malformed JSON, a duplicate key (refused by name,
+    where json would keep the last), nesting too deep for the parser and an integer past
+    the interpreter's digit limit are each a `TraceInputError`; `lines` names the line."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as err:
+        at = f"line {err.lineno}: " if lines else ""
+        raise TraceInputError(f"not JSON ({at}{err.msg})") from None
+    except _DuplicateKey as err:
+        raise TraceInputError(f"duplicate key {shown(err.args[0])}") from None
+    except RecursionError:
+        raise TraceInputError("nested too deeply to read") from None
+    except ValueError as err:
+        raise TraceInputError(f"not readable JSON ({err})") from None
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+def _steps(spec: Spec, objects: Iterable[tuple[int, Any]]) -> Iterator[LogStep]:
+    for number, obj in objects:
+        if not isinstance(obj, dict):
+            raise TraceInputError(f"line {number}: a step must be a JSON object")
+        yield decode_step(spec, obj, f"line {number}", number)
 
 
 def parse_objects(spec: Spec, objects: Iterable[tuple[int, Any]]) -> Log:
     """A log from already-decoded JSON objects, each with its line number."""
-    init: dict[str, Value] = {}
-    init_line = 0
-    steps: list[LogStep] = []
-    for number, obj in objects:
-        if not isinstance(obj, dict):
-            raise TraceInputError(f"line {number}: a step must be a JSON object")
-        if "init" in obj and not steps and not init_line:
-            extra = set(obj) - {"init"}
-            if extra:
-                raise TraceInputError(f"line {number}: unknown field {sorted(extra)[0]!r}")
-            init = decode_vars(spec, obj["init"], f"line {number}: init")
-            init_line = number
-            continue
-        steps.append(decode_step(spec, obj, f"line {number}", number))
-    return Log(init, tuple(steps), init_line)
+    init, init_line, rest = _split_init(spec, objects)
+    return Log(init, tuple(_steps(spec, rest)), init_line)
+
+
+def _split_init(
+    spec: Spec, objects: Iterable[tuple[int, Any]]
+) -> tuple[dict[str, Value], int, Iterator[tuple[int, Any]]]:
+    """The `init` line, when it comes first, and the objects after it."""
+    rest = iter(objects)
+    first = next(rest, None)
+    if first is None:
+        return {}, 0, rest
+    number, obj = first
+    if not isinstance(obj, dict) or "init" not in obj:
+        return {}, 0, itertools.chain([first], rest)
+    extra = set(obj) - {"init"}
+    if extra:
+        raise TraceInputError(f"line {number}: unknown field {shown(sorted(extra)[0])}")
+    return decode_vars(spec, obj["init"], f"line {number}: init"), number, rest
 
 
 STEP_FIELDS = {"trigger", "args", "outputs", "state", "row"}
 
 
-def decode_step(spec: Spec, obj: Mapping[str, Any], where: str, line: int = 0) -> LogStep:
-    """One step object (`trigger`, `args`, optional `outputs`, `state`, `row`) in model values."""
+JSONL_NAMES = {"args": "args", "outputs": "outputs", "state": "state"}
+
+
+def decode_step(
+    spec: Spec,
+    obj: Mapping[str, Any],
+    where: str,
+    line: int = 0,
+    names: Mapping[str, str] = JSONL_NAMES,
+) -> LogStep:
+    """One step object (`trigger`, `args`, optional `outputs`, `state`, `row`) in model values.
+
+    `names` are the fields as the input spells them, for the messages (ITF's differ);
+    a step with no line number has `where` as its place."""
     extra = set(obj) - STEP_FIELDS
     if extra:
         name = sorted(extra)[0]
         hint = " (an init line must come first)" if name == "init" else ""
-        raise TraceInputError(f"{where}: unknown field {name!r}{hint}")
+        raise TraceInputError(f"{where}: unknown field {shown(name)}{hint}")
     trigger = obj.get("trigger")
     if not isinstance(trigger, str):
         raise TraceInputError(f"{where}: field 'trigger' is missing or not a string")
@@ -199,31 +265,37 @@ def decode_step(spec: Spec, obj: Mapping[str, Any], where: str, line: int = 0) -
         declared = spec.trigger(trigger)
     except KeyError:
         known = ", ".join(t.name for t in spec.triggers)
-        raise TraceInputError(f"{where}: unknown trigger {trigger!r} (known: {known})") from None
+        raise TraceInputError(
+            f"{where}: unknown trigger {shown(trigger)} (known: {known})"
+        ) from None
     raw_args = obj.get("args", {})
+    a = names["args"]
     if not isinstance(raw_args, dict):
-        raise TraceInputError(f"{where}: field 'args' must be an object")
+        raise TraceInputError(f"{where}: field {a!r} must be an object")
     args: dict[str, Value] = {}
     for p in declared.params:
         if p.name not in raw_args:
-            raise TraceInputError(f"{where}: args: missing argument {p.name!r} of {trigger!r}")
+            raise TraceInputError(f"{where}: {a}: missing argument {p.name!r} of {trigger!r}")
         try:
             args[p.name] = decode(p.domain, raw_args[p.name])
         except BadValue as err:
-            raise TraceInputError(f"{where}: args.{p.name}: {err}") from None
+            raise TraceInputError(f"{where}: {a}.{p.name}: {err}") from None
     unknown = set(raw_args) - {p.name for p in declared.params}
     if unknown:
         raise TraceInputError(
-            f"{where}: args: {trigger!r} takes no argument {sorted(unknown)[0]!r}"
+            f"{where}: {a}: {trigger!r} takes no argument {shown(sorted(unknown)[0])}"
         )
-    outputs = _decode_named(spec, obj.get("outputs", {}), f"{where}: outputs", output=True)
-    state = decode_vars(spec, obj.get("state", {}), f"{where}: state")
+    outputs = _decode_named(
+        spec, obj.get("outputs", {}), f"{where}: {names['outputs']}", output=True
+    )
+    state_at = f"{where}: {names['state']}" if names["state"] else where
+    state = decode_vars(spec, obj.get("state", {}), state_at)
     row = obj.get("row")
     if row is not None and (
         not isinstance(row, str) or row not in {r.name for r in spec.rows_of(trigger)}
     ):
-        raise TraceInputError(f"{where}: row {row!r} is no row of trigger {trigger!r}")
-    return LogStep(trigger, args, outputs, state, row, line)
+        raise TraceInputError(f"{where}: row {shown(row)} is no row of trigger {trigger!r}")
+    return LogStep(trigger, args, outputs, state, row, line, "" if line else where)
 
 
 def decode_vars(spec: Spec, raw: Any, where: str) -> dict[str, Value]:
@@ -239,11 +311,11 @@ def _decode_named(spec: Spec, raw: Any, where: str, *, output: bool) -> dict[str
         try:
             domain = spec.output(name).domain if output else spec.var(name).domain
         except KeyError:
-            raise TraceInputError(f"{where}: unknown {kind} {name!r}") from None
+            raise TraceInputError(f"{where}: unknown {kind} {shown(name)}") from None
         try:
             values[name] = decode(domain, value)
         except BadValue as err:
-            raise TraceInputError(f"{where}.{name}: {err}") from None
+            raise TraceInputError(f"{where}.{clip(name)}: {err}") from None
     return values
 
 
@@ -376,9 +448,25 @@ def check_trace(
 ) -> TraceVerdict:
     """Is this log a behaviour of `spec`? A `Log`, or bare steps from the initial states."""
     log = steps if isinstance(steps, Log) else Log({}, tuple(steps))
+    return check_stream(spec, log.init, log.steps, init_line=log.init_line, explain=explain)
+
+
+USED = 16  # argument values remembered per trigger parameter, for the shortest-trace search
+
+
+def check_stream(
+    spec: Spec,
+    init: Mapping[str, Value],
+    steps: Iterable[LogStep],
+    *,
+    init_line: int = 0,
+    explain: bool = True,
+) -> TraceVerdict:
+    """`check_trace` over steps read one at a time: memory does not grow with the log's
+    length (a 50 MB log is never held whole). A rejection stops reading the steps."""
     stepper = stepper_for(spec)
     names = stepper.names
-    current = set(initial_states(spec, log.init))
+    current = set(initial_states(spec, init))
     if not current:
         return TraceVerdict(
             spec,
@@ -386,13 +474,16 @@ def check_trace(
             0,
             0,
             step=0,
-            line=log.init_line or None,
+            line=init_line or None,
             reason="no initial state of the model has the observed initial values "
-            + json.dumps(_encode_vars(spec, log.init)),
+            + json.dumps(_encode_vars(spec, init)),
         )
     successors = stepper.successors
     position = {n: i for i, n in enumerate(names)}
-    for number, step in enumerate(log.steps, start=1):
+    # The latest distinct argument values, so that the shortest trace can reuse a real the log set.
+    used: dict[tuple[str, str], deque[Value]] = {}
+    number = 0
+    for number, step in enumerate(steps, start=1):
         observed_state = [(position[k], v) for k, v in step.state.items()]
         observed_outputs = step.outputs
         nxt: set[State] = set()
@@ -406,15 +497,24 @@ def check_trace(
                     continue
                 nxt.add(after)
         if not nxt:
-            return _rejected(spec, stepper, log, number, current, explain)
+            prefix = _shortest_to(spec, stepper, init, used, current) if explain else None
+            return _rejected(spec, stepper, step, number, current, prefix)
         current = nxt
-    return TraceVerdict(spec, True, len(log.steps), len(current))
+        for name, value in step.args.items():
+            recent = used.setdefault((step.trigger, name), deque(maxlen=USED))
+            if not any(same(value, v) for v in recent):
+                recent.append(value)
+    return TraceVerdict(spec, True, number, len(current))
 
 
 def _rejected(
-    spec: Spec, stepper: Stepper, log: Log, number: int, current: set[State], explain: bool
+    spec: Spec,
+    stepper: Stepper,
+    step: LogStep,
+    number: int,
+    current: set[State],
+    prefix: Trace | None,
 ) -> TraceVerdict:
-    step = log.steps[number - 1]
     allowed: list[AllowedStep] = []
     for state in sorted(current, key=repr)[:8]:
         for r, after, outputs in stepper.successors(state, step.trigger, step.args):
@@ -437,7 +537,6 @@ def _rejected(
             if unmatched
             else "no step the model allows here has all the observed values together"
         )
-    prefix = _shortest_to(spec, stepper, log, current) if explain else None
     return TraceVerdict(
         spec,
         False,
@@ -453,19 +552,22 @@ def _rejected(
 
 
 def _shortest_to(
-    spec: Spec, stepper: Stepper, log: Log, goal: set[State], budget: int = 50_000
+    spec: Spec,
+    stepper: Stepper,
+    init: Mapping[str, Value],
+    used: Mapping[tuple[str, str], Iterable[Value]],
+    goal: set[State],
+    budget: int = 50_000,
 ) -> Trace | None:
     """BFS from the log's initial states to any goal state, with the arguments the explorer
-    samples plus those the log used (so a real the log set can be reached)."""
+    samples plus the latest the log used (so a real the log set can be reached)."""
     firings: list[tuple[str, dict[str, Value]]] = []
-    # Of the values the log used, only those a goal state holds can matter to reaching it
-    # (a long log may use thousands of distinct reals).
+    # Of the values the log used, only those a goal state holds can matter to reaching it.
     held = [v for state in goal for v in state]
     for t in spec.triggers:
         pools = []
         for p in t.params:
-            used = (s.args[p.name] for s in log.steps if s.trigger == t.name)
-            seen = list(itertools.islice((v for v in used if any(same(v, h) for h in held)), 16))
+            seen = [v for v in used.get((t.name, p.name), ()) if any(same(v, h) for h in held)]
             pool: list[Value] = []
             for v in (*p.domain.sample(), *seen):
                 if not any(same(v, x) for x in pool):
@@ -473,7 +575,7 @@ def _shortest_to(
             pools.append(pool)
         for combo in itertools.product(*pools):
             firings.append((t.name, dict(zip((p.name for p in t.params), combo, strict=True))))
-    start = initial_states(spec, log.init)
+    start = initial_states(spec, init)
     parent: dict[State, tuple[State, Row, dict[str, Value], dict[str, Value]] | None] = {
         s: None for s in start
     }

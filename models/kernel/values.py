@@ -21,6 +21,22 @@ class BadValue(ValueError):
     """A JSON value that is no member of the domain; the message says what the domain holds."""
 
 
+ECHO = 80  # characters of a user's input that a message repeats
+
+
+def clip(text: str, width: int = ECHO) -> str:
+    """`text` cut to `width` characters, so that echoed input keeps a message readable."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def shown(raw: Any) -> str:
+    """`repr(raw)`, clipped: a 20 MB string in a log is not echoed whole."""
+    try:
+        return clip(repr(raw))
+    except ValueError:  # an int past the interpreter's digit limit
+        return "a number of over 4300 digits"
+
+
 def encode(domain: Domain, value: Value) -> Any:
     """The JSON form of `value` (a member of `domain`)."""
     if value is None:
@@ -54,17 +70,21 @@ def decode(domain: Domain, raw: Any) -> Value:
     if isinstance(domain, Bool):
         if isinstance(raw, bool):
             return raw
-        raise BadValue(f"{raw!r} is not a boolean (true or false)")
+        raise BadValue(f"{shown(raw)} is not a boolean (true or false)")
     if isinstance(domain, IntRange):
         if isinstance(raw, int) and not isinstance(raw, bool) and domain.contains(raw):
             return raw
-        raise BadValue(f"{raw!r} is not an integer in {domain.lo}..{domain.hi}")
+        raise BadValue(f"{shown(raw)} is not an integer in {domain.lo}..{domain.hi}")
     if isinstance(domain, Real):
         if isinstance(raw, int | float) and not isinstance(raw, bool):
+            try:
+                float(raw)
+            except OverflowError:
+                raise BadValue(f"{shown(raw)} is beyond a double's range") from None
             return raw
         if isinstance(raw, str) and raw in ("nan", "inf", "-inf"):
             return float(raw)
-        raise BadValue(f"{raw!r} is not a number")
+        raise BadValue(f"{shown(raw)} is not a number")
     assert isinstance(domain, Finite)
     table = _labels(domain)
     key: Any = tuple(raw) if isinstance(raw, list) else raw
@@ -76,9 +96,9 @@ def decode(domain: Domain, raw: Any) -> Value:
         pass
     if domain.contains(raw):  # a plain member (a tool name, say) spelled as itself
         return raw
-    shown = ", ".join(str(domain.label(v)) for v in domain.values[:8])
+    known = ", ".join(str(domain.label(v)) for v in domain.values[:8])
     more = ", …" if len(domain.values) > 8 else ""
-    raise BadValue(f"{raw!r} is not a value of {domain.name} ({shown}{more})") from None
+    raise BadValue(f"{shown(raw)} is not a value of {domain.name} ({known}{more})") from None
 
 
 def _decode_data(domain: Seq | Set | Func, raw: Any) -> Value:

@@ -1,6 +1,6 @@
 """Classic TLA+ protocols ported to the kernel: worked examples and kernel fixtures.
 
-Each module ports one spec of `/work/shared/protocols/` (the public tlaplus/Examples,
+Each module ports one model of `/work/shared/protocols/` (the public tlaplus/Examples,
 MIT licence) with the constants of the model TLC checked, written with the kernel's
 data types where the TLA+ uses them (functions over the process set, sets, bounded
 sequences, quantifiers, initial predicates) and `enabled-only` totality, as TLA+ has.
@@ -28,6 +28,7 @@ from . import (
     prisoners,
     readers_writers,
     single_lane_bridge,
+    sync_termination,
 )
 
 
@@ -50,4 +51,5 @@ FIXTURES: tuple[Fixture, ...] = (
     Fixture(ewd840.SPEC, "ewd840", 302, ("TypeOK", "TerminationDetection", "Inv"), False),
     Fixture(readers_writers.SPEC, "ReadersWriters", 21527, ("TypeOK", "Safety"), True),
     Fixture(single_lane_bridge.SPEC, "SingleLaneBridge", 3605, ("Invariants",), True),
+    Fixture(sync_termination.SPEC, "ewd840", 129, ("TypeOK", "TDCorrect"), True),
 )

@@ -1,0 +1,93 @@
+"""SyncTerminationDetection.tla (the abstract termination detection EWD840 refines),
+N = 7: TLC finds 129 states.
+
+`active` is a function over the nodes starting at any value; the initial predicate
+ties `terminationDetected` to it (`\\in {FALSE, terminated}`). Terminate's
+`terminationDetected' \\in {terminationDetected, terminated'}` is the trigger's
+`detect` parameter. Rows: cite SyncTerminationDetection.tla, actions Terminate(i),
+Wakeup(i, j) and DetectTermination.
+"""
+
+from __future__ import annotations
+
+from models.kernel import (
+    AnyOf,
+    Bool,
+    Func,
+    IntRange,
+    Param,
+    Spec,
+    Trigger,
+    Var,
+    always,
+    at,
+    eq,
+    forall,
+    implies,
+    ite,
+    not_,
+    or_,
+    param,
+    row,
+    update,
+    var,
+)
+
+N = 7
+SRC = "shared/protocols/ewd840/SyncTerminationDetection.tla"
+NODE = IntRange(0, N - 1, "Node")
+ACTIVE = Func(NODE, Bool())
+ACT, DETECTED = var("active"), var("terminationDetected")
+TERMINATED = forall("n", NODE, lambda n: not_(at(ACT, n)))
+NODE_I = param("i")
+
+SPEC = Spec(
+    name="SyncTerminationDetection",
+    source=SRC,
+    vars=(
+        Var("active", ACTIVE, AnyOf(*ACTIVE.values)),
+        Var("terminationDetected", Bool(), AnyOf(False, True)),
+    ),
+    init=implies(DETECTED, TERMINATED),
+    triggers=(
+        Trigger("Terminate", (Param("i", NODE), Param("detect", Bool()))),
+        Trigger("Wakeup", (Param("i", NODE), Param("j", NODE))),
+        Trigger("DetectTermination"),
+    ),
+    rows=(
+        row(
+            "terminate",
+            "Terminate",
+            None,
+            guard=at(ACT, NODE_I),
+            sets={
+                "active": update(ACT, NODE_I, False),
+                # terminated' (every node but i was already inactive), if detected now.
+                "terminationDetected": ite(
+                    param("detect"),
+                    forall("n", NODE, lambda n: or_(eq(n, NODE_I), not_(at(ACT, n)))),
+                    DETECTED,
+                ),
+            },
+            cite=f"{SRC} Terminate(i)",
+        ),
+        row(
+            "wakeup",
+            "Wakeup",
+            None,
+            guard=at(ACT, NODE_I),
+            sets={"active": update(ACT, param("j"), True)},
+            cite=f"{SRC} Wakeup(i, j)",
+        ),
+        row(
+            "detect",
+            "DetectTermination",
+            None,
+            guard=TERMINATED,
+            sets={"terminationDetected": True},
+            cite=f"{SRC} DetectTermination",
+        ),
+    ),
+    properties=(always("TDCorrect", implies(DETECTED, TERMINATED), cite=f"{SRC} TDCorrect"),),
+    totality="enabled-only",
+)
