@@ -5,7 +5,7 @@ noisy, so every figure is the median of `--repeat` runs (at least 5) with the
 noise shown as min–max, and the things a ratio compares are run alternately,
 round by round, never one batch after the other.
 
-Three parts (`--part`, default all):
+Four parts (`--part`, default all):
 
 - `engines`: per spec, each engine on its own — the explorer (BFS over the
   compiled rows), witness confirmation (the explorer's path for every
@@ -17,6 +17,15 @@ Three parts (`--part`, default all):
   the spec, explores it and decides one safety property and one `sometimes`;
   it reports explore time, states/s and its peak memory (VmHWM), beside
   SPIN end to end on the same family.
+- `protocols` (issue 16 §6): the classic protocol fixtures of
+  `tests/protocols/` and the two-phase-commit family `transaction_commit(n)`
+  of `tests/families.py` (288 states at n=3 to 1.7 M at n=8, up to
+  `--largest`), each as a user meets it: a fresh process that builds the spec
+  and runs every check `verify` runs (default budgets, certificate search
+  included), against SPIN end to end as the project's `spin` command runs it
+  (`spin -a`, `gcc` with `spin.CFLAGS`, every `pan` search, trails read back;
+  nothing cached) and against pan's searches alone, both in the same rounds,
+  as ratios; with our process's peak memory.
 - `gate`: every step `make verify` runs, in its order, each against its own
   budget where an issue gave one and as a share of the gate's 60 s, and the
   sum; then two figures outside the gate: diagrams + report under 5 s
@@ -42,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import json
 import os
 import resource
@@ -58,14 +68,15 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from families import counters, duplex_product  # noqa: E402
+from families import counters, duplex_product, transaction_commit  # noqa: E402
 
 from models.cli.registry import expand, load  # noqa: E402
 from models.kernel import Kind, Spec  # noqa: E402
-from models.kernel.checks import Checker  # noqa: E402
+from models.kernel.checks import Checker, verify  # noqa: E402
 from models.kernel.explore import explore  # noqa: E402
 from models.kernel.expr import Not  # noqa: E402
 from models.kernel.smt import Budget, Encoding, Engines  # noqa: E402
+from models.kernel.spin import CFLAGS as SPIN_COMMAND_CFLAGS  # noqa: E402
 from models.kernel.spin import (  # noqa: E402
     SpinResult,
     disagreements,
@@ -77,7 +88,11 @@ PY = str(BIN / "python")
 # Every step of `make verify`, in its order and with its command (keep in step with the
 # Makefile), with the budget an issue gave it (None: no budget of its own, only the gate's).
 PARTS: list[tuple[str, list[str], float | None]] = [
-    ("model checks", [PY, "-m", "models", "verify", "--json", "reports/verify.json"], 5.0),
+    (
+        "model checks",
+        [PY, "-m", "models", "verify", "--certificates", "1", "--json", "reports/verify.json"],
+        5.0,
+    ),
     (
         "mutant gate (fast)",
         [PY, "-m", "models", "mutants", "--fast", "--json", "reports/mutants.json"],
@@ -115,6 +130,7 @@ FAMILIES: dict[
 
 SPIN_CFLAGS = ("-O2", "-DSAFETY", "-DNOREDUCE", "-DBFS")  # -DBFS: shortest trails, as ours
 MISMATCHES: list[str] = []  # every disagreement between SPIN and us, for the exit status
+FAILED: list[str] = []  # every protocol whose `verify` process failed, for the exit status
 
 
 def spin_end_to_end(spec: Spec, *, states_hint: int | None = None) -> SpinResult | None:
@@ -406,6 +422,127 @@ def bench_scaling(repeat: int, largest: int) -> None:
             )
 
 
+# ---------------------------------------------------------------- protocols (issue 16 §6)
+
+TCOMMIT_SIZES = (3, 4, 5, 6, 7, 8)  # 288, 1,568, 8,832, 50,816, 296,448, 1,745,920 states
+TCOMMIT_STATES = {3: 288, 4: 1568, 5: 8832, 6: 50816, 7: 296448, 8: 1745920}
+
+
+def protocol_names(largest: int) -> list[str]:
+    """Every protocol fixture of tests/protocols/ (where present), then the tcommit family."""
+    names = [f"protocol:{spec.name}" for spec in _fixtures()]
+    return names + [f"tcommit:{n}" for n in TCOMMIT_SIZES if TCOMMIT_STATES[n] <= largest]
+
+
+def protocol_spec(name: str) -> Spec:
+    kind, _, which = name.partition(":")
+    if kind == "tcommit":
+        return transaction_commit(int(which))
+    return next(spec for spec in _fixtures() if spec.name == which)
+
+
+def _fixtures() -> list[Spec]:
+    """The specs of tests/protocols/ (`FIXTURES`), found by looking: none before they land."""
+    if not (ROOT / "tests" / "protocols" / "__init__.py").exists():
+        return []
+    return [f.spec for f in importlib.import_module("protocols").FIXTURES]
+
+
+def verify_one(name: str) -> dict[str, object]:
+    """`verify` on one protocol, in this (fresh) process: every check, default budgets."""
+    report = verify(protocol_spec(name))
+    return {
+        "states": len(report.exploration.states),
+        "ok": report.ok,
+        "verdicts": {c.id: c.verdict for c in report.checks},
+        "uncertified": sum("no certificate" in c.basis_text for c in report.checks),
+        "peak_mb": peak_mb(),
+    }
+
+
+def _verify_process(name: str, report: list[dict[str, Any]]) -> float:
+    command = [sys.executable, __file__, "--verify-one", name]
+    # As a user runs it: Python's bytecode cache on (a sandbox may turn it off).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ProtocolFailed(f"{name}: verify's process exited {done.returncode}: {last[:120]}")
+    report.append(json.loads(done.stdout))
+    return seconds
+
+
+class ProtocolFailed(Exception):
+    """A protocol's `verify` process failed: its row says so and the bench exits 1."""
+
+
+def _spin_command(spec: Spec, ours: list[dict[str, Any]], pan: list[float]) -> Callable[[], float]:
+    """SPIN as `python -m models spin` runs it, compiled afresh; pan's share noted apart."""
+
+    def run() -> float:
+        mine = ours[-1]  # the run just before, in the same round
+        result = run_spin(
+            spec, cache=None, cflags=SPIN_COMMAND_CFLAGS, states_hint=int(mine["states"])
+        )
+        found = []
+        if result.states != mine["states"]:
+            found.append(f"{spec.name}: SPIN reaches {result.states} states, we {mine['states']}")
+        for prop, spin_verdict in result.verdicts.items():
+            if spin_verdict.verdict != mine["verdicts"][prop]:
+                found.append(
+                    f"{spec.name} {prop}: SPIN says {spin_verdict.verdict}, "
+                    f"we {mine['verdicts'][prop]}"
+                )
+        disagree(found)
+        pan.append(result.seconds.pan)
+        return result.seconds.total
+
+    return run
+
+
+def bench_protocols(repeat: int, largest: int) -> None:
+    print(
+        "\n== protocols: `verify` (every check, a fresh process) against SPIN as `spin` runs it;"
+        f" median (min–max) of {repeat} alternated rounds"
+    )
+    if tools_missing():
+        print("SPIN or gcc missing (`make spin`): only our side is timed")
+    print(
+        f"{'protocol':<22} {'states':>9} {'ours end to end':>26} {'SPIN end to end':>26} "
+        f"{'ours/SPIN per round':>22} {'pan alone':>10} {'ours/pan':>9} {'peak MB':>8} "
+        f"{'no cert.':>8}"
+    )
+    for name in protocol_names(largest):
+        spec = protocol_spec(name)
+        reports: list[dict[str, Any]] = []
+        pan: list[float] = []
+        contenders: dict[str, Callable[[], float | None]] = {
+            "ours": lambda n=name, r=reports: _verify_process(n, r),  # type: ignore[misc]
+        }
+        if not tools_missing():
+            contenders["spin"] = _spin_command(spec, reports, pan)
+        try:
+            runs = alternate(contenders, repeat)
+        except ProtocolFailed as failed:
+            FAILED.append(str(failed))
+            print(f"{spec.name:<22} FAILED: {failed}", flush=True)
+            continue
+        first = reports[0]
+        peak = max(float(r["peak_mb"]) for r in reports)
+        spin = noise(runs["spin"]) if runs.get("spin") else "-"
+        print(
+            f"{spec.name:<22} {first['states']:>9} {noise(runs['ours']):>26} {spin:>26} "
+            f"{round_ratio(runs['ours'], runs.get('spin', [])):>22} "
+            f"{statistics.median(pan) if pan else float('nan'):>9.2f}s "
+            f"{ratio(runs['ours'], pan):>9} {peak:>8.0f} {first['uncertified']:>8}"
+            + ("" if all(r["ok"] for r in reports) else "   VERDICTS WRONG")
+            + ("" if peak <= 1024 else "   OVER 1 GB"),
+            flush=True,
+        )
+
+
 # ---------------------------------------------------------------- the gate's budget
 
 
@@ -447,7 +584,9 @@ def bench_gate(repeat: int) -> None:
 
 def diagrams_and_report(repeat: int) -> None:
     """Issue 10: rendering every diagram and the report takes under 5 s (given verify.json)."""
-    run_timed([PY, "-m", "models", "verify", "--json", "reports/verify.json"])  # the verdicts
+    run_timed(
+        [PY, "-m", "models", "verify", "--certificates", "1", "--json", "reports/verify.json"]
+    )
     failed: set[str] = set()
     runs = []
     with tempfile.TemporaryDirectory() as out:
@@ -474,7 +613,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure (at least 5)")
     parser.add_argument(
-        "--part", choices=("engines", "scaling", "gate"), action="append", help="default: all"
+        "--part",
+        choices=("engines", "scaling", "protocols", "gate"),
+        action="append",
+        help="default: all",
     )
     parser.add_argument(
         "--largest",
@@ -484,25 +626,32 @@ def main() -> int:
         "more: --largest 2000000)",
     )
     parser.add_argument("--end-to-end", nargs=2, metavar=("FAMILY", "K"), help=argparse.SUPPRESS)
+    parser.add_argument("--verify-one", metavar="PROTOCOL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.end_to_end:
         family, k = args.end_to_end
         print(json.dumps(end_to_end(family, int(k))))
         return 0
+    if args.verify_one:
+        print(json.dumps(verify_one(args.verify_one)))
+        return 0
     if args.repeat < 5:
         parser.error("--repeat must be at least 5: a median of fewer runs is noise")
-    parts = args.part or ["engines", "scaling", "gate"]
+    parts = args.part or ["engines", "scaling", "protocols", "gate"]
     print(f"bench: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
     if "engines" in parts:
         bench_engines(args.repeat)
     if "scaling" in parts:
         bench_scaling(args.repeat, args.largest)
+    if "protocols" in parts:
+        bench_protocols(args.repeat, args.largest)
     if "gate" in parts:
         bench_gate(args.repeat)
+    if FAILED:
+        print(f"\nbench: {len(FAILED)} protocol(s) failed to verify (the FAILED lines above)")
     if MISMATCHES:
         print(f"\nbench: SPIN and we disagree {len(MISMATCHES)} time(s) (the !!! lines above)")
-        return 1
-    return 0
+    return 1 if FAILED or MISMATCHES else 0
 
 
 def bench_check_trace(repeat: int, steps: int = 100_000, budget: float = 5.0) -> None:

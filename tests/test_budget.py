@@ -9,6 +9,7 @@ three counters (depth 27) symbolically.
 from __future__ import annotations
 
 import re
+import signal
 import threading
 
 import pytest
@@ -39,6 +40,9 @@ def test_bmc_past_its_budget_is_unknown() -> None:
 
 
 def test_an_interrupted_query_is_unknown() -> None:
+    # As in a worker of the process pool, which ignores SIGINT: there an interrupt from
+    # outside is a limit (in a process that takes Ctrl-C, it is the user's Ctrl-C).
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
     engines = Engines(Encoding(counters(3)), Budget(60))
     timer = threading.Timer(0.3, z3.main_ctx().interrupt)
     timer.start()
@@ -46,6 +50,7 @@ def test_an_interrupted_query_is_unknown() -> None:
         verdict = engines.spacer(TOP, step=False)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, before)
     assert isinstance(verdict, Unknown) and "canceled" in verdict.reason, verdict
     # The canceled fixedpoint is dropped: the next query works on a fresh one.
     engines.budget = Budget(20)

@@ -59,14 +59,15 @@ from .vacuity import premises, vacuous
 DEFAULT_TIMEOUT = QUERY_TIMEOUT_MS / 1000  # seconds of z3 per check (`verify --timeout`)
 # Seconds of z3 per check for an optional certificate on a finite model (`verify
 # --certificates`); README "Verdicts and their basis" gives the measurement behind it.
-DEFAULT_CERTIFICATE_BUDGET = 1.0
+DEFAULT_CERTIFICATE_BUDGET = 0.1
 
 VerdictName = Literal["proved", "witnessed", "violated", "unknown"]
 Expectation = Literal["hold", "violate"]
 Method = Literal["spacer", "k-induction"]
 # What a verdict rests on: the explorer's complete search of a finite model; z3's inductive
-# certificate (a spec with a real variable); a trace; or the two engines side by side.
-Basis = Literal["exhaustive", "certificate", "trace", "cross-check"]
+# certificate (a spec with a real variable); a trace; the two engines side by side; or the
+# explorer's search on a real variable's samples (a row that never fires there, say).
+Basis = Literal["exhaustive", "certificate", "trace", "cross-check", "sampled"]
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,7 @@ def _result(
             "trace": "" if trace is None else f"trace of {plural(len(trace), 'step')}",
             "cross-check": "z3 and the explorer side by side",
             "exhaustive": f"exhaustive search, {states or 0:,} states",
+            "sampled": f"the explorer's search, {states or 0:,} states on the real samples",
         }[basis]
     return CheckResult(
         head.id,
@@ -175,8 +177,10 @@ class Checker:
         self.max_k = max_k
         self.graph = explore(spec)
         self.budget = Budget(timeout)  # restarted by `run` for every check
-        # A finite model's certificate is optional: it gets its own, smaller budget.
+        # A finite model's certificate is optional: it gets its own, smaller budget, and a
+        # fifth of it once z3 has given up on one check (the hard ones are all hard).
         self.certificate_budget = Budget(min(certificates, timeout))
+        self.shrunk = False
         self.z3 = Engines(Encoding(spec), self.budget)
         # The explorer decides reachability on its own unless a real variable is sampled.
         self.sampled = any(isinstance(v.domain, Real) or not v.domain.is_finite for v in spec.vars)
@@ -352,16 +356,27 @@ class Checker:
 
     def _certify(self, bad: Expr, step: bool, *, params_of: str | None = None) -> Verdict:
         """z3's unbounded answer on `bad` within the certificate budget (started afresh)."""
+        self.z3.prepare()
         self.certificate_budget.start()
         self.z3.budget = self.certificate_budget
         try:
-            return self._prove(bad, step, params_of=params_of)
+            proof = self._prove(bad, step, params_of=params_of)
         except SolverLimit as limit:
-            return Unknown(limit.engine, limit.reason)
+            proof = Unknown(limit.engine, limit.reason)
         except Z3_ERRORS as error:
-            return Unknown("z3", str(error))
+            proof = Unknown("z3", str(error))
         finally:
             self.z3.budget = self.budget
+        if isinstance(proof, Unknown):
+            self._shrink()
+        return proof
+
+    def _shrink(self) -> None:
+        """z3 gave up on a certificate: the spec's later checks get a fifth of the budget
+        (enough for 0-induction and easy invariants; a hard one would cost it all)."""
+        if not self.shrunk:
+            self.shrunk = True
+            self.certificate_budget = Budget(self.certificate_budget.seconds / 5)
 
     def _confirmed(
         self, head: Head, verdict: VerdictName, hit: Trace, bad: Expr, step: bool
@@ -489,9 +504,30 @@ class Checker:
         )
 
     def _cases_exhaustive(self, head: Head, cases: Sequence[Case]) -> CheckResult:
-        """A finite model's structural cases: the explorer looks for each on its complete
-        set; z3 certifies the rest within one certificate budget for the whole check."""
-        for what, trigger, bad in cases:
+        """A finite model's structural cases, within one certificate budget for the check.
+
+        z3 first settles the cases that fail in no type-correct state at all (k=0: a proof
+        on its own, and cheap); the explorer looks for each of the rest on its complete
+        set, and z3 is asked for their certificates while the budget lasts."""
+        self.z3.prepare()
+        self.certificate_budget.start()
+        self.z3.budget = self.certificate_budget
+        easy, hard, missing = 0, list[Case](), None
+        try:
+            for case in cases:
+                if missing is None:
+                    try:
+                        if self.z3.impossible(case[2], params_of=case[1]):
+                            easy += 1
+                            continue
+                    except SolverLimit as limit:
+                        missing = Unknown(limit.engine, limit.reason)
+                    except Z3_ERRORS as error:
+                        missing = Unknown("z3", str(error))
+                hard.append(case)
+        finally:
+            self.z3.budget = self.budget
+        for what, trigger, bad in hard:
             found = self.graph.first_state_with(bad, trigger)
             if found is not None:
                 i, arguments = found
@@ -499,14 +535,9 @@ class Checker:
                     head, "violated", self.graph.path_to(i), bind(bad, arguments), False
                 )
                 return replace(result, detail="; ".join(filter(None, (what, result.detail))))
-        self.certificate_budget.start()
         self.z3.budget = self.certificate_budget
-        easy, missing = 0, None
         try:
-            for what, trigger, bad in cases:
-                if self.z3.impossible(bad, params_of=trigger):
-                    easy += 1
-                    continue
+            for what, trigger, bad in hard if missing is None else ():
                 proof = self._prove(bad, False, params_of=trigger)
                 if isinstance(proof, Found):
                     result = _result(head, "proved", "bfs", None, basis="exhaustive")
@@ -522,12 +553,12 @@ class Checker:
         finally:
             self.z3.budget = self.budget
         if missing is not None:
+            self._shrink()
             return self._on_search(head, "proved", missing)
-        hard = len(cases) - easy
         method = "k-induction" if self.method == "k-induction" or not hard else "spacer"
         certificate = (
             f"{easy} of {plural(len(cases), 'case')} {'holds' if easy == 1 else 'hold'} in "
-            f"every state (k=0), {hard} on every reachable state"
+            f"every state (k=0), {len(hard)} on every reachable state"
         )
         return self._on_search(head, "proved", Proved(method, None if hard else 0, certificate))
 
@@ -635,11 +666,8 @@ class Checker:
                 "bfs",
                 deepest,
                 detail=f"rows that never fire: {', '.join(dead)}",
-                basis="certificate" if self.sampled else "exhaustive",
+                basis="sampled" if self.sampled else "exhaustive",
                 states=self.states,
-                basis_text="the explorer's search on the real variables' samples"
-                if self.sampled
-                else "",
             )
         return _result(
             head,
@@ -664,11 +692,8 @@ class Checker:
                 "bfs",
                 None,
                 detail="; ".join(v.describe() for v in found),
-                basis="certificate" if self.sampled else "exhaustive",
+                basis="sampled" if self.sampled else "exhaustive",
                 states=self.states,
-                basis_text="the explorer's search on the real variables' samples"
-                if self.sampled
-                else "",
             )
         return _result(
             head,
@@ -722,17 +747,17 @@ class Checker:
     def _z3_set(self) -> SetCheck:
         """z3's reading of the explorer's set: all of it, or a seeded sample when big."""
         g = self.graph
-        if len({finite_key(self.spec, g.as_dict(i)) for i in range(len(g.states))}) > (
-            FULL_SET_CHECK_UP_TO
-        ):
+        # Distinct apart from a real's samples: on a finite model, every state is.
+        distinct = (
+            len({finite_key(self.spec, g.as_dict(i)) for i in range(len(g.states))})
+            if self.sampled
+            else self.states
+        )
+        if distinct > FULL_SET_CHECK_UP_TO:
             # Too big for one disjunction of every state: a seeded sample, each sampled
             # state's successors enumerated by z3 against the explorer's.
             return self.z3_sample(sample_states(len(g.states)))
-        tree = [
-            (g.as_dict(e.source), e.row, e.params, g.as_dict(e.target))
-            for e in g.parent
-            if e is not None
-        ]
+        tree = [(g.as_dict(e.source), g.step(e)) for e in g.parent if e is not None]
         return check_reachable_set(
             self.z3.enc, [g.as_dict(i) for i in range(len(g.states))], tree, self.budget
         )

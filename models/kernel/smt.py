@@ -123,6 +123,21 @@ def _check(budget: Budget, engine: str, solver: Term, *assumptions: Term) -> Ter
     return result
 
 
+def _substitute(term: Term, slots: Sequence[Term], values: Sequence[Term]) -> Term:
+    """`z3.substitute(term, *zip(slots, values))` without its Python-side check of every
+    pair's sorts (z3's C side checks them too): T is instantiated once per explorer step
+    that the set check reads, and that check cost more than the substitution itself."""
+    n = len(slots)
+    if n != len(values):
+        raise ValueError(f"{n} slots, {len(values)} values")
+    from_, to = (z3.Ast * n)(), (z3.Ast * n)()
+    for i in range(n):
+        from_[i], to[i] = slots[i].as_ast(), values[i].as_ast()
+    return z3.z3._to_expr_ref(
+        z3.Z3_substitute(term.ctx_ref(), term.as_ast(), n, from_, to), term.ctx
+    )
+
+
 _SOLVING = threading.Event()  # set while the main thread is inside a z3 call
 
 
@@ -179,7 +194,9 @@ def _interrupt(budget: Budget, why: str) -> None:
     """
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         return
-    early = budget.deadline > time.monotonic()
+    # z3's timeout is whole milliseconds (`remaining_ms` rounds down) and its timer is not
+    # exact: a cancel within the last 50 ms is the budget's, not a Ctrl-C.
+    early = budget.deadline - time.monotonic() > 0.05
     if "interrupted from keyboard" in why or (why == "canceled" and early):
         raise KeyboardInterrupt
 
@@ -454,6 +471,8 @@ class Encoding:
             f"{spec.name}.row", [r.name for r in spec.rows]
         )
         self._template: tuple[list[Term], Term] | None = None
+        self._rows: dict[str, tuple[list[Term], Term]] = {}  # `_row_template`, per row
+        self._steps: tuple[list[Term], dict[str, Term], tuple[Term, Term]] | None = None
 
     # ------------------------------------------------------------ fresh terms
 
@@ -543,23 +562,37 @@ class Encoding:
         (z3 substitutes in C++; rebuilding T term by term in Python costs far more)."""
         slots, formula = self._trans_template()
         actual = self.flat(pre) + self.flat(post) + self.flat_action(act)
-        return z3.substitute(formula, *zip(slots, actual, strict=True))
+        return _substitute(formula, slots, actual)
+
+    def _row_steps(self) -> tuple[list[Term], dict[str, Term], tuple[Term, Term]]:
+        """Each row's disjunct of T over one set of slots, and T's other conjuncts: built
+        once, for T and for each row's own template."""
+        if self._steps is None:
+            s, s2, a = self.frame("T"), self.frame("T2"), self.action("T")
+            steps = {r.name: self.row_step(r, s, s2, a) for r in self.spec.rows}
+            ok = (self.frame_ok(s2), self.action_ok(a))
+            self._steps = (self.flat(s) + self.flat(s2) + self.flat_action(a), steps, ok)
+        return self._steps
 
     def _trans_template(self) -> tuple[list[Term], Term]:
         if self._template is None:
-            s, s2, a = self.frame("T"), self.frame("T2"), self.action("T")
-            formula = z3.And(
-                z3.Or(*[self.row_step(r, s, s2, a) for r in self.spec.rows]),
-                self.frame_ok(s2),
-                self.action_ok(a),
-            )
-            self._template = (self.flat(s) + self.flat(s2) + self.flat_action(a), formula)
+            slots, steps, ok = self._row_steps()
+            self._template = (slots, z3.And(z3.Or(*steps.values()), *ok))
         return self._template
 
+    def _row_template(self, name: str) -> tuple[list[Term], Term]:
+        """T's disjunct for one row, with T's other conjuncts: what T is once the action's
+        row is that row (every other disjunct names another row, so it is false)."""
+        if name not in self._rows:
+            slots, steps, ok = self._row_steps()
+            self._rows[name] = (slots, z3.And(steps[name], *ok))
+        return self._rows[name]
+
     def is_step(self, pre: Mapping[str, Value], st: Step) -> bool:
-        """Does T hold of this concrete step? Every slot of T is replaced by its value (a
-        parameter of another trigger by its default) and z3 simplifies the ground formula."""
-        slots, formula = self._trans_template()
+        """Does T hold of this concrete step? Every slot of T (its disjunct for the step's row)
+        is replaced by its value (a parameter of another trigger by its default) and z3
+        simplifies the ground formula."""
+        slots, formula = self._row_template(st.row)
         values = self.flat(self.concrete(pre)) + self.flat(self.concrete(st.state))
         values += [self.trigger_consts[st.trigger], self.row_consts[st.row]]
         for t in self.spec.triggers:
@@ -570,7 +603,7 @@ class Encoding:
                     values += _default(p.domain)
         for o in self.spec.outputs:
             values += encode_value(o.domain, st.outputs[o.name])
-        ground = z3.simplify(z3.substitute(formula, *zip(slots, values, strict=True)))
+        ground = z3.simplify(_substitute(formula, slots, values))
         return bool(z3.is_true(ground))
 
     def flat_action(self, act: Action) -> list[Term]:
@@ -943,6 +976,12 @@ class Engines:
 
     # ------------------------------------------------------------ Spacer
 
+    def prepare(self) -> None:
+        """Build the spec's Spacer fixedpoint and stepping solvers now (encoding T is
+        Python's work), so that a budget started after this counts z3's search alone."""
+        _, _, s, _, _, trans = self._spacer()
+        self._stepping_solvers(s, trans)
+
     def _spacer(self) -> tuple[Term, Term, Frame, Frame, Action, Term]:
         if self._fp is None:
             enc = self.enc
@@ -1130,6 +1169,39 @@ def finite_view(enc: Encoding, frame: Frame, state: Mapping[str, Value]) -> Term
     return z3.And(*parts)
 
 
+def _finite_views(enc: Encoding, frame: Frame, states: Sequence[Mapping[str, Value]]) -> list[Term]:
+    """`finite_view` of each state, each variable's equation built once per value: states
+    share most of their values, and building z3 terms in Python is the set check's cost."""
+    made: dict[tuple[str, Value], Term] = {}
+    views = []
+    for state in states:
+        parts = []
+        for v in enc.spec.vars:
+            value = state[v.name]
+            key = (v.name, value) if _hashable(value) else None  # unhashable: built each time
+            part = made.get(key) if key is not None else None
+            if part is None:
+                if v.domain.is_finite:
+                    part = _equal(v.domain, frame[v.name], encode_value(v.domain, value))
+                elif isinstance(v.domain, Option):
+                    part = frame[v.name][0] == z3.BoolVal(value is not None)
+                else:
+                    continue
+                if key is not None:
+                    made[key] = part
+            parts.append(part)
+        views.append(z3.And(*parts))
+    return views
+
+
+def _hashable(value: Value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
 def finite_key(spec: Spec, state: Mapping[str, Value]) -> tuple[Value, ...]:
     key: list[Value] = []
     for v in spec.vars:
@@ -1152,20 +1224,20 @@ class SetCheck:
 def check_reachable_set(
     enc: Encoding,
     states: Sequence[Mapping[str, Value]],
-    tree_edges: Iterable[tuple[Mapping[str, Value], str, Mapping[str, Value], Mapping[str, Value]]],
+    tree_edges: Iterable[tuple[Mapping[str, Value], Step]],
     budget: Budget | None = None,
 ) -> SetCheck:
     """Prove z3's reachable set (finite part) equals `states`.
 
-    init ⊆ R and R closed under T give reach ⊆ R; every explorer tree edge
-    being a z3 transition gives R ⊆ reach.
+    init ⊆ R and R closed under T give reach ⊆ R; every explorer tree edge (its state
+    before, and the step) being a z3 transition gives R ⊆ reach.
     """
     budget = budget or Budget()
     engine = "reachable-set"
     distinct = {finite_key(enc.spec, s): s for s in states}
     s, s2, act = enc.frame("r"), enc.frame("r2"), enc.action("ra")
-    member = z3.Or(*[finite_view(enc, s, x) for x in distinct.values()])
-    member2 = z3.Or(*[finite_view(enc, s2, x) for x in distinct.values()])
+    member = z3.Or(*_finite_views(enc, s, list(distinct.values())))
+    member2 = _substitute(member, enc.flat(s), enc.flat(s2))  # built once, renamed in C
     solver = _solver()
     solver.add(enc.init(s), enc.frame_ok(s), z3.Not(member))
     if (result := _check(budget, engine, solver)) != z3.unsat:
@@ -1182,22 +1254,13 @@ def check_reachable_set(
             "which the explorer never reached",
         )
     count = 0
-    # T is asserted once; each edge pins the states, the row and the arguments as assumptions.
-    solver = _solver()
-    solver.add(enc.frame_ok(s), enc.trans(s, s2, act))
-    slots, slots2 = enc.flat(s), enc.flat(s2)
-    for count, (pre, row, params, post) in enumerate(tree_edges, start=1):  # noqa: B007
-        r = enc.spec.row(row)
-        pins = [a == b for a, b in zip(slots, enc.flat(enc.concrete(pre)), strict=True)]
-        pins += [a == b for a, b in zip(slots2, enc.flat(enc.concrete(post)), strict=True)]
-        pins.append(act.row == enc.row_consts[row])
-        for p in enc.spec.trigger(r.trigger).params:
-            value = encode_value(p.domain, params[p.name])
-            pins += [a == b for a, b in zip(act.params[(r.trigger, p.name)], value, strict=True)]
-        result = _check(budget, engine, solver, *pins)
-        if result != z3.sat:
+    for count, (pre, step) in enumerate(tree_edges, start=1):  # noqa: B007
+        budget.remaining_ms(engine)  # a ground check each: the budget is read between them
+        if not enc.is_step(pre, step):
             return SetCheck(
-                False, f"the explorer's step {pre} --{row}--> {post} is not a z3 transition"
+                False,
+                f"the explorer's step {dict(pre)} --{step.row}--> {dict(step.state)} "
+                "is not a z3 transition",
             )
     edges = f"{plural(count, 'tree edge')} {'is a' if count == 1 else 'are'} z3 transition"
     return SetCheck(
