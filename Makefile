@@ -7,15 +7,22 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TRANSPORT := conformance/seeds/transport
 NPM_STAMP := $(TRANSPORT)/node_modules/.installed
+MERMAID := tests/mermaid
+MERMAID_STAMP := $(MERMAID)/node_modules/.installed
 export HYPOTHESIS_PROFILE ?= ci
-# make verify runs pytest in parallel (pytest-xdist); `make test` runs it in one process.
-PYTEST_JOBS ?= auto
+# make verify runs pytest on 2 workers (pytest-xdist; `make bench` times 1 against 2 and 3 on
+# 2 cores); `make test` runs it in one process. FRESH=1: make verify bypasses the result cache.
+PYTEST_JOBS ?= 2
+FRESH ?=
+LOADED_RUNS ?= 5
 
-.PHONY: help test verify models mutants diagrams diagrams-check typecheck lint format bench mutation clean dot \
-	package-check spin seeds rustc node report browser
+.PHONY: help test verify verify-loaded stress-ng models mutants diagrams diagrams-check typecheck lint format bench mutation clean dot \
+	package-check spin seeds rustc node report browser mermaid
 
 help:
-	@echo "make verify     the merge gate: model checks, pytest, diagrams up to date, mypy, ruff"
+	@echo "make verify     the merge gate: model checks, mutants, seeds, pytest, diagrams, mypy, ruff"
+	@echo "make verify FRESH=1  the same, bypassing the result cache (what .ci/run runs)"
+	@echo "make verify-loaded   make verify FRESH=1, $(LOADED_RUNS) times (LOADED_RUNS), under stress-ng on every core"
 	@echo "make test       the pytest suite (HYPOTHESIS_PROFILE=dev|ci|thorough, default ci)"
 	@echo "make models     only the model checks (python -m models verify)"
 	@echo "make diagrams   write diagrams/*.dot and *.mmd and render *.svg from the models"
@@ -27,12 +34,13 @@ help:
 	@echo "make package-check  build the wheel, install it apart, mypy a user script against it"
 	@echo "make spin       install SPIN and gcc (the SPIN agreement test needs them)"
 
+# tests/install.py prints a line per package as pip goes (n of the total), never silent long.
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 		{ echo "error: Python 3.11+ is required ($(PYTHON) is $$($(PYTHON) --version))"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python tests/install.py -e '.[dev]'
 	@touch $@
 
 # $(call needs,COMMANDS,DEBIAN PACKAGES,WHAT FOR): a tool the project needs. When a command is
@@ -78,11 +86,18 @@ $(NPM_STAMP): $(TRANSPORT)/package-lock.json | node
 	cd $(TRANSPORT) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# The pinned mermaid (package-lock.json) that tests/test_mermaid_render.py renders every .mmd with.
+$(MERMAID_STAMP): $(MERMAID)/package-lock.json | node
+	cd $(MERMAID) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+mermaid: $(MERMAID_STAMP)
+
 # Debian's chromium and chromium-driver run the report's browser test (never a downloaded browser).
 browser:
 	$(call needs,chromium chromedriver,chromium chromium-driver,the report's browser test)
 
-test: $(STAMP) dot spin browser rustc $(NPM_STAMP)
+test: $(STAMP) dot spin browser rustc $(NPM_STAMP) $(MERMAID_STAMP)
 	$(BIN)/pytest
 
 # The project's own specs keep their certificates: z3 gets 1 s for each (README "Verdicts and
@@ -116,30 +131,29 @@ format: $(STAMP)
 mutants: $(STAMP) rustc $(NPM_STAMP)
 	$(BIN)/python -m models mutants --full --json reports/mutants.json
 
-verify: $(STAMP) dot spin browser rustc $(NPM_STAMP)
-	@echo "== 1/7 model checks (python -m models verify), then the fast mutant gate"
-	@$(BIN)/python -m models verify --certificates 1 --json reports/verify.json || \
-		{ echo "verify: the model checks failed (above); reports/verify.json has the traces"; exit 1; }
-	@mkdir -p reports
-	@$(BIN)/python -m models mutants --fast --json reports/mutants.json > reports/mutants.txt || \
-		{ cat reports/mutants.txt; echo "verify: a model mutant survived (above); see reports/mutants.json"; exit 1; }
-	@grep -v '^  ' reports/mutants.txt
-	@echo "== 2/7 seed differential (make seeds)"
-	@$(MAKE) --no-print-directory seeds
-	@echo "== 3/7 pytest (HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE), $(PYTEST_JOBS) workers)"
-	@$(BIN)/pytest -q -n $(PYTEST_JOBS) || { echo "verify: pytest failed (above)"; exit 1; }
-	@echo "== 4/7 diagrams are up to date"
-	@$(BIN)/python -m models diagram --check --render || \
-		{ echo "verify: run 'make diagrams' and commit diagrams/*.dot and *.mmd"; exit 1; }
-	@echo "== 5/7 mypy --strict"
-	@$(BIN)/mypy || { echo "verify: mypy found type errors (above)"; exit 1; }
-	@echo "== 6/7 ruff"
-	@$(BIN)/ruff check . && $(BIN)/ruff format --check . || \
-		{ echo "verify: ruff found problems; 'make format' fixes most"; exit 1; }
-	@echo "== 7/7 the verification report"
-	@$(BIN)/python -m models report -o reports || \
-		{ echo "verify: the report found failing checks (above)"; exit 1; }
-	@echo "verify: all green; the report is $(CURDIR)/reports/index.html"
+# The merge gate: tests/gate.py runs its phases side by side and caches each passing result
+# (models/cli/cache.py, in .cache/verify/); FRESH=1 neither reads nor stores one.
+verify: $(STAMP) dot spin browser rustc $(NPM_STAMP) $(MERMAID_STAMP)
+	@PYTEST_JOBS=$(PYTEST_JOBS) $(BIN)/python tests/gate.py $(if $(filter-out 0,$(FRESH)),--fresh)
+
+stress-ng:
+	$(call needs,stress-ng,stress-ng,make verify-loaded)
+
+# make verify FRESH=1, LOADED_RUNS times, while stress-ng runs twice as many CPU hogs as there
+# are cores: a verdict that depends on the machine's speed fails here. Each must pass.
+verify-loaded: stress-ng $(STAMP) dot spin browser rustc $(NPM_STAMP) $(MERMAID_STAMP)
+	@hogs=$$((2 * $$(nproc))); \
+	stress-ng --cpu $$hogs --timeout 3h --quiet & hog=$$!; \
+	trap 'kill $$hog 2>/dev/null' EXIT INT TERM; \
+	began=$$(date +%s); \
+	for n in $$(seq $(LOADED_RUNS)); do \
+		start=$$(date +%s); \
+		echo "== verify-loaded: run $$n of $(LOADED_RUNS), stress-ng --cpu $$hogs on $$(nproc) cores"; \
+		$(MAKE) --no-print-directory verify FRESH=1 || \
+			{ echo "verify-loaded: run $$n of $(LOADED_RUNS) FAILED under load"; exit 1; }; \
+		echo "verify-loaded: run $$n of $(LOADED_RUNS) passed in $$(($$(date +%s) - start))s"; \
+	done; \
+	echo "verify-loaded: $(LOADED_RUNS) of $(LOADED_RUNS) passed under load in $$(($$(date +%s) - began))s"
 
 # The wheel as a user gets it (~15 s, so not in verify; .ci/run runs it).
 package-check: $(STAMP)
@@ -153,5 +167,5 @@ mutation: $(STAMP)
 	$(BIN)/mutmut results
 
 clean:
-	rm -rf $(VENV) mutants reports .mypy_cache .ruff_cache .pytest_cache .hypothesis diagrams/*.svg .cache build \
-		$(TRANSPORT)/node_modules
+	rm -rf $(VENV) .cache build mutants reports .mypy_cache .ruff_cache .pytest_cache .hypothesis \
+		diagrams/*.svg $(TRANSPORT)/node_modules $(MERMAID)/node_modules

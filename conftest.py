@@ -37,3 +37,8 @@ settings.register_profile(
     database=None,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+# Tests neither read nor write the result cache (models/cli/cache.py): a test may check a spec
+# changed in memory, which no key sees. This reaches the commands they run as subprocesses
+# too; tests/test_cache.py turns it back on, in a copy of the checkout.
+os.environ["STATECHECK_NO_CACHE"] = "1"

@@ -1,8 +1,8 @@
 """The virtual clock and the fake wave adapter every test of impl.waves shares.
 
-What `trio.testing` is to trio: `VirtualClock` is an event loop whose time moves only when
-the test says so (or, in `run`, jumps to the next timer whenever nothing is ready), so no
-test waits on, or depends on, the machine's speed; `Faulty` is
+What `trio.testing` is to trio: `VirtualClock` is an event loop on virtual time (run by
+`run_virtual`, it jumps to the next timer whenever nothing is ready; the conformance
+driver moves it by hand), so no test waits on, or depends on, the machine's speed; `Faulty` is
 impl's `MemoryWaveAdapter` with any answer replaced (a value, an error, an await that
 never ends) and a hook on each call. The conformance driver (conformance/drivers/wave.py)
 runs on the clock; tests/test_impl_waves*.py use both.
@@ -11,6 +11,7 @@ runs on the clock; tests/test_impl_waves*.py use both.
 from __future__ import annotations
 
 import asyncio
+import selectors
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -26,15 +27,36 @@ from impl.waves import (
 T = TypeVar("T")
 
 
-class VirtualClock(asyncio.SelectorEventLoop):
-    """An event loop whose clock moves only when the test says so (`now`, or `advance`).
+class Stuck(RuntimeError):
+    """Nothing is ready and no timer is set: on a real clock the loop would hang."""
 
-    The loop is only ever run with work ready, so it never sleeps on a timer in real time.
+
+class _Selector(selectors.DefaultSelector):
+    """Polls without waiting; a wait for `timeout` seconds moves the virtual clock instead."""
+
+    def __init__(self, loop: VirtualClock) -> None:
+        super().__init__()
+        self.loop = loop
+
+    def select(self, timeout: float | None = None) -> list[tuple[Any, int]]:
+        events: list[tuple[Any, int]] = super().select(0)
+        if events or timeout == 0:
+            return events
+        if timeout is None:
+            raise Stuck("nothing is ready and no timer is set: the code under test hangs")
+        self.loop.now += timeout
+        return events
+
+
+class VirtualClock(asyncio.SelectorEventLoop):
+    """An event loop on virtual time. Run (`run_virtual`), it jumps to the next timer
+    whenever nothing is ready instead of sleeping; a test may also move it by hand
+    (`settle`, `turn`, `advance`), as the conformance driver does, one step at a time.
     """
 
     def __init__(self) -> None:
-        super().__init__()
         self.now = 0.0
+        super().__init__(_Selector(self))
 
     def time(self) -> float:
         return self.now
@@ -77,19 +99,12 @@ class VirtualClock(asyncio.SelectorEventLoop):
         else:
             self.settle()
 
-    def run(self, main: Coroutine[Any, Any, T]) -> T:
-        """Run `main` to its end as `asyncio.run` would, on virtual time: whenever nothing
-        is ready the clock jumps to the next timer (trio's autojump), so no test waits a
-        real second and every measured delay is exact."""
-        task = self.create_task(main)
-        while not task.done():
-            self.settle()
-            if task.done():
-                break
-            if not self.timers():
-                raise AssertionError("nothing is ready and no timer is set: the test hangs")
-            self.advance()
-        return task.result()
+
+def run_virtual(main: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run(main)` on a fresh VirtualClock: timers, `asyncio.sleep` and
+    `asyncio.wait(timeout=...)` keep their order and exact delays, whatever the load."""
+    with asyncio.Runner(loop_factory=VirtualClock) as runner:
+        return runner.run(main)
 
 
 async def forever() -> Any:

@@ -44,12 +44,21 @@ def test_an_interrupted_query_is_unknown() -> None:
     # outside is a limit (in a process that takes Ctrl-C, it is the user's Ctrl-C).
     before = signal.signal(signal.SIGINT, signal.SIG_IGN)
     engines = Engines(Encoding(counters(3)), Budget(60))
-    timer = threading.Timer(0.3, z3.main_ctx().interrupt)
-    timer.start()
+    # Interrupt again and again until the query returns: one interrupt sent before the query
+    # starts (a slow machine) would be lost, and the verdict would hang on the machine's speed.
+    returned = threading.Event()
+
+    def interrupt() -> None:
+        while not returned.wait(0.05):
+            z3.main_ctx().interrupt()
+
+    interrupter = threading.Thread(target=interrupt)
+    interrupter.start()
     try:
         verdict = engines.spacer(TOP, step=False)
     finally:
-        timer.cancel()
+        returned.set()
+        interrupter.join()
         signal.signal(signal.SIGINT, before)
     assert isinstance(verdict, Unknown) and "canceled" in verdict.reason, verdict
     # The canceled fixedpoint is dropped: the next query works on a fresh one.

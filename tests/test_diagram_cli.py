@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from models.cli.main import main
+from models.kernel.diagram import TRACE
 
 
 def test_one_picture_with_a_counterexample(tmp_path: Path) -> None:
@@ -16,7 +17,7 @@ def test_one_picture_with_a_counterexample(tmp_path: Path) -> None:
     assert main(args) == 0
     text = out.read_text()
     assert f"counterexample of {check}: violated, 2 steps" in text
-    assert text.count('color="#D62728"') >= 3  # the path's arrows and nodes are highlighted
+    assert text.count(f'color="{TRACE}"') >= 3  # the path's arrows and nodes are highlighted
 
 
 def test_the_view_follows_the_trace(capsys: pytest.CaptureFixture[str]) -> None:
@@ -26,15 +27,15 @@ def test_the_view_follows_the_trace(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_mermaid_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diagram", "policy", "--format", "mermaid"]) == 0
-    assert capsys.readouterr().out.startswith("---\ntitle: policy")
+    assert capsys.readouterr().out.startswith('---\ntitle: "policy')  # YAML, quoted
 
 
 def test_dash_output_is_standard_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    assert main(["diagram", "wave", "--format", "dot", "-o", "-"]) == 0
-    assert capsys.readouterr().out.startswith("digraph wave")
+    monkeypatch.chdir(tmp_path)  # no reports/verify.json here: the smallest spec is checked
+    assert main(["diagram", "admission", "--format", "dot", "-o", "-"]) == 0
+    assert capsys.readouterr().out.startswith("digraph admission")
     assert not (tmp_path / "-").exists()  # not a file named "-"
 
 

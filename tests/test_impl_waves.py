@@ -2,9 +2,9 @@
 
 One test (or parametrized group) per arm of wave-transport.md §4, the KB8 closures, the
 cancellation decision, timeout resolution and formatting, and the `MemoryWaveAdapter` knobs.
-Each runs on the virtual clock (conformance/fakes.py: time jumps to the next timer whenever
-nothing is ready, so delays are exact and no test waits); `Faulty` adds the faults the memory
-adapter does not simulate. One test, the leak check, reaches inside and says why.
+Each runs on virtual time (`run_virtual`, conformance/fakes.py: time jumps to the next timer
+whenever nothing is ready, so delays are exact and no test waits); `Faulty` adds the faults
+the memory adapter does not simulate. One test, the leak check, reaches inside and says why.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 
 import pytest
 
-from conformance.fakes import Faulty, VirtualClock, forever
+from conformance.fakes import Faulty, VirtualClock, forever, run_virtual
 from impl import waves
 from impl.waves import (
     WAVE_ACCEPTANCE,
@@ -66,8 +66,7 @@ def match(**fields: Any) -> WaveCompletion:
 
 
 def run(main: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
-    """`main` on the virtual clock, with a watchdog: a test that hangs fails (cancelled)
-    after 3 virtual seconds."""
+    """asyncio.run on virtual time, with a watchdog: a test that hangs fails (cancelled) at 3 s."""
 
     async def watched() -> _T:
         task = asyncio.current_task()
@@ -81,11 +80,7 @@ def run(main: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
             for watchdog in watchdogs:
                 watchdog.cancel()
 
-    loop = VirtualClock()
-    try:
-        return loop.run(watched())
-    finally:
-        loop.close()
+    return run_virtual(watched())
 
 
 def ids(
@@ -277,7 +272,7 @@ def test_timeout() -> None:
         loop = asyncio.get_running_loop()
         began = loop.time()
         result = await go(adapter, spec(timeout_ms=20))
-        assert 0.015 <= loop.time() - began < 0.5
+        assert loop.time() - began == pytest.approx(0.02)
         assert failure(result) == ("timeout", f"wave '{FLOW}' timed out after 20ms")
         assert result.receipt == ids(State.TIMED_OUT)
         assert result.value is None
@@ -389,7 +384,7 @@ def test_read_that_hangs_is_unreadable_after_the_timeout() -> None:
         loop = asyncio.get_running_loop()
         began = loop.time()
         result = await go(adapter, spec(timeout_ms=20))
-        assert 0.015 <= loop.time() - began < 0.5
+        assert loop.time() - began == pytest.approx(0.02)
         assert failure(result) == (
             "aggregate-unreadable",
             "wave aggregate unreadable: read did not finish within 20ms",
@@ -661,7 +656,7 @@ def test_stop_that_hangs_is_abandoned_after_the_grace() -> None:  # KB8c
         )
         result = await go(adapter, spec(timeout_ms=20))
         assert WAVE_STOP_GRACE_MS == 1_000
-        assert 0.9995 <= loop.time() - stopped[0] < 1.2
+        assert loop.time() - stopped[0] == pytest.approx(1.0)
         assert failure(result) == (
             "timeout",
             f"wave '{FLOW}' timed out after 20ms (stop did not finish within 1000ms)",
@@ -791,21 +786,16 @@ def test_env_timeout_is_read_at_each_start(monkeypatch: pytest.MonkeyPatch) -> N
     ],
 )
 def test_a_timeout_below_one_ms_fires_at_once(timeout_ms: float, text: str) -> None:
-    """On the virtual clock: the wave's only timer is due after 1 ms, and it times out there."""
-    loop = VirtualClock()
-    try:
+    async def main() -> None:
         adapter = MemoryWaveAdapter(completion=False)
-        start = loop.run_until_complete(start_wave_script(adapter, spec(timeout_ms=timeout_ms)))
-        assert start.result is not None
-        loop.turn()
-        assert loop.next_timer() == pytest.approx(0.001)
-        loop.advance()
-        assert loop.now == pytest.approx(0.001) and start.result.done()
-        result = start.result.result()
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        result = await go(adapter, spec(timeout_ms=timeout_ms))
+        assert loop.time() - began == pytest.approx(0.001)
         assert failure(result) == ("timeout", f"wave '{FLOW}' timed out after {text}")
         assert adapter.calls.spawn[0].timeout_ms == pytest.approx(timeout_ms, nan_ok=True)
-    finally:
-        loop.close()
+
+    run(main)
 
 
 def test_delay_clamps_like_node() -> None:

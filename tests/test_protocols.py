@@ -161,6 +161,7 @@ def test_verify_passes_every_fixture(fixture: Fixture) -> None:
         assert r.ok, (r.id, r.verdict, r.detail)
 
 
+@pytest.mark.slow  # SPIN's agreement: `make test`, not the gate
 @pytest.mark.skipif(bool(tools_missing()), reason="SPIN needs spin and gcc: `make spin`")
 @pytest.mark.parametrize("fixture", FIXTURES, ids=IDS)
 def test_spin_agrees(fixture: Fixture) -> None:
@@ -173,6 +174,7 @@ def test_spin_agrees(fixture: Fixture) -> None:
     assert disagreements(fixture.spec, result, graph(fixture)) == []
 
 
+@pytest.mark.slow  # SPIN's agreement: `make test`, not the gate
 @pytest.mark.skipif(bool(tools_missing()), reason="SPIN needs spin and gcc: `make spin`")
 @pytest.mark.parametrize("fixture", FIXTURES, ids=IDS)
 def test_spin_finds_deadlock_as_the_explorer_does(fixture: Fixture) -> None:

@@ -63,6 +63,7 @@ from models.kernel.spin import (
 )
 
 SPECS = expand([])
+pytestmark = pytest.mark.slow  # SPIN's exhaustive agreement: `make test`, not the gate
 
 if tools_missing():
     pytest.fail(f"SPIN needs {tools_missing()}: run `make spin`", pytrace=False)
@@ -256,3 +257,24 @@ def test_an_update_out_of_range_is_an_error_not_a_wrap() -> None:
     )
     with pytest.raises(SpinError, match="leaves its variable's range"):
         run_spin(spec)
+
+
+def test_spin_json_is_what_the_reports_summary_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from models.cli import report_figures
+    from models.cli.results import SpecResults
+    from models.kernel.checks import verify
+
+    out = tmp_path / "spin.json"
+    assert main(["spin", "policy", "--json", str(out)]) == 0
+    capsys.readouterr()
+    written = json.loads(out.read_text())["specs"]
+    assert [s["name"] for s in written] == ["policy", "policy:eager-reading"]
+    assert written[0]["disagreements"] == [] and written[0]["states"] == 15
+    monkeypatch.setattr(report_figures, "SPIN", out)
+    spec = lookup("policy")
+    page = report_figures.summary_html(spec, SpecResults.of(verify(spec)), "15", None, None)
+    assert "agrees: 15 states, 10 properties" in page

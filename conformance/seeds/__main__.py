@@ -7,6 +7,8 @@ diff seed against impl and apply the plugin's ALLOWED list, each entry of which
 must cover at least one walk. Prints, per seed, the counts of traces and steps
 checked and of each allowed difference.
 
+Each plugin's summary line is also written to reports/seeds.json for the report.
+
 Exit 0 when every log is accepted and every difference is allowed; 1 otherwise; 2 for
 an unknown plugin name. A
 seed missing from SEEDS_DIR is reported loudly and skipped, unless REQUIRE_SEEDS=1
@@ -26,7 +28,8 @@ import pkgutil
 import sys
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
 from types import ModuleType
 from typing import Literal
 
@@ -39,6 +42,7 @@ from models.kernel.tracecheck import TraceInputError, check_trace, parse_objects
 
 NOT_PLUGINS = {"walks"}  # and the private modules, `_*`
 Status = Literal["ok", "skipped", "failed"]
+REPORT = Path("reports/seeds.json")  # the report's summary reads each spec's line
 RANDOM_WALKS = 1000  # per seed plugin (a plugin's own RANDOM_WALKS wins): a few thousand in all
 LENGTH = 24
 
@@ -89,6 +93,7 @@ def run_plugin(plugin: ModuleType, require: bool) -> Status:
         print(f"seeds {name}: FAILED to build — {err}")
         return "failed"
     built = time.perf_counter() - started
+    print(f"seeds: {name}: harness built in {built:.1f}s", file=sys.stderr, flush=True)
     enabled = getattr(plugin, "enabled", None)
     count = getattr(plugin, "RANDOM_WALKS", RANDOM_WALKS)
     generated = model_walks(spec, random_walks=count, length=LENGTH, enabled=enabled)
@@ -148,6 +153,18 @@ def run_plugin(plugin: ModuleType, require: bool) -> Status:
     return "failed" if problems else "ok"
 
 
+def _write_figures(figures: dict[str, dict[str, str]]) -> None:
+    """reports/seeds.json, each spec's seed figures for the report's summary (whole or none)."""
+    path = REPORT
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps({"specs": figures}, indent=2) + "\n")
+        tmp.replace(path)
+    except OSError as err:  # the figures are extra: the differential's verdict stands
+        print(f"seeds: could not write {path}: {err.strerror}")
+
+
 def _run_named(name: str, require: bool) -> tuple[Status, str]:
     """One plugin, by name, with its report captured (for a worker process)."""
     out = io.StringIO()
@@ -191,15 +208,24 @@ def main(argv: list[str] | None = None) -> int:
     require = framework.required()
     chosen = [p.__name__.rsplit(".", 1)[1] for p in plugins(args.names)]
     print(f"seeds: SEEDS_DIR={framework.seeds_dir()}" + (" (REQUIRE_SEEDS=1)" if require else ""))
+    print(f"seeds: {len(chosen)} plugins: {', '.join(chosen)}", flush=True)
     results: list[Status] = []
+    figures: dict[str, dict[str, str]] = {}
     # The plugins are independent: run them side by side, print each one's lines in order.
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
         futures = [pool.submit(_run_named, name, require) for name in chosen]
-        for future in futures:
+        for done, _ in enumerate(as_completed(futures), start=1):  # progress, as each ends
+            print(f"seeds: {done} of {len(futures)} plugins done", file=sys.stderr, flush=True)
+        for name, future in zip(chosen, futures, strict=True):
             status, text = future.result()
             print(text, end="", flush=True)
             results.append(status)
+            spec = importlib.import_module(f"conformance.seeds.{name}").SPEC
+            head = next((line for line in text.splitlines() if f"seeds {name}:" in line), "")
+            summary = head.split(": ", 1)[-1] if status == "ok" else status
+            figures[spec] = {"plugin": name, "status": status, "summary": summary}
+    _write_figures(figures)
     skipped = results.count("skipped")
     if skipped:
         print("!!" + "!" * 78)

@@ -28,16 +28,16 @@ from models.kernel.diagram import (
     Mark,
     Picture,
     dot_source,
-    marks,
     overlay,
     pictures,
     render,
+    trace_marks,
     views,
     write,
 )
 from models.kernel.mermaid import mermaid_source
 from models.kernel.spec import Spec
-from models.kernel.trace import Trace, plural, trace_json
+from models.kernel.trace import Trace, plural
 
 FORMATS = ("dot", "svg", "png", "mermaid")
 
@@ -127,9 +127,7 @@ def _one(args: argparse.Namespace) -> int:
     path: list[Mark] | None = None
     if args.trace:
         trace, title = _trace(spec, args.trace)
-        path = marks(
-            spec, [(e["action"], e["state"], e["outputs"]) for e in trace_json(spec, trace)]
-        )
+        path = trace_marks(spec, trace)
     view = (
         args.view
         if args.view is not None

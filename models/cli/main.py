@@ -28,8 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from models.cli import cache
 from models.cli import mutants as cli_mutants
 from models.cli.diagram import add_diagram
+from models.cli.diff import add_diff
 from models.cli.kit import (
     TRACEBACK_FLAG,
     Output,
@@ -130,6 +132,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--itf-dir", type=output_dir, metavar="DIR", help="write every trace as ITF here"
     )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="check every spec again, whatever the result cache holds (models/cli/cache.py)",
+    )
     p.set_defaults(run=_verify)
 
     p = sub.add_parser("explain", help="print one check's witness, counterexample or certificate")
@@ -143,6 +150,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_diagram(sub)
     add_report(sub)
+    add_diff(sub)
 
     add_check_trace(sub)
 
@@ -167,6 +175,30 @@ class Outcome:
     failures: list[str]
     checks: int
     stopped: bool = False  # the checks stopped on an error (the failure says which)
+    cached: bool = False  # replayed from the result cache, not checked in this run
+
+    def shown(self) -> str:
+        """The text to print: a cached outcome says so."""
+        if not self.cached:
+            return self.text
+        return self.text + f"  (cached: nothing {self.name}'s checks read has changed)\n"
+
+    def stored(self) -> dict[str, Any]:
+        """What the cache keeps: the fields of a run outcome."""
+        return {
+            "name": self.name,
+            "text": self.text,
+            "report": self.report,
+            "failures": self.failures,
+            "checks": self.checks,
+        }
+
+
+def _cache_key(name: str, args: argparse.Namespace) -> str:
+    """What a spec's checks read: its module and the kernel, and how verify was asked."""
+    deps = [*cache.KERNEL, *cache.spec_modules(name)]
+    budgets = (args.timeout, args.certificates)
+    return cache.key(f"verify-{name}", deps, (), args.method, repr(budgets))
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -217,28 +249,47 @@ def _selected(asked: Sequence[str]) -> tuple[list[Broken], list[Spec]]:
 
 
 def _check_all(specs: Sequence[Spec], args: argparse.Namespace, text: TextIO) -> list[Outcome]:
-    """Every spec's checks, in order; in `--jobs` processes when there are several."""
+    """Every spec's checks, in order; in `--jobs` processes when there are several. A spec's
+    passing outcome is cached under a hash of all its checks read (cache.py); ITF files are
+    written only by a run."""
     names = [spec.name for spec in specs]
-    jobs = max(1, min(args.jobs, len(names)))
+    keys = {} if args.itf_dir else {n: _cache_key(n, args) for n in names}
+    use_cache = cache.enabled(args.no_cache)
+    cached = {
+        n: Outcome(**stored, cached=True)
+        for n, k in keys.items()
+        if use_cache and (stored := cache.get(f"verify-{n}", k)) is not None
+    }
+    to_run = [n for n in names if n not in cached]
+    jobs = max(1, min(args.jobs, len(to_run)))
     run = (args.method, (args.timeout, args.certificates))
-    if jobs == 1:
-        return [_run_spec(name, *run, text, args.traceback, args.itf_dir) for name in names]
-    # Specs are independent: check them in parallel, print each block in order.
-    text.write(f"checking {plural(len(names), 'spec')} in {jobs} processes\n")
-    text.flush()
-    # Start the biggest specs first (rows × properties), so no process idles at the end.
-    cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
     outcomes: list[Outcome] = []
-    with process_pool(jobs) as pool:
-        futures = {
-            name: pool.apply_async(_run_spec, (name, *run, None, args.traceback, args.itf_dir))
-            for name in sorted(names, key=lambda n: -cost[n])
-        }
+    if jobs == 1:
         for name in names:
-            outcome = futures[name].get()
-            text.write(outcome.text)
-            text.flush()
-            outcomes.append(outcome)
+            if name in cached:
+                text.write(cached[name].shown())
+                outcomes.append(cached[name])
+            else:
+                outcomes.append(_run_spec(name, *run, text, args.traceback, args.itf_dir))
+    else:
+        # Specs are independent: check them in parallel, print each block in order.
+        text.write(f"checking {plural(len(to_run), 'spec')} in {jobs} processes\n")
+        text.flush()
+        # Start the biggest specs first (rows × properties), so no process idles at the end.
+        cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
+        with process_pool(jobs) as pool:
+            futures = {
+                name: pool.apply_async(_run_spec, (name, *run, None, args.traceback, args.itf_dir))
+                for name in sorted(to_run, key=lambda n: -cost[n])
+            }
+            for name in names:
+                outcome = cached[name] if name in cached else futures[name].get()
+                text.write(outcome.shown())
+                text.flush()
+                outcomes.append(outcome)
+    for o in outcomes if use_cache else ():
+        if not o.cached and not o.failures and o.name in keys:
+            cache.put(f"verify-{o.name}", keys[o.name], o.stored())
     return outcomes
 
 
@@ -248,9 +299,10 @@ def _verdict_line(
     """`verify: ok — …` or `verify: FAILED — …`, counting what failed and why."""
     checks = sum(o.checks for o in outcomes)
     if not failures:
+        reused = sum(o.cached for o in outcomes)
         return (
             f"verify: ok — {plural(checks, 'check')} on {plural(len(outcomes), 'spec')} "
-            f"in {seconds:.2f}s\n"
+            f"in {seconds:.2f}s" + (f" ({reused} of them cached)" if reused else "") + "\n"
         )
     wrong = sum(len(o.failures) for o in outcomes if not o.stopped)
     stopped = sum(o.stopped for o in outcomes)
@@ -274,7 +326,7 @@ def _run_spec(
     itf_dir: Path | None = None,
 ) -> Outcome:
     spec = lookup(name)
-    out: TextIO = stream or io.StringIO()
+    out = _Tee(stream)
     try:
         report = _verify_one(spec, method, budgets, out)
     except Exception as err:  # a spec the kernel cannot check fails alone; the others go on
@@ -287,9 +339,8 @@ def _run_spec(
         )
         if show_traceback:
             traceback.print_exception(err, file=sys.stderr)
-        text = out.getvalue() if isinstance(out, io.StringIO) else ""
         report_json = {"name": spec.name, "source": spec.source, "error": reason}
-        return Outcome(spec.name, text, report_json, [failure], 0, stopped=True)
+        return Outcome(spec.name, out.getvalue(), report_json, [failure], 0, stopped=True)
     if itf_dir is not None:
         for c in report.checks:
             if c.trace is not None:
@@ -301,8 +352,24 @@ def _run_spec(
         for c in report.checks
         if not c.ok
     ]
-    text = out.getvalue() if isinstance(out, io.StringIO) else ""
-    return Outcome(spec.name, text, spec_json(report), failures, len(report.checks))
+    return Outcome(spec.name, out.getvalue(), spec_json(report), failures, len(report.checks))
+
+
+class _Tee(io.StringIO):
+    """Keeps what is written (for the outcome and the cache), and passes it on to `also`."""
+
+    def __init__(self, also: TextIO | None) -> None:
+        super().__init__()
+        self.also = also
+
+    def write(self, text: str) -> int:
+        if self.also is not None:
+            self.also.write(text)
+        return super().write(text)
+
+    def flush(self) -> None:
+        if self.also is not None:
+            self.also.flush()
 
 
 def _verify_one(

@@ -21,10 +21,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
+from models.cli import cache
 from models.cli.kit import output_file, positive_int, process_pool
 from models.cli.registry import UnknownSpec, all_specs, lookup
 from models.kernel.mutants import (
@@ -43,6 +45,7 @@ from models.kernel.trace import plural
 FAST_LIMIT = 24  # mutants per spec under --fast (a subset of the --full sample)
 FAST_SHARE = 12  # --fast also runs the seed layer on one in this many model-killed mutants
 LOCKSTEP_EXAMPLES = 10  # --full: the lockstep run's fixed budget per mutant
+PROGRESS_SECONDS = 5  # a progress line (on standard error) at most this often
 
 
 def add_parser(sub: Any) -> None:
@@ -71,6 +74,11 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help=f"up to {LIMIT} mutants per spec, every layer on every mutant",
     )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="judge every spec's mutants again, whatever the result cache holds",
+    )
     p.set_defaults(run=run, full=False)
 
 
@@ -83,20 +91,38 @@ def run(args: argparse.Namespace) -> int:
     reports: list[dict[str, Any]] = []
     from conformance.seeds._mutants import SeedLayerError
 
+    # A spec whose mutants all died (or were proved equivalent) is cached under a hash of
+    # what judging them reads (cache.py): the spec, the kernel, impl/, conformance/, the seeds.
+    keys = {n: _cache_key(n, mode) for n in names}
+    use_cache = cache.enabled(args.no_cache)
+    cached = {
+        n: stored
+        for n, k in keys.items()
+        if use_cache and (stored := cache.get(f"mutants-{n}", k)) is not None
+    }
+    to_run = [n for n in names if n not in cached]
+    jobs = max(1, min(jobs, len(to_run)))
     try:
         if jobs == 1:
-            reports = [_judge_spec(name, args.full, stream=True) for name in names]
+            for name in names:
+                if name in cached:
+                    reports.append(_shown(cached[name], cached=True))
+                else:  # streamed as judged
+                    report = _judge_spec(name, args.full, stream=True)
+                    reports.append(_store(report, keys[name] if use_cache else None, False))
         else:
             with process_pool(jobs) as pool:
                 # The biggest spec first, so that it is not the last one started.
-                by_size = sorted(names, key=lambda n: -len(all_specs()[n].rows))
+                by_size = sorted(to_run, key=lambda n: -len(all_specs()[n].rows))
                 futures = {
                     name: pool.apply_async(_judge_spec, (name, args.full)) for name in by_size
                 }
                 for name in names:
-                    report = futures[name].get()
-                    print(report.pop("_text"), end="", flush=True)
-                    reports.append(report)
+                    if name in cached:
+                        reports.append(_shown(cached[name], cached=True))
+                    else:
+                        report = futures[name].get()
+                        reports.append(_store(report, keys[name] if use_cache else None, True))
     except SeedLayerError as err:
         print(f"mutants: FAILED: the seed layer cannot run: {err}")
         return 1
@@ -117,6 +143,28 @@ def run(args: argparse.Namespace) -> int:
 LEFT_OUT = {"policy-concrete": "policy"}
 
 
+def _cache_key(name: str, mode: str) -> str:
+    from conformance.seeds import seeds_dir
+
+    deps = [*cache.KERNEL, *cache.spec_modules(name), "impl", "conformance", seeds_dir()]
+    return cache.key(f"mutants-{mode}-{name}", deps, ("rustc", "node", "gcc"))
+
+
+def _store(report: dict[str, Any], key: str | None, shown: bool) -> dict[str, Any]:
+    """Cache a spec's report under `key` when no mutant survived; print it unless streamed."""
+    if key is not None and report["survived"] == 0:
+        cache.put(f"mutants-{report['name']}", key, report)
+    return _shown(report) if shown else {k: v for k, v in report.items() if k != "_text"}
+
+
+def _shown(report: dict[str, Any], *, cached: bool = False) -> dict[str, Any]:
+    """Print a report's text; return the report without it."""
+    print(report["_text"], end="", flush=True)
+    if cached:
+        print(f"{report['name']}: cached, nothing its mutants' judges read has changed")
+    return {k: v for k, v in report.items() if k != "_text"}
+
+
 def _names(requested: list[str]) -> list[str]:
     if not requested:
         return [name for name in all_specs() if name not in LEFT_OUT]
@@ -128,15 +176,14 @@ def _names(requested: list[str]) -> list[str]:
 
 
 def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any]:
-    """One spec's mutants, judged; the report's dict (plus its printed text under `_text`)."""
+    """One spec's mutants, judged; the report's dict (plus its text under `_text`)."""
     spec = all_specs()[name]
     lines: list[str] = []
 
     def say(line: str) -> None:
         if stream:
             print(line, flush=True)
-        else:
-            lines.append(line)
+        lines.append(line)
 
     generation = generate(spec, limit=LIMIT if full else FAST_LIMIT)
     say(
@@ -151,7 +198,12 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
     rows: list[dict[str, Any]] = []
     killed = {"model": 0, "conformance": 0, "seed": 0}
     equivalent = survived = 0
+    said = time.monotonic()
     for n, mutant in enumerate(generation.mutants):
+        if time.monotonic() - said >= PROGRESS_SECONDS:  # never silent for long
+            said = time.monotonic()
+            total = len(generation.mutants)
+            print(f"mutants: {name}: {n} of {total} judged", file=sys.stderr, flush=True)
         kills: list[Kill] = []
         model = model_kill(base, mutant.spec)
         if model is not None:
@@ -215,8 +267,7 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
         "model_kill_rate": round(rate, 4),
         "mutants": rows,
     }
-    if not stream:
-        report["_text"] = "".join(line + "\n" for line in lines)
+    report["_text"] = "".join(line + "\n" for line in lines)
     return report
 
 

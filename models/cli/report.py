@@ -2,11 +2,15 @@
 
 `index.html` stands alone (inline SVG, CSS and a little JS; no network, no
 external script) so a reviewer can open it from a PR or attach it to an ADR.
-Per spec and variant: each view's diagram; the checks (kind, name, verdict,
-method, bound, time, source, certificate or detail); each witness and
-counterexample as numbered steps with state diffs, with a link that highlights
-its path on the diagram; the conformance row coverage and the mutant gate's
-figures from reports/ (report_figures.py). Results come from `models/cli/results.py` (the fresh
+It opens with its provenance (commit, date, Python, z3, graphviz, SPIN) and a
+filter bar; then, per spec and variant: a summary table (every figure with what
+it means: report_figures.py), each view's diagram, a card per check
+(report_cards.py: the property as written and in words, its cite, the verdict
+with method and basis, the readable certificate, the witness or counterexample
+with its `fails:` line), and the rows. A trace plays on its diagram: previous
+and next, the whole state at each step with what changed marked, the step's row
+lit on the picture, and the step in the URL (`#play=SPEC/CHECK/K`) so a link
+opens that state. Results come from `models/cli/results.py` (the fresh
 reports/verify.json, or the checks run now). Exit codes: 0 written, 1 some check
 did not match its expectation or a spec module is broken (the page is still
 written, without it), 2 a wrong command.
@@ -17,27 +21,49 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import platform
 import re
+import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from models.cli import report_figures
+from models.cli.diff import diff, diff_html, snapshot
 from models.cli.kit import UsageError, output_dir, reason
+from models.cli.model_diff import changes_html, row_changes, rows_of
 from models.cli.registry import expand
 from models.cli.registry import load as load_registry
+from models.cli.report_assets import CSS, JS
+from models.cli.report_cards import Sources, anchor, card, filter_bar
 from models.cli.report_figures import CONFORMANCE, MUTANTS
 from models.cli.results import SpecResults, findings, load
-from models.kernel.diagram import Picture, dot_source, locate, marks, pictures, render, views
-from models.kernel.domains import Domain, Value
+from models.kernel.checks import CheckResult
+from models.kernel.diagram import (
+    Picture,
+    compare,
+    dot_source,
+    footnote_numbers,
+    locate,
+    picture,
+    pictures,
+    render,
+    trace_marks,
+    views,
+)
 from models.kernel.explore import Exploration, explore
 from models.kernel.expr import Env, evaluate
 from models.kernel.files import write_atomic
+from models.kernel.smt import z3_version
 from models.kernel.spec import Spec
-from models.kernel.trace import plural, state_count
+from models.kernel.trace import Trace, plural, state_count
 
 PAGE = "index.html"
+TITLE = re.compile(r'(<g id="([^"]+)" class="(?:edge|node)[^"]*">\s*)<title>[^<]*</title>')
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def add_report(sub: Any) -> None:
@@ -51,6 +77,11 @@ def add_report(sub: Any) -> None:
     p.add_argument(
         "-o", "--out", type=output_dir, default="reports", help="directory (default: reports)"
     )
+    p.add_argument(
+        "--baseline",
+        metavar="BASE",
+        help="a git revision: add what changed in the models since it (python -m models diff)",
+    )
     p.set_defaults(run=run)
 
 
@@ -62,14 +93,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: models/{b.module}.py is broken, not reported: {b.error}", file=sys.stderr)
     named = [n for n in args.specs if n.partition(":")[0] not in registry.broken]
     specs = expand(named, registry) if named or not args.specs else []
+    changes = ""
+    if args.baseline:
+        changes = diff_html(diff(snapshot(args.baseline), snapshot(None)), args.baseline, "HEAD")
     results, origin = load(specs)
-    page = build(specs, results, origin)
+    page = build(specs, results, origin, out=args.out, changes=changes)
     path = args.out / PAGE
     try:
         write_atomic(path, page)  # never a half-written page
     except OSError as err:
         raise UsageError(f"cannot write {path}: {reason(err)}") from None
-    bad = [f"{name} {c['id']}" for name, r in results.items() for c in r["checks"] if not _ok(c)]
+    bad = [f"{name} {c.id}" for name, r in results.items() for c in r.checks if not c.ok]
     seconds = time.perf_counter() - started
     print(f"report: {path} ({len(specs)} specs, {seconds:.2f}s; results: {origin})")
     if bad:
@@ -78,108 +112,229 @@ def run(args: argparse.Namespace) -> int:
     return 1 if broken else 0
 
 
-def _ok(c: Mapping[str, Any]) -> bool:
-    if c.get("expected") == "violate":
-        return bool(c["verdict"] == "violated")
-    return c["verdict"] in ("proved", "witnessed")
-
-
 # ---------------------------------------------------------------- the page
 
 
-def build(specs: Sequence[Spec], results: Mapping[str, SpecResults], origin: str) -> str:
+def build(
+    specs: Sequence[Spec],
+    results: Mapping[str, SpecResults],
+    origin: str,
+    out: Path = Path("reports"),
+    changes: str = "",
+) -> str:
+    """The page; `out` is where it is written (doc links are relative to it); `changes`: the
+    section `diff.diff_html` writes for `--baseline`."""
     sections: list[str] = []
     traces: dict[str, dict[str, Any]] = {}
+    sources = Sources(out.resolve())
     conformance, mutants = report_figures.read(CONFORMANCE), report_figures.read(MUTANTS)
+    drawn: dict[str, tuple[Spec, list[Picture]]] = {}  # each base spec and its pictures
     for spec in specs:
         measured = report_figures.conformance_html(spec, conformance)
         measured += report_figures.mutants_html(spec, mutants)
-        sections.append(_section(spec, results[spec.name], traces, measured))
-    ok = all(_ok(c) for r in results.values() for c in r["checks"])
-    total = sum(len(r["checks"]) for r in results.values())
+        figures = (conformance, mutants, measured)
+        base = drawn.get(spec.name.partition(":")[0]) if ":" in spec.name else None
+        sections.append(_section(spec, results[spec.name], traces, sources, figures, base, drawn))
+    ok = all(c.ok for r in results.values() for c in r.checks)
+    total = sum(len(r.checks) for r in results.values())
     nav = "".join(f'<li><a href="#{_anchor(s.name)}">{_e(s.name)}</a></li>' for s in specs)
     summary = f"{total} checks on {len(specs)} specs: " + (
         "every verdict matches its expectation" if ok else "SOME CHECKS FAILED"
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<title>statecheck verification report</title>"
         f"<style>{CSS}</style></head><body>"
         f'<header><h1>statecheck verification report</h1><p class="{"ok" if ok else "bad"}">'
-        f'{_e(summary)}</p><p>results: {_e(origin)}</p><ul class="nav">{nav}</ul></header>'
+        f"{_e(summary)}</p>{provenance(origin)}"
+        f'<nav><ul class="nav">{nav}<li><a href="#sources">sources</a></li></ul></nav>'
+        f"{filter_bar({s.name: s for s in specs})}</header><main>"
+        + changes
         + "".join(sections)
+        + sources.html()
+        + "</main>"
+        + PLAYER
         + f"<script>const TRACES = {json.dumps(traces, sort_keys=True)};\n{JS}</script>"
         "</body></html>\n"
     )
 
 
+def provenance(origin: str) -> str:
+    """Where the page comes from: commit, date and the tools the verdicts rest on."""
+    rows = [
+        ("commit", _commit()),
+        ("written", datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")),
+        ("results", origin),
+        ("Python", platform.python_version()),
+        ("z3", z3_version()),
+        ("graphviz", _tool(["dot", "-V"], r"version (\S+)")),
+        ("SPIN", _tool(["spin", "-V"], r"Version (\S+)")),
+    ]
+    cells = "".join(f"<tr><th>{k}</th><td>{_e(v)}</td></tr>" for k, v in rows)
+    return f'<table class="provenance" aria-label="provenance">{cells}</table>'
+
+
+def _commit() -> str:
+    git = ["git", "-C", str(ROOT)]
+    try:
+        head = subprocess.run(
+            [*git, "log", "-1", "--format=%h %cI %<(60,trunc)%s"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            [*git, "status", "--porcelain", "--untracked-files=no", "--", "models"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "not a git checkout"
+    return head + (" (models/ has uncommitted changes)" if dirty else "")
+
+
+def _tool(command: list[str], pattern: str) -> str:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return f"not installed ({command[0]})"
+    m = re.search(pattern, done.stdout + done.stderr)
+    return m.group(1).rstrip(",") if m else (done.stdout + done.stderr).strip()[:60]
+
+
 def _section(
-    spec: Spec, results: SpecResults, traces: dict[str, dict[str, Any]], measured: str = ""
+    spec: Spec,
+    results: SpecResults,
+    traces: dict[str, dict[str, Any]],
+    sources: Sources,
+    figures: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, str],
+    base: tuple[Spec, list[Picture]] | None = None,
+    drawn: dict[str, tuple[Spec, list[Picture]]] | None = None,
 ) -> str:
-    """`measured`: the conformance coverage and mutant gate figures (report_figures.py)."""
+    """`figures`: conformance.json, mutants.json, and their HTML (report_figures); `base`: a
+    variant's base spec and its pictures, which the variant is drawn against; `drawn`
+    collects a base spec's pictures for its variants."""
     graph = explore(spec)
-    pics = pictures(spec, findings(results), graph)
-    figures = []
+    counted = state_count(spec, graph.states)
+    measured = report_figures.summary_html(spec, results, counted, *figures[:2]) + figures[2]
+    header = ""
+    if base is None:
+        pics = pictures(spec, findings(results), graph)
+        if drawn is not None:
+            drawn[spec.name] = (spec, pics)
+    else:
+        header, pics = _variant(spec, results, graph, *base)
+    shown = []
     for pic in pics:
         prefix = _anchor(pic.name) + "-"
         svg = render(dot_source(pic), "svg").decode()
-        svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype: it is inline
+        svg = _titled(pic, svg[svg.index("<svg") :])  # no XML prolog: it is inline
         svg = re.sub(r'\bid="', f'id="{prefix}', svg)
-        figures.append(
+        shown.append(
             f'<figure class="diagram" id="d-{_anchor(pic.name)}" data-prefix="{prefix}">'
             f"{svg}<figcaption>{_e(pic.title)}</figcaption></figure>"
         )
-    rows = []
-    for c in results["checks"]:
-        link = ""
-        steps = ""
-        if c.get("trace"):
-            key = f"{spec.name}/{c['id']}"
-            pic = _picture_for(spec, pics, c["trace"])
-            path = marks(spec, [(e["action"], e["state"], e["outputs"]) for e in c["trace"]])
-            located = locate(pic, path)
-            traces[key] = {
-                "figure": f"d-{_anchor(pic.name)}",
-                "prefix": _anchor(pic.name) + "-",
-                "steps": [
-                    {"nodes": [n for n in (src, dst) if n], "edge": arrow}
-                    for src, dst, arrow in located
-                ],
-            }
-            link = (
-                f'<a class="show" href="#d-{_anchor(pic.name)}" data-trace="{_e(key)}">'
-                "show on diagram</a>"
-            )
-            steps = (
-                '<ol start="0" class="steps">'
-                + "".join(f"<li>{_e(s)}</li>" for s in _steps(spec, c["trace"]))
-                + "</ol>"
-            )
-        verdict = c["verdict"] + (" (expected)" if c.get("expected") == "violate" else "")
-        evidence = c.get("certificate") or ""
-        bound = "" if c.get("bound") is None else f"k={c['bound']}"
-        rows.append(
-            f'<tr class="{"ok" if _ok(c) else "bad"}"><td>{_e(c["kind"])}</td>'
-            f'<td>{_e(c["id"])}</td><td class="v-{_e(c["verdict"])}">{_e(verdict)}</td>'
-            f"<td>{_e(c['method'])}</td><td>{bound}</td><td>{c['seconds']:.3f}s</td>"
-            f"<td>{_e(c.get('basis_text', ''))}</td><td>{_e(_cite(spec, c['id']))}</td>"
-            f"<td><code>{_e(evidence)}</code>{link}{steps}</td></tr>"
-        )
+    cards = []
+    for c in results.checks:
+        key = None
+        if c.trace:
+            key = f"{spec.name}/{c.id}"
+            traces[key] = _trace_data(spec, pics, c, c.trace)
+        cards.append(card(spec, c, sources, key))
     return (
-        f'<section id="{_anchor(spec.name)}"><h2>{_e(spec.name)}</h2>'
-        f'<p class="source">{_e(spec.source)} — {_e(state_count(spec, graph.states))}, '
-        f"{plural(results['rows'], 'row')}</p>"
-        + "".join(figures)
-        + '<table class="checks"><thead><tr><th>kind</th><th>check</th><th>verdict</th>'
-        "<th>method</th><th>bound</th><th>time</th><th>basis</th><th>source</th>"
-        "<th>evidence</th></tr>"
-        "</thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table>"
-        + _rows(spec, graph)
+        f'<section id="{_anchor(spec.name)}" class="spec"><h2>{_e(spec.name)}</h2>'
+        f'<p class="source">{_e(spec.source)} — {_e(counted)}, '
+        f"{plural(len(spec.rows), 'row')}</p>"
+        + header
         + measured
+        + "".join(shown)
+        + f'<div class="cards">{"".join(cards)}</div>'
+        + _rows(spec, graph)
         + "</section>"
     )
+
+
+def _titled(pic: Picture, svg: str) -> str:
+    """The SVG with each edge titled by its rows and each state by its name (graphviz
+    titles them by internal ids), which is what a screen reader and a hover read."""
+    names = {a.id: "rows: " + ", ".join(a.rows) for a in pic.arrows}
+    names |= {n.id: ("state " if n.kind == "state" else "") + n.label for n in pic.nodes}
+
+    def title(m: re.Match[str]) -> str:
+        name = names.get(m.group(2))
+        return m.group(0) if name is None else f"{m.group(1)}<title>{_e(name)}</title>"
+
+    return re.sub(
+        r'(<g id="([^"]+)" class="(?:edge|node)[^"]*">\s*)<title>[^<]*</title>', title, svg
+    )
+
+
+def _variant(
+    spec: Spec, results: SpecResults, graph: Exploration, base: Spec, base_pics: list[Picture]
+) -> tuple[str, list[Picture]]:
+    """A variant as changes to its base: the header (what it is, its cite, its rows side by
+    side with the base's) and its pictures with the base's footnote numbers, changed rows
+    drawn thick and flagged, removed ones dotted and struck (`diagram.compare`)."""
+    variant = next(v for v in base.variants if spec.name == f"{base.name}:{v.name}")
+    changes = row_changes(rows_of(base), rows_of(spec))
+    pics = []
+    for k, view in enumerate(views(spec)):
+        before = base_pics[k] if k < len(base_pics) else base_pics[0]
+        pic = picture(spec, view, graph, findings(results), footnote_numbers(before))
+        pics.append(compare(before, pic, {c.row for c in changes}))
+    header = (
+        f'<div class="variant"><p><b>A variant of <a href="#{_anchor(base.name)}">'
+        f"{_e(base.name)}</a></b>: {_e(variant.doc)}</p>"
+        f"<p>source: {_e(variant.cite)}; it must violate: {_e(', '.join(variant.violates))}</p>"
+        f"<p>{plural(len(changes), 'row')} differ from {_e(base.name)}; on the diagram, "
+        "a changed or added row is thick and flagged <b>~ changed</b> or <b>+ added</b>, a "
+        "removed one dotted and struck (<b>− removed</b>); footnotes keep the base's "
+        "numbers.</p>" + changes_html(changes, base.name, spec.name) + "</div>"
+    )
+    return header, pics
+
+
+def _trace_data(
+    spec: Spec, pics: Sequence[Picture], c: CheckResult, trace: Trace
+) -> dict[str, Any]:
+    """What the player needs: per step its row, whole state (labels), what changed, the
+    outputs it emitted and where it lands on the picture."""
+    pic = _picture_for(spec, pics, trace)
+    located = locate(pic, trace_marks(spec, trace))
+    states = trace.states()
+    rows = ["init", *(s.row for s in trace.steps)]
+    outputs: list[dict[str, str]] = [{}]
+    for s in trace.steps:
+        outputs.append(
+            {
+                k: spec.output(k).domain.label(v)
+                for k, v in s.outputs.items()
+                if v != spec.output(k).default
+            }
+        )
+    steps = []
+    for k, (state, (src, dst, arrow)) in enumerate(zip(states, located, strict=True)):
+        before = states[k - 1] if k else state
+        steps.append(
+            {
+                "row": rows[k],
+                "nodes": [n for n in (src, dst) if n],
+                "edge": arrow,
+                "state": {v: spec.var(v).domain.label(x) for v, x in state.items()},
+                "changed": [v for v, x in state.items() if k and before[v] != x],
+                "outputs": outputs[k],
+            }
+        )
+    what = "counterexample" if c.verdict == "violated" else "witness"
+    return {
+        "title": f"{spec.name}: {what} of {c.id}",
+        "card": anchor(spec.name, c.id),
+        "figure": f"d-{_anchor(pic.name)}",
+        "prefix": _anchor(pic.name) + "-",
+        "steps": steps,
+    }
 
 
 def _rows(spec: Spec, graph: Exploration) -> str:
@@ -209,69 +364,12 @@ def _rows(spec: Spec, graph: Exploration) -> str:
     )
 
 
-def _cite(spec: Spec, check_id: str) -> str:
-    try:
-        return spec.prop(check_id).cite
-    except KeyError:
-        return "kernel (structural check)"
-
-
-def _picture_for(
-    spec: Spec, pics: Sequence[Picture], trace: Sequence[Mapping[str, Any]]
-) -> Picture:
+def _picture_for(spec: Spec, pics: Sequence[Picture], trace: Trace) -> Picture:
     """The picture of the view the trace starts in."""
-    init = {v.name: _value(v.domain, trace[0]["state"][v.name]) for v in spec.vars}
     for pic, (_, pred) in zip(pics, views(spec).items(), strict=True):
-        if evaluate(pred, Env(pre=init)):
+        if evaluate(pred, Env(pre=dict(trace.init))):
             return pic
     return pics[0]
-
-
-def _js(domain: Domain, v: Value) -> Any:
-    """A value as verify.json writes it (trace.py's convention)."""
-    if v is None or isinstance(v, bool) or (isinstance(v, int | float) and not hasattr(v, "name")):
-        return v
-    return domain.label(v)
-
-
-def _value(domain: Domain, j: Any) -> Value:
-    for v in domain.sample():
-        if _js(domain, v) == j:
-            return v
-    return j
-
-
-def _steps(spec: Spec, trace: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Numbered steps: the whole initial state, then each row with what changed and emitted."""
-    first = trace[0]["state"]
-    lines = ["init  " + " ".join(f"{k}={_show(v)}" for k, v in first.items())]
-    before = first
-    for entry in trace[1:]:
-        changed = [
-            f"{k} {_show(before[k])}→{_show(v)}"
-            for k, v in entry["state"].items()
-            if before[k] != v
-        ]
-        outs = [
-            f"{k}={_show(v)}"
-            for k, v in entry["outputs"].items()
-            if v != _js(spec.output(k).domain, spec.output(k).default)
-        ]
-        args = ", ".join(f"{k}={_show(v)}" for k, v in entry["args"].items())
-        text = f"{entry['action']}({args})  " + ("  ".join(changed) or "(no change)")
-        if outs:
-            text += "   out: " + " ".join(outs)
-        lines.append(text)
-        before = entry["state"]
-    return lines
-
-
-def _show(v: Any) -> str:
-    if v is None:
-        return "none"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
 
 
 def _anchor(name: str) -> str:
@@ -282,57 +380,11 @@ def _e(s: str) -> str:
     return html.escape(str(s), quote=True)
 
 
-CSS = """
-body{font:14px/1.4 Helvetica,Arial,sans-serif;margin:0 2em 4em;color:#222}
-header{border-bottom:1px solid #ccc;margin-bottom:1em}
-.nav{display:flex;flex-wrap:wrap;gap:1em;list-style:none;padding:0}
-p.ok{color:#1B7837;font-weight:bold} p.bad{color:#B2182B;font-weight:bold}
-section{margin:2em 0;border-top:2px solid #ddd}
-figure.diagram{margin:1em 0;overflow:auto;border:1px solid #eee;padding:.5em}
-figure.diagram svg{max-width:100%;height:auto}
-table.checks{border-collapse:collapse;width:100%;font-size:12px}
-table.checks td,table.checks th{border:1px solid #ddd;padding:3px 5px;vertical-align:top}
-table.checks th{text-align:left}
-tr.bad{background:#fde0dd}
-.v-proved{color:#1B7837}.v-witnessed{color:#2166AC}.v-violated{color:#B2182B}.v-unknown{color:#7F7F7F}
-code{white-space:pre-wrap;word-break:break-word}
-ol.steps{font-family:monospace;font-size:11px;margin:.3em 0 0 1.5em;padding:0}
-a.show{display:inline-block;margin:.2em 0 0 .5em}
-.hl path,.hl polygon,.hl ellipse{stroke:#D62728 !important;stroke-width:3px !important}
-.hl text{fill:#D62728 !important;font-weight:bold}
-"""
-
-JS = """
-function clearPath(fig) {
-  fig.querySelectorAll('.hl').forEach(function (el) { el.classList.remove('hl'); });
-  fig.querySelectorAll('text[data-orig]').forEach(function (t) {
-    t.textContent = t.getAttribute('data-orig'); t.removeAttribute('data-orig');
-  });
-}
-function showTrace(key) {
-  var t = TRACES[key]; if (!t) { return; }
-  var fig = document.getElementById(t.figure); clearPath(fig);
-  t.steps.forEach(function (step, k) {
-    step.nodes.forEach(function (n) {
-      var el = document.getElementById(t.prefix + n); if (el) { el.classList.add('hl'); }
-    });
-    if (step.edge) {
-      var e = document.getElementById(t.prefix + step.edge);
-      if (e) {
-        e.classList.add('hl');
-        var label = e.querySelector('text');
-        if (label) {
-          if (!label.hasAttribute('data-orig')) {
-            label.setAttribute('data-orig', label.textContent);
-          }
-          label.textContent = '#' + k + ' ' + label.textContent;
-        }
-      }
-    }
-  });
-  fig.scrollIntoView();
-}
-document.querySelectorAll('a.show').forEach(function (a) {
-  a.addEventListener('click', function (ev) { ev.preventDefault(); showTrace(a.dataset.trace); });
-});
-"""
+PLAYER = (
+    '<aside id="player" hidden aria-label="trace player">'
+    '<div class="controls"><button type="button" id="prev">◀ previous</button>'
+    '<span id="pos" aria-live="polite"></span>'
+    '<button type="button" id="next">next ▶</button>'
+    '<button type="button" id="close">close</button> <b id="ptitle"></b></div>'
+    '<p id="prow"></p><table id="pstate"></table></aside>'
+)

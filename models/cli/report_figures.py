@@ -1,5 +1,5 @@
 """The report's figures from outside `verify` (issue 10 §2): conformance row coverage and
-the mutant gate.
+the mutant gate; and each spec's summary table (issue 19), every figure with what it means.
 
 Both are files the merge gate writes: `reports/conformance.json` when the pytest suite
 drives the lockstep and replay harness (conformance/conftest.py), `reports/mutants.json`
@@ -14,13 +14,18 @@ import html
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from models.kernel.spec import Spec
+
+if TYPE_CHECKING:
+    from models.cli.results import SpecResults
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 CONFORMANCE = REPORTS / "conformance.json"
 MUTANTS = REPORTS / "mutants.json"
+SPIN = REPORTS / "spin.json"
+SEEDS = REPORTS / "seeds.json"
 NOT_MEASURED = "not measured yet: run make verify"
 
 
@@ -106,6 +111,152 @@ def mutants_html(spec: Spec, data: Mapping[str, Any] | None) -> str:
     return f'<p class="mutants {status}">mutant gate: {_e(figures)}</p>' + (
         f'<ul class="survivors">{listing}</ul>' if listing else ""
     )
+
+
+def summary_html(
+    spec: Spec,
+    results: SpecResults,
+    states: str,
+    conformance: Mapping[str, Any] | None,
+    mutants: Mapping[str, Any] | None,
+) -> str:
+    """One spec's figures as a table: the figure, then what it counts and how to read it;
+    `states` is the reachable-state count in words (`trace.state_count`)."""
+    verdicts: dict[str, int] = {}
+    for c in results.checks:
+        verdicts[c.verdict] = verdicts.get(c.verdict, 0) + 1
+    failed = sum(not c.ok for c in results.checks)
+    by = ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items()))
+    rows = [
+        (
+            "reachable states",
+            states,
+            "states the explorer reaches from the initial ones (breadth first, every row, every "
+            "argument); every verdict below holds on all of them",
+        ),
+        (
+            "rows",
+            str(len(spec.rows)),
+            "the spec's transition rows (ignore rows included); the rows table below gives "
+            "each one's shortest witness",
+        ),
+        (
+            "checks",
+            f"{len(results.checks)}: {by}",
+            "properties and structural checks; proved = holds on every reachable state, "
+            "witnessed = a trace reaches it, violated = a counterexample, unknown = an engine "
+            "gave up (a failure). "
+            + (
+                f"{failed} did not match their expectation."
+                if failed
+                else "Every verdict matches its expectation"
+                + (
+                    " (this variant must violate the checks it names)."
+                    if spec.expect_violated
+                    else "."
+                )
+            ),
+        ),
+        ("SPIN agreement", *_spin(spec)),
+        ("seed differential", *_seeds(spec)),
+        ("conformance", *_coverage(spec, conformance)),
+        ("mutant gate", *_mutants(spec, mutants)),
+    ]
+    body = "".join(
+        f'<tr><th>{_e(k)}</th><td class="figure">{_e(v)}</td><td>{_e(why)}</td></tr>'
+        for k, v, why in rows
+    )
+    return (
+        f'<table class="summary" aria-label="{_e(spec.name)} summary">'
+        "<thead><tr><th>figure</th><th>value</th><th>what it means</th></tr></thead>"
+        f"<tbody>{body}</tbody></table>"
+    )
+
+
+def _entry(data: Mapping[str, Any] | None, name: str) -> Mapping[str, Any] | None:
+    specs = data.get("specs") if data else None
+    if isinstance(specs, dict):
+        found = specs.get(name)
+    elif isinstance(specs, list):
+        found = next((s for s in specs if isinstance(s, dict) and s.get("name") == name), None)
+    else:
+        found = None
+    return found if isinstance(found, dict) else None
+
+
+def _spin(spec: Spec) -> tuple[str, str]:
+    entry = _entry(read(SPIN), spec.name)
+    what = (
+        "SPIN's exhaustive search of the exported Promela model against the explorer: "
+        "states, every property's verdict and every trail must agree"
+    )
+    if entry is None:
+        return (
+            "not recorded",
+            f"{what}. No {SPIN.name} in reports/: `python -m models spin --json "
+            "reports/spin.json` writes it.",
+        )
+    return str(entry.get("summary", "?")), what
+
+
+def _seeds(spec: Spec) -> tuple[str, str]:
+    base = spec.name.partition(":")[0]
+    entry = _entry(read(SEEDS), base)
+    what = (
+        "walks from the model run through the seed (the original code) and through impl; "
+        "every log is checked by check-trace, and every seed/impl difference must be an "
+        "allowed one"
+    )
+    if spec.expect_violated:
+        return "-", "a variant has no seed run of its own; see its base spec"
+    if entry is None:
+        return "not recorded", f"{what}. No {SEEDS.name} in reports/: `make seeds` writes it."
+    return str(entry.get("summary", "?")), what
+
+
+def _coverage(spec: Spec, data: Mapping[str, Any] | None) -> tuple[str, str]:
+    what = (
+        "rows of the model that the conformance tests drove through impl (replay: along "
+        "each row's shortest witness; lockstep: hypothesis walks); the table below has hits "
+        "per row"
+    )
+    if spec.expect_violated:
+        return "-", "a historical variant has no implementation to conform"
+    entry = _entry(data, spec.name.partition(":")[0])
+    if entry is None or not isinstance(entry.get("rows"), dict):
+        return "not measured", f"{what}. {NOT_MEASURED}."
+    rows: Mapping[str, Mapping[str, int]] = entry["rows"]
+    kinds = sorted({k for hits in rows.values() for k in hits})
+    hit = "; ".join(
+        f"{k} {sum(1 for r in spec.rows if rows.get(r.name, {}).get(k))}/{len(spec.rows)}"
+        for k in kinds
+    )
+    return hit, what
+
+
+def _mutants(spec: Spec, data: Mapping[str, Any] | None) -> tuple[str, str]:
+    if spec.expect_violated or ":" in spec.name:
+        return "-", "variants are not mutated; see the base spec"
+    entry = _entry(data, spec.name)
+    if entry is None:
+        return "not measured", NOT_MEASURED
+    killed = entry.get("killed", {})
+    judged = [m for m in entry.get("mutants", []) if isinstance(m, dict)]
+    any_layer = sum(1 for m in judged if m.get("verdict") == "killed")
+    figure = (
+        f"{entry.get('generated', 0)} judged: {any_layer} killed, "
+        f"{entry.get('equivalent', 0)} equivalent, {entry.get('survived', 0)} survived"
+    )
+    why = (
+        "each mutant is the spec with one row changed (a guard, target or output); "
+        f"{entry.get('skipped', 0)} skipped = candidate mutants not judged (refused by the "
+        "spec's vocabulary, or beyond the seeded sample this run takes). Kills per layer: "
+        f"model {killed.get('model', 0)}, conformance {killed.get('conformance', 0)}, "
+        f"seed {killed.get('seed', 0)}; a mutant killed by several layers counts in each, so "
+        f"these add up to more than the {any_layer} killed. Equivalent = z3 proved the mutant "
+        "behaves as the spec; survived = no layer told it apart (a gap: the gate fails)"
+    )
+    return figure, why
 
 
 def _e(s: str) -> str:

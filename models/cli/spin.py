@@ -4,7 +4,9 @@
 spec's Promela model. `python -m models spin [SPEC ...]` runs SPIN's
 exhaustive search on the specs (default: all, variants included) and compares
 it with the explorer: states, every property's verdict and every trail;
-`--explain CHECK` prints SPIN's trail for one property as numbered steps.
+`--explain CHECK` prints SPIN's trail for one property as numbered steps;
+`--json OUT` also writes each spec's agreement (the report's summary reads
+reports/spin.json).
 `python -m models spin-trail SPEC TRAIL` translates a trail from your own pan
 run of the exported model (multi-core, swarm) into numbered steps.
 
@@ -16,6 +18,7 @@ or SPIN/gcc missing or failing.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -45,6 +48,13 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--explain", metavar="CHECK", help="print SPIN's trail for this property")
     p.add_argument("--jobs", type=positive_int, default=2, help="specs run at once (default: 2)")
     p.add_argument("--no-cache", action="store_true", help=f"recompile pan (cache: {CACHE})")
+    p.add_argument(
+        "--json",
+        type=output_file,
+        metavar="OUT",
+        help="also write each spec's agreement as JSON (the report's summary reads "
+        "reports/spin.json)",
+    )
     p.set_defaults(run=_spin)
 
     p = sub.add_parser("spin-trail", help="print a pan trail of an exported spec as steps")
@@ -95,6 +105,7 @@ def _spin(args: argparse.Namespace) -> int:
 
     failures: list[str] = []
     checked = 0
+    agreement: list[dict[str, Any]] = []
     try:
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             # gcc and pan are subprocesses: threads are enough to keep two cores busy.
@@ -102,6 +113,7 @@ def _spin(args: argparse.Namespace) -> int:
                 _print_result(spec, result, wrong)
                 failures += wrong
                 checked += len(result.verdicts)
+                agreement.append(_agreement(spec, result, wrong))
     except PromelaError as err:
         return _fail(f"no Promela form: {err}")
     except SpinError as err:
@@ -115,6 +127,8 @@ def _spin(args: argparse.Namespace) -> int:
             for line in render_trace(specs[0], verdict.trace, sources=True):
                 print(line)
     print()
+    if args.json is not None:
+        args.json.write(json.dumps({"specs": agreement}, indent=2) + "\n")
     if failures:
         print(f"spin: DISAGREES with the explorer in {len(failures)} places:")
         for text in failures:
@@ -122,6 +136,22 @@ def _spin(args: argparse.Namespace) -> int:
         return 1
     print(f"spin: agrees with the explorer on {len(specs)} specs and {checked} properties")
     return 0
+
+
+def _agreement(spec: Spec, result: SpinResult, wrong: list[str]) -> dict[str, Any]:
+    """One spec's line of --json: states, properties, and where SPIN disagrees."""
+    summary = (
+        f"agrees: {result.states} states, {plural(len(result.verdicts), 'property', 'properties')}"
+        if not wrong
+        else f"DISAGREES in {plural(len(wrong), 'place')}"
+    )
+    return {
+        "name": spec.name,
+        "states": result.states,
+        "properties": len(result.verdicts),
+        "disagreements": wrong,
+        "summary": summary,
+    }
 
 
 def _print_result(spec: Spec, result: SpinResult, wrong: list[str]) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
@@ -32,18 +32,21 @@ from .expr import TRUE, And, Const, Env, Expr, In, Not, Or, Ref, Some, evaluate
 from .files import write_atomic
 from .printer import flat, paren, show, wrap
 from .spec import Row, Spec
+from .trace import Trace
 
 WIDTH = 34  # characters per edge-label line
 FOOTNOTE_WIDTH = 46  # characters per footnote line
-COLOURS = ("#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")  # colour-blind safe
-STYLES = ("solid", "dashed", "solid", "dotted", "dashed")
-TRACE = "#D62728"
-GREY = "#9A9A9A"
+# Colour-blind safe (Okabe-Ito hues, darkened to a contrast of at least 4.5:1 on white).
+COLOURS = ("#0072B2", "#00785A", "#A8447F", "#9A5B00", "#1F6FA6")
+STYLES = ("solid", "dashed", "dotted", "bold", "dashed")  # the decider without colour too
+DASHES = {"solid": "━━", "dashed": "╍╍", "dotted": "┅┅", "bold": "▬▬"}  # the legend's samples
+TRACE = "#B3123A"
+GREY = "#6E6E6E"
 VERDICT_COLOURS = {
     "proved": "#1B7837",
     "witnessed": "#2166AC",
     "violated": "#B2182B",
-    "unknown": "#7F7F7F",
+    "unknown": "#666666",
 }
 FONT = "Helvetica"
 
@@ -94,6 +97,7 @@ class Node:
     provisional: bool = False
     greyed: bool = False
     cluster: str = ""
+    change: str = ""  # against another picture (`compare`): "gained" or "lost"
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,7 @@ class Arrow:
     tooltip: str
     greyed: bool = False
     marks: tuple[int, ...] = ()  # trace steps that take this arrow
+    change: str = ""  # against another picture (`compare`): "added", "changed" or "removed"
 
 
 @dataclass(frozen=True)
@@ -129,6 +134,7 @@ class Picture:
     nodes: list[Node] = field(default_factory=list)
     arrows: list[Arrow] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    note_titles: list[str] = field(default_factory=list)  # per note: the rows it folds
     deciders: list[tuple[str, str]] = field(default_factory=list)  # (decider, meaning)
     clusters: list[tuple[str, str]] = field(default_factory=list)  # (id, title)
     findings: list[Finding] = field(default_factory=list)
@@ -179,7 +185,6 @@ def table_row_id(row: str) -> str:
 
 ANY = "any_state"
 NOTES = "notes"
-NOTES_CELL = "a_notes"  # the notes as a cell of the panel over a big picture
 PANEL = "panel"
 TABLE = "table"
 
@@ -192,8 +197,10 @@ def picture(
     view: str = "",
     graph: Exploration | None = None,
     findings: Sequence[Finding] = (),
+    numbering: Mapping[str, int] | None = None,
 ) -> Picture:
-    """The picture of one view, from the rows, the explorer's graph and the checks' verdicts."""
+    """The picture of one view, from the rows, the explorer's graph and the checks' verdicts;
+    `numbering`: footnote numbers to keep (a variant keeps its base spec's)."""
     graph = graph or explore(spec)
     title = spec.name + (f" ({view})" if view else "")
     pic = Picture(file_stem(spec, view), title, spec.source, findings=list(findings))
@@ -201,10 +208,21 @@ def picture(
     if spec.control is None:
         _decision_table(spec, pic)
         return pic
-    _state_machine(spec, view, graph, pic)
-    if _panel_over(pic):  # the notes are a cell of the panel there: graphviz names it a_notes
-        pic.folded = {r: NOTES_CELL if to == NOTES else to for r, to in pic.folded.items()}
+    _state_machine(spec, view, graph, pic, numbering)
     return pic
+
+
+def note_id(k: int) -> str:
+    """The SVG id of note `k` (graphviz prefixes `a_` to a table cell's ID)."""
+    return f"a_note{k}"
+
+
+def _add_note(pic: Picture, text: str, rows: Sequence[str], title: str = "") -> None:
+    """A note line of its own (an element of its own in the SVG), titled by its rows."""
+    for r in rows:
+        pic.folded[r] = note_id(len(pic.notes))
+    pic.notes.append(text)
+    pic.note_titles.append(title or ", ".join(rows))
 
 
 def _panel_over(pic: Picture) -> bool:
@@ -236,12 +254,18 @@ class _Scene:
     cluster_of: Mapping[str, str]
 
 
-def _state_machine(spec: Spec, view: str, graph: Exploration, pic: Picture) -> None:
+def _state_machine(
+    spec: Spec,
+    view: str,
+    graph: Exploration,
+    pic: Picture,
+    numbering: Mapping[str, int] | None = None,
+) -> None:
     scene = _scene(spec, view, graph)
     pic.clusters = [(f"cluster_{k}", t) for k, (t, _) in enumerate(spec.layout.clusters)]
     _state_nodes(spec, graph, scene, pic)
     drawn = _drafts(spec, scene, _fired(spec, graph, scene), pic)
-    numbers = _footnotes(spec, scene, drawn, pic) if spec.layout.footnotes else {}
+    numbers = _footnotes(spec, scene, drawn, pic, numbering) if spec.layout.footnotes else {}
     # One arrow per source, target and decider: the rows between them are stacked on it.
     groups: dict[tuple[str, str, str, bool], list[_Draft]] = {}
     for d in drawn:
@@ -384,7 +408,6 @@ def _drafts(
         if r.ignore:
             if pairs:
                 ignored.setdefault(r.trigger, []).append(r.name)
-                pic.folded[r.name] = NOTES
             continue
         guard, tail = _label(spec, r, scene.pred)
         draft = _Draft("", "", deciders[r.trigger], False, r, guard, tail)
@@ -399,8 +422,7 @@ def _drafts(
         if all(s == d for s, d in pairs) and (everywhere or len(pairs) >= 3):
             # Stays put wherever it fires: a refresh, or an output in several states.
             where = "every state" if everywhere else ", ".join(_names(pic, sources))
-            pic.notes.append(f"{_note(spec, r, scene.pred)} — in {where}, staying there")
-            pic.folded[r.name] = NOTES
+            _add_note(pic, f"{_note(spec, r, scene.pred)} — in {where}, staying there", [r.name])
             continue
         if everywhere and len({d for _, d in pairs}) == 1:
             any_node = True
@@ -408,8 +430,7 @@ def _drafts(
             continue
         for src, dst in pairs:
             if not src:
-                pic.notes.append(f"{_note(spec, r, scene.pred)} — from {scene.arm_state}")
-                pic.folded[r.name] = NOTES
+                _add_note(pic, f"{_note(spec, r, scene.pred)} — from {scene.arm_state}", [r.name])
                 continue
             drawn.append(replace(draft, src=src, dst=dst))
     if any_node:
@@ -417,20 +438,32 @@ def _drafts(
     if layout.variables:
         for v in spec.vars:
             if v.name != spec.control:
-                pic.notes.append(f"{v.name}: {v.doc}")
+                _add_note(pic, f"{v.name}: {v.doc}", [], v.name)
     if ignored:
         names = ", ".join(ignored)
-        pic.notes.append(f"not drawn, no-ops where no edge shows them (ignore rows): {names}")
+        rows = [r for folded in ignored.values() for r in folded]
+        _add_note(pic, f"not drawn, no-ops where no edge shows them (ignore rows): {names}", rows)
     return drawn
 
 
-def _footnotes(spec: Spec, scene: _Scene, drawn: list[_Draft], pic: Picture) -> dict[str, int]:
-    """Each drawn row's number, and its footnote: [guard] / outputs, FOOTNOTE_WIDTH wide."""
+def _footnotes(
+    spec: Spec,
+    scene: _Scene,
+    drawn: list[_Draft],
+    pic: Picture,
+    numbering: Mapping[str, int] | None,
+) -> dict[str, int]:
+    """Each drawn row's number, and its footnote: [guard] / outputs, FOOTNOTE_WIDTH wide.
+    A variant keeps its base's numbers (`numbering`); its own rows come after them."""
     numbers: dict[str, int] = {}
+    given = dict(numbering or {})
+    free = max(given.values(), default=0) + 1
     for d in drawn:
         if d.row.name in numbers:
             continue
-        numbers[d.row.name] = len(numbers) + 1
+        if d.row.name not in given:
+            given[d.row.name], free = free, free + 1
+        numbers[d.row.name] = given[d.row.name]
         when = _under(d.row.guard, scene.pred)
         found = guard_lines(spec, when, FOOTNOTE_WIDTH) if when != TRUE else ()
         outs = _outputs(spec, d.row)
@@ -440,6 +473,7 @@ def _footnotes(spec: Spec, scene: _Scene, drawn: list[_Draft], pic: Picture) -> 
             body[-1] += " " + after.pop(0)
         body += after
         pic.footnotes.append((numbers[d.row.name], d.row.name, body))
+    pic.footnotes.sort()
     return numbers
 
 
@@ -647,6 +681,22 @@ def marks(
     return found
 
 
+def trace_marks(spec: Spec, trace: Trace) -> list[Mark]:
+    """A kernel trace as marks: the control value and outputs by their labels."""
+    entries = [("init", trace.init, {}), *((s.row, s.state, s.outputs) for s in trace.steps)]
+    return marks(
+        spec,
+        [
+            (
+                row,
+                {k: spec.var(k).domain.label(v) for k, v in state.items()},
+                {k: spec.output(k).domain.label(v) for k, v in outputs.items()},
+            )
+            for row, state, outputs in entries
+        ],
+    )
+
+
 def overlay(pic: Picture, path: Sequence[Mark], title: str) -> Picture:
     """The picture with `path` drawn over it: each step's arrow numbered and highlighted."""
     out = replace(pic, arrows=list(pic.arrows), table=list(pic.table), trace_title=title)
@@ -778,9 +828,22 @@ def dot_source(pic: Picture) -> str:
 
 
 def _wrap_note(note: str, width: int = 60) -> str:
+    """A note as HTML-label lines, the lines after the first indented."""
     lines = wrap(note.split(" "), width, " ")
     lines = [lines[0], *("   " + line for line in lines[1:])]
-    return "\\l".join(graphviz_escape(line) for line in lines)
+    return "<BR/>".join(_html(line) for line in lines)
+
+
+def _note_cell(pic: Picture, k: int) -> str:
+    """Note `k`'s cell attributes: its own SVG element, titled by the rows it folds, so a
+    trace through one of them lights up that line (a link, for graphviz to keep the id)."""
+    title = _html(pic.note_titles[k])
+    return f'BALIGN="LEFT" ID="{note_id(k)[2:]}" HREF="#" TITLE="{title}"'
+
+
+def _strike(s: str) -> str:
+    """Struck-through text (a combining long stroke after each character)."""
+    return "".join(c + "\u0336" for c in s)
 
 
 def graphviz_escape(s: str) -> str:
@@ -806,6 +869,14 @@ def _node_attrs(n: Node, on_path: bool) -> dict[str, str]:
         attrs["label"] = f"{n.label}\nunreachable"
         attrs["tooltip"] = f"{n.label}: the explorer never reaches it here"
         classes.append("unreachable")
+    if n.change == "gained":
+        attrs.update(penwidth="3", style=attrs.get("style", "rounded") + ",bold")
+        attrs["label"] = f"+ {n.label}\n(new state)"
+    elif n.change == "lost":
+        attrs.update(style="rounded,dotted", color=GREY, fontcolor=GREY)
+        attrs["label"] = f"− {n.label}\n(state lost)"
+    if n.change:
+        classes.append(n.change)
     if on_path:
         attrs.update(color=TRACE, penwidth="2.5")
         classes.append("path")
@@ -831,6 +902,18 @@ def _edge_attrs(a: Arrow, colours: Mapping[str, int], key: str = "label") -> dic
             color=GREY, fontcolor=GREY, style="dashed", tooltip=a.tooltip + " (never fires here)"
         )
         attrs["class"] = "unreachable"
+    if a.change in ("added", "changed"):
+        # Thick and flagged in the label: the change reads without colour too.
+        attrs.update(penwidth="3.5", style="bold")
+        attrs[key] = f"{'+ added' if a.change == 'added' else '~ changed'}\\l" + attrs[key]
+        attrs["tooltip"] = f"{a.change}: {attrs['tooltip']}"
+    elif a.change == "removed":
+        struck = "\\l".join(_strike(graphviz_escape(line)) for line in a.lines) + "\\l"
+        attrs.update(style="dotted", color=GREY, fontcolor=GREY, penwidth="2")
+        attrs[key] = "− removed\\l" + struck
+        attrs["tooltip"] = f"removed: {attrs['tooltip']}"
+    if a.change:
+        attrs["class"] += " " + a.change
     if a.marks:
         steps = ",".join(str(m) for m in a.marks)
         attrs.update(color=TRACE, fontcolor=TRACE, penwidth="2.5", style="solid")
@@ -869,7 +952,9 @@ def _footnote_rows(pic: Picture) -> list[str]:
         body = '<BR ALIGN="LEFT"/>'.join(_html(x) for x in lines or ["-"]) + '<BR ALIGN="LEFT"/>'
         rows.append(
             f'<TR><TD ALIGN="RIGHT" VALIGN="TOP">({n})</TD>'
-            f'<TD ALIGN="LEFT" VALIGN="TOP" COLSPAN="2" TITLE="{_html(row)}">{body}</TD></TR>'
+            # A link, so that graphviz keeps the title: hovering a footnote names its row.
+            f'<TD ALIGN="LEFT" VALIGN="TOP" COLSPAN="2" HREF="#" TITLE="{_html(row)}">'
+            f"{body}</TD></TR>"
         )
     return rows
 
@@ -928,7 +1013,11 @@ def _side(pic: Picture) -> tuple[Side, Side]:
             )
             column.append((node, {"label": label, "shape": "plain", "id": node, "fontsize": "9"}))
     if pic.notes:
-        notes = "\\l".join(_wrap_note(n) for n in pic.notes) + "\\l"
+        cells = "".join(
+            f'<TR><TD ALIGN="LEFT" {_note_cell(pic, k)}>{_wrap_note(n)}</TD></TR>'
+            for k, n in enumerate(pic.notes)
+        )
+        notes = f'<<TABLE BORDER="0" CELLSPACING="0" CELLPADDING="1">{cells}</TABLE>>'
         attrs = {"label": notes, "shape": "note", "fontsize": "9", "id": NOTES, "style": ""}
         # The notes go to the shorter column: a tall column makes the whole picture tall.
         shorter = right if right and _lines(right) < _lines(left) else left
@@ -947,11 +1036,10 @@ def _below(pic: Picture) -> Side:
     columns of it wider; over the graph it shares the graph's width. Rows keep their
     order, columns are filled to an even height, each table keeps its name as its id."""
     items = [(name, row, colour) for name, rows, colour in _tables(pic) for row in rows]
-    for note in pic.notes:
-        lines = wrap(note.split(" "), NOTE_WIDTH, " ")
-        for k, line in enumerate(lines):
-            text = ("" if k == 0 else "   ") + line
-            items.append((NOTES, f'<TR><TD ALIGN="LEFT">{_html(text)}</TD></TR>', "#444444"))
+    for k, note in enumerate(pic.notes):
+        text = _wrap_note(note, NOTE_WIDTH)
+        cell = f'<TR><TD ALIGN="LEFT" {_note_cell(pic, k)}>{text}</TD></TR>'
+        items.append((NOTES, cell, "#444444"))
     heights = [row.count("<BR") or 1 for _, row, _ in items]
     per_column = -(-sum(heights) // BELOW_COLUMNS)
     columns: list[list[tuple[str, str, str]]] = [[]]
@@ -967,8 +1055,8 @@ def _below(pic: Picture) -> Side:
     for column in columns:
         parts = []
         for (name, colour), group in groupby(column, key=lambda x: (x[0], x[2])):
-            # Only the notes need an id (a trace through a folded row lights them up).
-            anchor = f' ID="{NOTES}" HREF="#"' if name == NOTES and name not in seen else ""
+            # Only the notes need an id; each note line has its own (`_note_cell`).
+            anchor = f' ID="{NOTES}"' if name == NOTES and name not in seen else ""
             seen.add(name)
             body = "".join(row for _, row, _ in group)
             parts.append(
@@ -991,7 +1079,7 @@ def _side_rows(pic: Picture) -> list[str]:
     rows = ['<TR><TD COLSPAN="3"><B>legend</B></TD></TR>']
     for k, (_, meaning) in enumerate(pic.deciders):
         colour = COLOURS[k % len(COLOURS)]
-        dash = {"solid": "━━", "dashed": "╍╍", "dotted": "┅┅"}[STYLES[k % len(STYLES)]]
+        dash = DASHES[STYLES[k % len(STYLES)]]
         rows.append(
             f'<TR><TD><FONT COLOR="{colour}">{dash}</FONT></TD>'
             f'<TD COLSPAN="2" ALIGN="LEFT">{_html(meaning)}</TD></TR>'
@@ -1015,6 +1103,16 @@ def _side_rows(pic: Picture) -> list[str]:
             f'<TR><TD><FONT COLOR="{TRACE}">━━</FONT></TD>'
             '<TD COLSPAN="2" ALIGN="LEFT">the trace, its steps numbered #1, #2, …</TD></TR>'
         )
+    changes = {a.change for a in pic.arrows} | {n.change for n in pic.nodes}
+    if changes - {""}:
+        for marks, meaning in (
+            ("━━", "+ added / ~ changed row (thick, flagged)"),
+            ("┅┅", "− removed row (dotted, struck through)"),
+            ("▭", "+ state now reached (bold) / − no longer (dotted)"),
+        ):
+            rows.append(
+                f'<TR><TD>{marks}</TD><TD COLSPAN="2" ALIGN="LEFT">{_html(meaning)}</TD></TR>'
+            )
     return rows
 
 
@@ -1055,10 +1153,71 @@ def _check_rows(pic: Picture) -> list[str]:
 
 
 def pictures(
-    spec: Spec, findings: Sequence[Finding] = (), graph: Exploration | None = None
+    spec: Spec,
+    findings: Sequence[Finding] = (),
+    graph: Exploration | None = None,
+    numbering: Mapping[str, int] | None = None,
 ) -> list[Picture]:
+    """One picture per view; `numbering`: footnote numbers to keep (a base spec's)."""
     graph = graph or explore(spec)
-    return [picture(spec, view, graph, findings) for view in views(spec)]
+    return [picture(spec, view, graph, findings, numbering) for view in views(spec)]
+
+
+def footnote_numbers(pic: Picture) -> dict[str, int]:
+    """A picture's footnote number per row, for a variant drawn beside it to keep."""
+    return {row: n for n, row, _ in pic.footnotes}
+
+
+def compare(before: Picture, after: Picture, changed: Collection[str] = ()) -> Picture:
+    """`after` with what differs from `before` marked, never by colour alone: an edge
+    (a row between two states) that is new is "added", a row in `changed` on an edge both
+    have is "changed", and an edge or state `before` has and `after` lacks is drawn again
+    as "removed" or "lost" (dotted, struck through); a new state is "gained"."""
+    had = {(r, a.src, a.dst) for a in before.arrows for r in a.rows}
+    has = {(r, a.src, a.dst) for a in after.arrows for r in a.rows}
+    arrows = []
+    for a in after.arrows:
+        if any((r, a.src, a.dst) not in had for r in a.rows):
+            arrows.append(replace(a, change="added"))
+        elif any(r in changed for r in a.rows):
+            arrows.append(replace(a, change="changed"))
+        else:
+            arrows.append(a)
+    # A state is gained when HEAD reaches it and BASE did not (drawn greyed, or not at all).
+    live = {n.id for n in before.nodes if not n.greyed}
+    ids = {n.id for n in after.nodes}
+    nodes = [
+        replace(n, change="gained")
+        if not n.greyed and n.id not in live
+        else replace(n, change="lost")
+        if n.greyed and n.id in live
+        else n
+        for n in after.nodes
+    ]
+    lost = [replace(n, change="lost", greyed=True) for n in before.nodes if n.id not in ids]
+    for k, a in enumerate(before.arrows):
+        gone = tuple(r for r in a.rows if (r, a.src, a.dst) not in has)
+        if gone:
+            lines = a.lines if len(gone) == len(a.rows) else tuple(gone)
+            arrows.append(
+                replace(a, id=f"removed{k}", rows=gone, lines=lines, change="removed", marks=())
+            )
+    out = replace(after, nodes=nodes + lost, arrows=arrows)
+    out.clusters = list(dict.fromkeys([*after.clusters, *before.clusters]))
+    # A removed row's footnote stays, struck, under its old number.
+    removed = {r for a in arrows if a.change == "removed" for r in a.rows}
+    listed = {r for _, r, _ in after.footnotes}
+    out.footnotes = sorted(
+        [
+            *after.footnotes,
+            *(
+                (n, r, [_strike(line) for line in body] or [_strike("removed")])
+                for n, r, body in before.footnotes
+                if r in removed and r not in listed
+            ),
+        ]
+    )
+    return out
 
 
 def render(source: str, fmt: str = "svg") -> bytes:

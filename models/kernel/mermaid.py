@@ -6,42 +6,54 @@ class, provisional ones in `provisional`), the same edges and labels, the same
 notes; clusters are listed in the note, since Mermaid cannot draw transitions
 between the states of two composite states. A decision table (admission)
 becomes a choice node with one arrow per row, in match order. Mermaid's state
-diagrams cannot colour a single transition, so who decides an edge is shown by
-the DOT face's colours only.
+diagrams cannot style a single transition, so who decides an edge is the first
+line of its label (`by runner`), the deciders listed in a note. Characters
+Mermaid would parse are written as its entity codes (`#58;` for `:`), never as
+look-alikes; every node class sets its text colour, so the dark theme keeps it.
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 from .diagram import ANY, Picture
 
+# Notes dark on light in every theme (the dark theme's own note colours reach only 4.49:1).
+NOTE_COLOURS = (
+    "config:",
+    "  themeVariables:",
+    '    noteBkgColor: "#FFF5AD"',
+    '    noteTextColor: "#1A1A1A"',
+)
 _UNSAFE = re.compile(r"[:;#{}<>\"]")
 
 
 def _safe(text: str) -> str:
     """Label text Mermaid parses as text: no statement separators, comments or markup."""
     replacements = {
-        ":": "꞉",
-        ";": ",",
-        "#": "no.",
-        "{": "(",
-        "}": ")",
-        "<": "‹",
-        ">": "›",
-        '"': "'",
+        ":": "#58;",
+        ";": "#59;",
+        "#": "#35;",
+        "{": "#123;",
+        "}": "#125;",
+        "<": "#lt;",
+        ">": "#gt;",
+        '"': "#quot;",
     }
     return _UNSAFE.sub(lambda m: replacements[m.group(0)], text)
 
 
 def mermaid_source(pic: Picture) -> str:
-    lines = ["---", f"title: {_safe(pic.title)} — {_safe(pic.source)}", "---", "stateDiagram-v2"]
+    title = json.dumps(f"{pic.title} — {pic.source}", ensure_ascii=False)  # YAML, quoted
+    lines = ["---", f"title: {title}", *NOTE_COLOURS, "---", "stateDiagram-v2"]
     if pic.rankdir == "LR":
         lines.append("    direction LR")
     lines += [
-        "    classDef provisional fill:#FFF4CC,stroke-dasharray:4 3",
-        "    classDef unreachable fill:#FFFFFF,color:#9A9A9A,stroke:#9A9A9A,stroke-dasharray:4 3",
-        "    classDef arm fill:#F2F2F2",
+        "    classDef provisional fill:#FFF4CC,color:#1A1A1A,stroke-dasharray:4 3",
+        "    classDef unreachable fill:#FFFFFF,color:#6E6E6E,stroke:#6E6E6E,stroke-dasharray:4 3",
+        "    classDef arm fill:#F2F2F2,color:#1A1A1A",
+        "    classDef plain fill:#FFFFFF,color:#1A1A1A",
     ]
     if pic.table:
         lines.append("    state decide <<choice>>")
@@ -68,19 +80,28 @@ def mermaid_source(pic: Picture) -> str:
     for n in pic.nodes:
         if n.initial:
             lines.append(f"    [*] --> {n.id}")
+    deciders = len(pic.deciders) > 1
     for a in pic.arrows:
         label = "<br/>".join(_safe(line.strip()) for line in a.lines)
         if a.greyed:
             label = "never fires here<br/>" + label
+        if deciders:
+            label = f"by {_safe(a.decider or 'no group')}<br/>" + label
         lines.append(f"    {a.src} --> {a.dst} : {label}")
     for cls, members in (
         ("provisional", [n.id for n in pic.nodes if n.provisional]),
         ("unreachable", [n.id for n in pic.nodes if n.greyed]),
         ("arm", [n.id for n in pic.nodes if n.kind == "arm" and not n.greyed]),
+        (
+            "plain",
+            [n.id for n in pic.nodes if n.kind != "arm" and not n.greyed and not n.provisional],
+        ),
     ):
         if members:
             lines.append(f"    class {','.join(members)} {cls}")
     anchor = next((n.id for n in pic.nodes if n.initial), None)
+    if deciders:
+        groups = [f"by {d or 'no group'}: {meaning}" for d, meaning in pic.deciders] + groups
     if anchor and (pic.notes or groups):
         lines.append(f"    note right of {anchor}")
         lines += [f"        {_safe(note)}" for note in (*groups, *pic.notes)]

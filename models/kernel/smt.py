@@ -82,6 +82,11 @@ SET_SAMPLE = 16  # states sampled by the set check above that size (each with al
 SET_SAMPLE_SEED = 0
 
 
+def z3_version() -> str:
+    """The z3 the verdicts come from (the report's provenance header)."""
+    return str(z3.get_version_string())
+
+
 class SolverLimit(Exception):
     """z3 gave up (timeout, canceled, resource limit, unknown): never a pass, never a crash."""
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from .domains import Domain, Option, Real, Value
 from .spec import Spec
+from .values import encode
 
 
 @dataclass(frozen=True)
@@ -83,37 +84,26 @@ def render_trace(spec: Spec, trace: Trace, *, sources: bool = False) -> list[str
 
 
 def trace_json(spec: Spec, trace: Trace) -> list[dict[str, Any]]:
-    """The report's trace shape: one entry per state; entry 0 is the initial state."""
+    """The report's trace shape: one entry per state; entry 0 is the initial state.
+    Values as `values.encode` writes them (check-trace logs and ITF spell them so too)."""
 
     def state(values: Mapping[str, Value]) -> dict[str, Any]:
-        return {k: _jsonable(spec.var(k).domain.label(v), v) for k, v in values.items()}
+        return {k: encode(spec.var(k).domain, v) for k, v in values.items()}
 
     entries: list[dict[str, Any]] = [
         {"action": "init", "args": {}, "state": state(trace.init), "outputs": {}}
     ]
     for step in trace.steps:
+        params = {p.name: p.domain for p in spec.trigger(step.trigger).params}
         entries.append(
             {
                 "action": step.row,
-                "args": {
-                    k: _jsonable(_param_label(spec, step.trigger, k, v), v)
-                    for k, v in step.params.items()
-                },
+                "args": {k: encode(params[k], v) for k, v in step.params.items()},
                 "state": state(step.state),
-                "outputs": {
-                    k: _jsonable(spec.output(k).domain.label(v), v) for k, v in step.outputs.items()
-                },
+                "outputs": {k: encode(spec.output(k).domain, v) for k, v in step.outputs.items()},
             }
         )
     return entries
-
-
-def _jsonable(label: str, value: Value) -> Any:
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, int | float) and not hasattr(value, "name"):
-        return value if value == value and abs(value) != float("inf") else label
-    return label
 
 
 # ---------------------------------------------------------------- wording
