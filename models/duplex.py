@@ -35,6 +35,7 @@ from models.kernel import (
     is_in,
     is_none,
     is_some,
+    leads_to,
     ne,
     never,
     nxt,
@@ -47,6 +48,7 @@ from models.kernel import (
     sometimes,
     trigger_is,
     var,
+    weak,
 )
 from models.kernel.layout import Layout
 
@@ -542,6 +544,22 @@ PROPERTIES = (
     ),
 )
 
+# Liveness (issue 17). ECC answers every TurnClaim with a floor verdict (duplex-d1 §7:
+# floor_verdict_from_erl is total, a missing ERL is denied), and `apply` is its only path, so
+# ECC's verdicts are weakly fair; the daemon's observations get no fairness.
+LIVENESS = (
+    leads_to(
+        "a-turn-claim-in-overlap-is-answered",
+        eq(var("state"), OVERLAP),
+        ne(var("state"), OVERLAP),
+        cite="ADR-068 D1 rows 7-9 (Overlap is provisional: ECC grants or denies); duplex-d1 "
+        "§5.1 (ECC judges at the floor read), §7 (floor_verdict_from_erl, missing → deny)",
+        fair=[weak(APPLY)],
+        doc="The TurnClaim raised on entering Overlap is answered: under weak fairness of ECC "
+        "verdicts the floor leaves Overlap.",
+    ),
+)
+
 SPEC = Spec(
     name="duplex",
     source="seeds/duplex.rs (ADR-068 D1)",
@@ -560,6 +578,7 @@ SPEC = Spec(
     ),
     rows=ROWS,
     properties=PROPERTIES,
+    liveness=LIVENESS,
     views={"audio": eq(var("payload"), AUDIO), "text": eq(var("payload"), TEXT)},
     # Who decides each edge: docs/duplex-d1.md §3 "Rule source" (rows 12-13: the edge reflex).
     layout=Layout(

@@ -71,6 +71,7 @@ from models.kernel import (
     is_none,
     is_some,
     ite,
+    leads_to,
     lt,
     ne,
     not_,
@@ -85,6 +86,7 @@ from models.kernel import (
     unchanged,
     unwrap,
     var,
+    weak,
 )
 from models.kernel.expr import Const, Enabled, Ref, StepIs
 from models.kernel.layout import Layout
@@ -402,6 +404,22 @@ def cell_outputs(stored: Finite) -> tuple[Output, ...]:
     )
 
 
+# Liveness (issue 17), over any stored policy, so both cells share it. The only step that
+# empties the mailbox is wave/some, which puts the waiting policy in force at that wave's start
+# (safety checks that); the last arrival wins, so "its" is the one waiting when the wave comes.
+CELL_LIVENESS = (
+    leads_to(
+        "a-change-is-in-force-at-a-wave-start",
+        is_some(var("pending")),
+        and_(is_none(var("pending")), eq(var("wave_start"), var("in_force"))),
+        cite="policy-take.md §1 (a change is in force from the next wave on); PolicyTake.lean "
+        "take_at_wave; mode.rs take_at_wave",
+        fair=[weak("wave")],
+        doc="Under weak fairness of waves, a waiting change is taken at a wave start and is "
+        "in force for that wave; without it a run may stop with the change still waiting.",
+    ),
+)
+
 POLICY_SPEC = Spec(
     name="policy",
     source="seeds/mode.rs PolicyCell (PolicyTake.lean §8-62, runtime D28)",
@@ -416,6 +434,7 @@ POLICY_SPEC = Spec(
     outputs=cell_outputs(WATCH),
     rows=CELL_ROWS,
     properties=CELL_PROPERTIES,
+    liveness=CELL_LIVENESS,
     variants=(EAGER_READING,),
     layout=Layout(updates=("in_force", "pending", "wave_start"), variables=True),
 )

@@ -92,6 +92,7 @@ from models.kernel import (
     and_,
     enabled,
     eq,
+    eventually,
     ge,
     group_is,
     ignore,
@@ -115,6 +116,7 @@ from models.kernel import (
     trigger_is,
     unchanged,
     var,
+    weak,
 )
 from models.kernel.layout import Layout
 
@@ -1690,6 +1692,7 @@ SEED = Variant(
         "a-raising-unsubscribe-is-swallowed",
         "a-hung-stop-is-abandoned",
         "always-settles",
+        "eventually-settles",
         "value-only-on-the-partial-arm",
         "never-waits-on-a-non-handle",
         "never-buffers-a-null-completion",
@@ -2002,6 +2005,20 @@ H4_BUFFER_EVERYTHING = Variant(
     ),
 )
 
+# Liveness under fairness (issue 17): the runner's own steps are code that waits on nothing
+# and the clock always advances, so both are weakly fair; the adapter gets no fairness, so a
+# ping, stop or read may never be answered. The rank above stays: it adds the bound.
+FAIRNESS = weak(RUNNER, TIME)
+LIVENESS = (
+    eventually(
+        "eventually-settles",
+        SETTLED_NOW,
+        cite="wave-transport.md §10 property 1 (every arm resolves); api.md KB8 close "
+        "(the stop grace, the read deadline): the runner never rejects, always settles",
+        doc="Every fair run settles, whatever the adapter does (it may never answer).",
+    ),
+)
+
 SPEC = Spec(
     name="wave",
     source="seeds/transport.ts startWaveScript/runWaveScript (wave-transport.md, api.md)",
@@ -2012,6 +2029,8 @@ SPEC = Spec(
     outputs=OUTPUTS,
     rows=ROWS,
     properties=PROPERTIES,
+    liveness=LIVENESS,
+    fairness=FAIRNESS,
     terminal=and_(SETTLED_NOW, not_(REAPING)),
     variants=(SEED, H1_NO_ABORT_RECHECK, H4_BUFFER_EVERYTHING),
     layout=Layout(

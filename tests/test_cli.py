@@ -35,6 +35,7 @@ def test_verify_writes_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[
         "expected",
         "cite",
         "trace",
+        "loop",
     }
     for check in spec["checks"]:
         assert set(check) == keys

@@ -8,6 +8,7 @@ seeds` (part of `make verify`) runs the real ones.
 from __future__ import annotations
 
 import copy
+import json
 import types
 from pathlib import Path
 from typing import Any
@@ -235,7 +236,10 @@ def test_without_seed_sources_the_run_is_loud_and_green_unless_required(
 ) -> None:
     monkeypatch.setenv("SEEDS_DIR", str(tmp_path))
     monkeypatch.delenv("REQUIRE_SEEDS", raising=False)
+    monkeypatch.setattr(runner, "REPORT", tmp_path / "seeds.json")  # not the real reports/
     assert runner.main([]) == 0
+    figures = json.loads((tmp_path / "seeds.json").read_text())["specs"]
+    assert figures["duplex"] == {"plugin": "duplex", "status": "skipped", "summary": "skipped"}
     out = capsys.readouterr().out
     assert f"plugins SKIPPED: SEEDS_DIR={tmp_path} does not hold their seed sources" in out
     assert "!! seeds duplex: SKIPPED" in out and "!! seeds policy: SKIPPED" in out

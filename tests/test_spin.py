@@ -46,9 +46,12 @@ from models.kernel import (
     row,
     some,
     sometimes,
+    strong,
     unwrap,
     var,
+    weak,
 )
+from models.kernel.checks import Checker
 from models.kernel.explore import Exploration, explore
 from models.kernel.promela import PROPERTY_ENV, SETUP_STATES, PromelaError, export
 from models.kernel.spin import (
@@ -59,6 +62,7 @@ from models.kernel.spin import (
     disagreements,
     expected_verdict,
     run_spin,
+    spin_liveness,
     tools_missing,
 )
 
@@ -99,8 +103,50 @@ def test_every_variant_is_caught_by_spin(
     for spec in variants:
         _, result, _ = runs[spec.name]
         for name in spec.expect_violated:
+            if name in {p.name for p in spec.liveness}:
+                continue  # test_spin_agrees_on_every_liveness_property checks it
             verdict = result.verdicts[name]
             assert verdict.verdict == "violated" and verdict.trace is not None, name
+
+
+# Every liveness property of every spec and variant; then each seed property without its
+# fairness (which must fail in both engines) and the tiny specs of tests/test_liveness.py.
+LIVE = [(s.name, p.name) for s in SPECS for p in s.liveness]
+
+
+def _unfair(name: str, prop: str) -> Spec:
+    spec = lookup(name)
+    return replace(spec, fairness=(), liveness=(replace(spec.live(prop), fairness=()),))
+
+
+def _tiny() -> list[Spec]:
+    from test_liveness import DONE, FINISHED, GO, TICK, _spec
+
+    strong_done = replace(FINISHED, fairness=strong("done"))
+    return [
+        _spec((GO,), ("go",), (FINISHED,)),
+        _spec((GO,), ("go",), (FINISHED,), fairness=weak("go")),
+        _spec((TICK, DONE), ("tick", "done"), (FINISHED,), fairness=weak("tick", "done")),
+        _spec((TICK, DONE), ("tick", "done"), (strong_done,), fairness=weak("tick")),
+        _spec((TICK, DONE), ("tick", "done"), (strong_done,)),
+    ]
+
+
+def _agree(spec: Spec, prop: str) -> bool:
+    ours = next(Checker(spec).run(prop)).verdict == "proved"
+    spin = spin_liveness(spec, prop)
+    assert spin == ours, f"{spec.name} {prop}: SPIN says {spin}, the explorer {ours}"
+    return ours
+
+
+def test_spin_agrees_on_every_liveness_property() -> None:
+    assert LIVE, "no liveness property to compare"
+    verdicts = [_agree(lookup(name), prop) for name, prop in LIVE]
+    assert True in verdicts and False in verdicts  # both answers are compared
+    for name, prop in LIVE:
+        if lookup(name).live(prop).fairness or lookup(name).fairness:
+            assert not _agree(_unfair(name, prop), prop), (name, prop)
+    assert [_agree(spec, "finished") for spec in _tiny()] == [False, True, False, True, False]
 
 
 def test_disagreements_are_reported(

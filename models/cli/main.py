@@ -344,7 +344,8 @@ def _run_spec(
     if itf_dir is not None:
         for c in report.checks:
             if c.trace is not None:
-                write_check_itf(spec, c.id, c.verdict, c.trace, itf_dir / itf_name(spec, c.id))
+                path = itf_dir / itf_name(spec, c.id)
+                write_check_itf(spec, c.id, c.verdict, c.trace, path, c.loop)
     failures = [
         f"  {spec.name} {c.id}: {c.verdict}, expected to {c.expected}. {c.detail}\n"
         f"    source: {c.cite}\n"
@@ -409,6 +410,8 @@ def _check_line(spec: Spec, check: CheckResult) -> str:
         evidence = searched + cert.one_line()
     elif check.certificate:
         evidence = searched + check.certificate
+    elif check.loop is not None:
+        evidence = check.basis_text  # the lasso: its length and where it loops back
     elif check.trace is not None:
         evidence = f"trace of {plural(len(check.trace), 'step')}"
     else:
@@ -463,17 +466,29 @@ def _explain_to(args: argparse.Namespace, itf: Output | list[str] | None) -> int
         print(f"property: {show(spec, prop.as_written)}")
         if prop.doc:
             print(prop.doc)
+    live = next((p for p in spec.liveness if p.name == check.id), None)
+    if live is not None:
+        then = "" if live.then is None else f" ~> {show(spec, live.then)}"
+        print(f"property: {live.kind} {show(spec, live.pred)}{then}")
+        if live.doc:
+            print(live.doc)
     if check.trace is not None:
         print(f"{what}, {plural(len(check.trace), 'step')}:")
         for text in render_trace(spec, check.trace, sources=args.sources):
             print(text)
+        if check.loop is not None:
+            print(
+                f"    then stutters forever at step {check.loop}"
+                if check.loop == len(check.trace)
+                else f"    loop back to step {check.loop}, forever"
+            )
         reason = why(spec, prop, check.trace) if prop and check.verdict == "violated" else None
         if reason:
             print(reason)
         if isinstance(itf, list):
-            itf.append(check_itf(spec, check.id, check.verdict, check.trace))
+            itf.append(check_itf(spec, check.id, check.verdict, check.trace, check.loop))
         elif itf is not None:
-            itf.write(check_itf(spec, check.id, check.verdict, check.trace))
+            itf.write(check_itf(spec, check.id, check.verdict, check.trace, check.loop))
             print(f"wrote {itf}")
     elif itf is not None:
         print(f"no ITF written: {check.id} has no trace ({check.verdict})", file=sys.stderr)

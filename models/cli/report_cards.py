@@ -130,13 +130,23 @@ class Sources:
 def card(spec: Spec, c: CheckResult, sources: Sources, trace_key: str | None) -> str:
     """One check's card; `trace_key` names its trace for the player (None: no trace)."""
     prop = next((p for p in spec.properties if p.name == c.id), None)
+    live = next((p for p in spec.liveness if p.name == c.id), None)
     rows: list[tuple[str, str]] = []
     if prop is not None:
         rows.append(("property", f"<code>{_e(show(spec, prop.as_written))}</code>"))
         rows.append(("in words", _e(sentence(spec, prop))))
+    elif live is not None:
+        then = "" if live.then is None else f" leads to {show(spec, live.then)}"
+        fair = ", ".join(f"{f.kind}({f.name})" for f in spec.fairness_of(live)) or "none"
+        rows.append(
+            ("property", f"<code>{_e(f'{live.kind} {show(spec, live.pred)}{then}')}</code>")
+        )
+        rows.append(("in words", _e(f"{live.doc} Fairness: {fair}.".strip())))
+        if c.loop is not None:
+            rows.append(("lasso", _e(c.basis_text)))
     else:
         rows.append(("in words", _e(STRUCTURAL.get(c.id, c.cite))))
-    cite = prop.cite if prop is not None else c.cite
+    cite = prop.cite if prop is not None else live.cite if live is not None else c.cite
     if cite:
         rows.append(("source", sources.link(cite)))
     how = c.method + ("" if c.bound is None else f", k={c.bound}")

@@ -70,6 +70,7 @@ class SpecResults:
                     "detail": c.detail,
                     "cite": c.cite,
                     "trace": None if c.trace is None else trace_json(self.spec, c.trace),
+                    "loop": c.loop,
                 }
                 for c in self.checks
             ],
@@ -99,6 +100,7 @@ class SpecResults:
                     basis=c["basis"],
                     states=c["states"],
                     basis_text=c["basis_text"],
+                    loop=c.get("loop"),
                 )
                 for c in obj["checks"]
             ),

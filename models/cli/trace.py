@@ -115,12 +115,14 @@ def itf_name(spec: Spec, check: str) -> str:
     return f"{spec.name.replace(':', '.')}.{check}.itf.json"
 
 
-def check_itf(spec: Spec, check: str, verdict: str, trace: Trace) -> str:
-    """A check's witness or counterexample as ITF text."""
+def check_itf(spec: Spec, check: str, verdict: str, trace: Trace, loop: int | None = None) -> str:
+    """A check's witness or counterexample (a lasso when `loop` is set) as ITF text."""
     what = {"witnessed": "witness", "violated": "counterexample"}.get(verdict, verdict)
-    return itf_text(spec, trace, description=f"{spec.name} {check}: {what}")
+    return itf_text(spec, trace, description=f"{spec.name} {check}: {what}", loop=loop)
 
 
-def write_check_itf(spec: Spec, check: str, verdict: str, trace: Trace, path: Path) -> Path:
-    write_atomic(path, check_itf(spec, check, verdict, trace))
+def write_check_itf(
+    spec: Spec, check: str, verdict: str, trace: Trace, path: Path, loop: int | None = None
+) -> Path:
+    write_atomic(path, check_itf(spec, check, verdict, trace, loop))
     return path

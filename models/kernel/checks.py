@@ -33,6 +33,7 @@ from typing import Literal
 from .domains import Real
 from .explore import Exploration, explore
 from .expr import FALSE, And, Enabled, Expr, Not, Or, SeqOp, eq, nxt, partial, var, walk
+from .liveness import Graph, check_liveness
 from .printer import show
 from .smt import (
     FULL_SET_CHECK_UP_TO,
@@ -52,7 +53,7 @@ from .smt import (
     finite_key,
     sample_states,
 )
-from .spec import Kind, Property, Spec, bind
+from .spec import Kind, Liveness, Property, Spec, bind
 from .trace import Trace, plural
 from .vacuity import premises, vacuous
 
@@ -96,6 +97,7 @@ class CheckResult:
     basis: Basis = "certificate"
     states: int | None = None  # the states an exhaustive basis searched
     basis_text: str = ""  # the basis in words: "exhaustive search, 1,568 states, …"
+    loop: int | None = None  # a lasso's trace: its last state is its state `loop` again
 
     @property
     def ok(self) -> bool:
@@ -116,6 +118,7 @@ def _result(
     basis: Basis = "certificate",
     states: int | None = None,
     basis_text: str = "",
+    loop: int | None = None,
 ) -> CheckResult:
     if verdict == "unknown":
         basis_text = basis_text or "none: no engine decided it"
@@ -142,6 +145,7 @@ def _result(
         basis,
         states,
         basis_text,
+        loop,
     )
 
 
@@ -187,6 +191,7 @@ class Checker:
         self.states = len(self.graph.states)
         # BMC looks as deep as the explorer's diameter, plus the step itself.
         self.depth = self.graph.diameter + 2
+        self._live_graph: Graph | None = None
 
     # ------------------------------------------------------------ orchestration
 
@@ -194,6 +199,10 @@ class Checker:
         checks: list[tuple[str, Callable[[], CheckResult]]] = [
             (p.name, lambda p=p: self.check_property(p))  # type: ignore[misc]
             for p in self.spec.properties
+        ]
+        checks += [
+            (p.name, lambda p=p: self.check_live(p))  # type: ignore[misc]
+            for p in self.spec.liveness
         ]
         if self.spec.expect_violated:
             return checks  # a faulty variant is run for its expected violations only
@@ -304,6 +313,55 @@ class Checker:
             )
             return self._agree(result, proof.trace, explorer_hit)
         return self._unknown(head, proof)
+
+    def check_live(self, p: Liveness) -> CheckResult:
+        """A liveness property: the explorer's fair-cycle search (liveness.py) decides it.
+        On a real variable's samples the search covers those samples only, and says so."""
+        expected: Expectation = "violate" if p.name in self.spec.expect_violated else "hold"
+        head = Head(p.name, str(p.kind), p.cite, expected)
+        if self._live_graph is None:
+            self._live_graph = Graph(self.graph)
+        found = check_liveness(self._live_graph, p)
+        fair = ", ".join(f"{f.kind}({f.name})" for f in self.spec.fairness_of(p))
+        fairness = f"fairness: {fair}" if fair else "no fairness: a run may stop anywhere"
+        basis: Basis = "sampled" if self.sampled else "exhaustive"
+        searched = (
+            f"the explorer's search on the real variables' samples, {self.states:,} states"
+            if self.sampled
+            else f"exhaustive search, {self.states:,} states"
+        )
+        if found.lasso is None:
+            return _result(
+                head,
+                "proved",
+                "scc",
+                None,
+                detail=("on the real variables' samples: " if self.sampled else "")
+                + f"no fair cycle avoids it ({fairness})",
+                basis=basis,
+                states=self.states,
+                basis_text=f"{searched}, no fair cycle avoids it",
+            )
+        lasso = found.lasso
+        trace = lasso.trace
+        back = (
+            f"stutters forever at step {lasso.loop}"
+            if lasso.loop == len(trace)
+            else f"loop back to step {lasso.loop}"
+        )
+        return _result(
+            head,
+            "violated",
+            "scc",
+            len(trace),
+            trace=trace,
+            detail=f"lasso: {plural(lasso.loop, 'step')} of stem, then {back} ({fairness}; "
+            + "; ".join(lasso.fairness or ("no constraint",))
+            + ")",
+            basis="trace",
+            basis_text=f"lasso of {plural(len(trace), 'step')}, {back}, on the {searched}",
+            loop=lasso.loop,
+        )
 
     # ------------------------------------------------------------ finite models
 

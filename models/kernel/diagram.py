@@ -1117,7 +1117,7 @@ def _side_rows(pic: Picture) -> list[str]:
 
 
 CHECKS_LISTED = 16  # up to this many checks, one line each; more are grouped by verdict
-GROUP_WIDTH = 64  # characters per line of a group's check names
+GROUP_WIDTH = 72  # characters per line of a group's check names
 
 
 def _check_rows(pic: Picture) -> list[str]:

@@ -745,6 +745,15 @@ class Exploration:
         """The edges out of state `i`, in firing order."""
         return [self._edge(i, k, r, t) for k, r, t in self.code.successors(self._keys[i])]
 
+    def moves(self, i: int) -> list[tuple[int, int, int]]:
+        """The edges out of state `i` as (firing, row, target) indices: cheap, no outputs."""
+        index = self._index
+        return [(k, r, index[t]) for k, r, t in self.code.successors(self._keys[i])]
+
+    def edge_of(self, source: int, firing: int, row: int, target: int) -> Edge:
+        """The full edge behind one of `moves(source)`."""
+        return self._edge(source, firing, row, self._keys[target])
+
     def iter_edges(self) -> Iterator[Edge]:
         """Every edge, in BFS order of its source (so the first hit is a shallowest one)."""
         for i in range(len(self._keys)):

@@ -44,8 +44,12 @@ BIG = 2**53
 NONE_VARIANT = {"tag": "None", "value": {"#tup": []}}
 
 
-def to_itf(spec: Spec, trace: Trace, *, description: str = "") -> dict[str, Any]:
-    """A model trace (a witness or a counterexample) as an ITF object."""
+def to_itf(
+    spec: Spec, trace: Trace, *, description: str = "", loop: int | None = None
+) -> dict[str, Any]:
+    """A model trace (a witness or a counterexample) as an ITF object; a lasso (a liveness
+    counterexample) carries `loop`, the index of the state its last state repeats (Apalache's
+    convention: states[-1] equals states[loop]; loop = the last index: it stutters there)."""
     states: list[dict[str, Any]] = []
     init: dict[str, Any] = {"#meta": {"index": 0}}
     init.update({k: _out(spec.var(k).domain, v) for k, v in trace.init.items()})
@@ -61,7 +65,7 @@ def to_itf(spec: Spec, trace: Trace, *, description: str = "") -> dict[str, Any]
             k: _out(spec.output(k).domain, v) for k, v in step.outputs.items()
         }
         states.append(entry)
-    return {
+    obj: dict[str, Any] = {
         "#meta": {
             "format": "ITF",
             "format-description": ADR,
@@ -73,14 +77,20 @@ def to_itf(spec: Spec, trace: Trace, *, description: str = "") -> dict[str, Any]
         "vars": [v.name for v in spec.vars],
         "states": states,
     }
+    if loop is not None:
+        obj["loop"] = loop
+    return obj
 
 
-def itf_text(spec: Spec, trace: Trace, *, description: str = "") -> str:
-    return json.dumps(to_itf(spec, trace, description=description), indent=1) + "\n"
+def itf_text(spec: Spec, trace: Trace, *, description: str = "", loop: int | None = None) -> str:
+    return json.dumps(to_itf(spec, trace, description=description, loop=loop), indent=1) + "\n"
 
 
-def write_itf(spec: Spec, trace: Trace, path: Path, *, description: str = "") -> Path:
-    write_atomic(path, itf_text(spec, trace, description=description))  # nothing half-written
+def write_itf(
+    spec: Spec, trace: Trace, path: Path, *, description: str = "", loop: int | None = None
+) -> Path:
+    text = itf_text(spec, trace, description=description, loop=loop)
+    write_atomic(path, text)  # nothing half-written
     return path
 
 
@@ -195,7 +205,21 @@ def read_itf(spec: Spec, text: str) -> Log:
         if row is not None:
             step_obj["row"] = row
         steps.append(decode_step(spec, step_obj, where, 0, ITF_NAMES))
+    if "loop" in obj:
+        _closes(spec, obj["loop"], states)
     return Log(init, tuple(steps))
+
+
+def _closes(spec: Spec, loop: Any, states: list[Any]) -> None:
+    """A lasso's `loop` must name a state its last state repeats: replaying the states then
+    checks the whole lasso, since the loop's steps are among them."""
+    last = len(states) - 1
+    if isinstance(loop, bool) or not isinstance(loop, int) or not 0 <= loop <= last:
+        raise TraceInputError(f"'loop' must be a state index 0..{last}, got {shown(loop)}")
+    if _vars(spec, states[loop], f"states[{loop}]") != _vars(spec, states[last], f"states[{last}]"):
+        raise TraceInputError(
+            f"'loop' is {loop} but states[{last}] is not states[{loop}] again: not a lasso"
+        )
 
 
 ITF_NAMES = {"args": "mbt::nondetPicks", "outputs": "statecheck::outputs", "state": ""}

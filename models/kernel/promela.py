@@ -117,7 +117,7 @@ from .expr import (
     unroll,
     walk,
 )
-from .spec import Kind, Property, Row, Spec, Var, bind
+from .spec import Kind, LiveKind, Liveness, Property, Row, Spec, Var, bind
 from .trace import Step, Trace
 
 SETUP_STATES = 1  # the state before an initial state is picked (see the module docstring)
@@ -700,11 +700,16 @@ def _cells(codec: Codec, prefix: str, v: Var) -> list[str]:
     return [f"{prefix}{v.name}[{k}]" for k in range(codec.width(v.domain))]
 
 
-def export(spec: Spec, *, terminal_loop: bool = False) -> Export:
+def export(spec: Spec, *, terminal_loop: bool = False, live: Liveness | None = None) -> Export:
     """The spec as a Promela model (see the module docstring for its shape).
 
     `terminal_loop` adds a step that a terminal state may always take (changing nothing),
-    so a pan search for invalid end states reports only real deadlocks."""
+    so a pan search for invalid end states reports only real deadlocks. `live` exports one
+    liveness property as an `ltl` formula instead (see `_ltl`): a global `fired` records the
+    trigger whose non-ignore row the last step took, and an explicit stutter step lets a run
+    stop anywhere, as the kernel's semantics allows; run it with the no-property selector."""
+    if live is not None:
+        terminal_loop = True  # pick only answered arguments: no run blocks inside a pick
     codec = Codec(spec)
     for name, domain in [(o.name, o.domain) for o in spec.outputs] + [
         (p.name, p.domain) for t in spec.triggers for p in t.params
@@ -747,6 +752,9 @@ def export(spec: Spec, *, terminal_loop: bool = False) -> Export:
         f"{sel_type} sel;  /* the property selector, constant once the first step has run */",
         "bit go;  /* 0 only in the state before an initial state is picked */",
     ]
+    trigger_codes = {t.name: k for k, t in enumerate(spec.triggers, start=1)}
+    if live is not None:
+        out.append("byte fired;  /* the trigger (1-based) whose non-ignore row last fired, or 0 */")
     for v in spec.vars:
         if is_data(v.domain):
             width = codec.width(v.domain)
@@ -870,6 +878,8 @@ def export(spec: Spec, *, terminal_loop: bool = False) -> Export:
                     body.append(f"{cell} = {code}")
             fmt = f"@step {len(rows)}{' %d' * len(args)} |{state_fmt} |{out_fmt}\\n"
             body.append(f'printf("{fmt}"{"".join(", " + a for a in args)}{state_args}{out_args})')
+            if live is not None:
+                body.append(f"fired = {0 if r.ignore else trigger_codes[t.name]}")
             for k, p in step_props:
                 body += check(k, _fold(p.bad, _step(spec, r)), tr)
             out.append(f"     /* row {len(rows)}: {r.name} ({r.cite}) */")
@@ -887,5 +897,40 @@ def export(spec: Spec, *, terminal_loop: bool = False) -> Export:
         out.append(
             f"/* a terminal state is no deadlock */\n:: d_step {{ go && {terminal} -> skip }}"
         )
+    if live is not None:
+        out.append("/* stuttering: a run may stop anywhere */\n:: d_step { go -> fired = 0 }")
     out += ["od", "}", ""]
+    if live is not None:
+        out += [_ltl(spec, live, translator(None, ()), trigger_codes), ""]
     return Export(spec, "\n".join(out), props, tuple(rows), codec)
+
+
+def _ltl(spec: Spec, live: Liveness, tr: _Translator, codes: Mapping[str, int]) -> str:
+    """The property as LTL over states, its fairness as assumptions (TLA+'s WF and SF):
+    weak(f) is `[]<>(!enabled_f || taken_f)`, strong(f) is `<>[]!enabled_f || []<>taken_f`.
+    SPIN's own `-f` is weak fairness among processes; this model is one process, so it says
+    nothing about triggers: fairness has to be part of the formula. `go &&` keeps the setup
+    state (before an initial state is picked) out of the predicates."""
+
+    def state(expr: Expr) -> str:
+        return f"(go && ({tr(_fold(expr, None), Bool())}))"
+
+    assumptions: list[str] = []
+    for f in spec.fairness_of(live):
+        triggers = sorted(spec.fairness_triggers(f), key=codes.__getitem__)
+        enabled = tr(_fold(spec.expand(Enabled(tuple(triggers))), None), Bool())
+        taken = " || ".join(f"fired == {codes[t]}" for t in triggers)
+        if f.kind == "weak":
+            assumptions.append(f"([]<> (!({enabled}) || ({taken})))")
+        else:
+            assumptions.append(f"((<>[] !({enabled})) || ([]<> ({taken})))")
+    p = state(live.pred)
+    if live.kind is LiveKind.EVENTUALLY:
+        goal = f"<> {p}"
+    elif live.kind is LiveKind.INFINITELY_OFTEN:
+        goal = f"[]<> {p}"
+    else:
+        assert live.then is not None
+        goal = f"[] ({p} -> <> {state(live.then)})"
+    formula = f"({' && '.join(assumptions)}) -> ({goal})" if assumptions else goal
+    return f"ltl {_ident(live.name)} {{ {formula} }}"

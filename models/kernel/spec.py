@@ -230,6 +230,92 @@ def never(name: str, pred: Expr, *, cite: str, doc: str = "") -> Property:
     return Property(name, Kind.NEVER, pred, cite, doc)
 
 
+class LiveKind(enum.StrEnum):
+    EVENTUALLY = "eventually"
+    LEADS_TO = "leads-to"
+    INFINITELY_OFTEN = "infinitely-often"
+
+
+@dataclass(frozen=True)
+class Fairness:
+    """One fairness constraint over a trigger, or a group taken as one action.
+
+    `weak`: a step that stays enabled is eventually taken (TLA+'s WF); `strong`: a step
+    enabled infinitely often is eventually taken (SF). Enabled means a non-ignore row of
+    it is enabled; taken means such a row fires (an ignore row is the seed's no-op)."""
+
+    kind: Literal["weak", "strong"]
+    name: str
+
+
+def weak(*names: str) -> tuple[Fairness, ...]:
+    """Weak fairness of each named trigger or group, one constraint per name."""
+    return tuple(Fairness("weak", n) for n in names)
+
+
+def strong(*names: str) -> tuple[Fairness, ...]:
+    """Strong fairness of each named trigger or group, one constraint per name."""
+    return tuple(Fairness("strong", n) for n in names)
+
+
+@dataclass(frozen=True)
+class Liveness:
+    """A property of infinite runs, over state predicates. `eventually`: every fair run
+    reaches `pred`; `leads_to`: on every fair run, a state where `pred` holds is followed
+    (at once or later) by one where `then` holds; `infinitely_often`: `pred` holds again
+    and again. Runs may stutter: without fairness a run may stop anywhere. `fairness`
+    adds to the spec's own."""
+
+    name: str
+    kind: LiveKind
+    pred: Expr
+    cite: str
+    then: Expr | None = None
+    fairness: tuple[Fairness, ...] = ()
+    doc: str = ""
+
+
+def _fair(fairness: Iterable[Fairness | tuple[Fairness, ...]]) -> tuple[Fairness, ...]:
+    flat: list[Fairness] = []
+    for f in fairness:
+        flat.extend(f if isinstance(f, tuple) else (f,))
+    return tuple(flat)
+
+
+def eventually(
+    name: str,
+    pred: Expr,
+    *,
+    cite: str,
+    fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
+    doc: str = "",
+) -> Liveness:
+    return Liveness(name, LiveKind.EVENTUALLY, pred, cite, None, _fair(fair), doc)
+
+
+def leads_to(
+    name: str,
+    p: Expr,
+    q: Expr,
+    *,
+    cite: str,
+    fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
+    doc: str = "",
+) -> Liveness:
+    return Liveness(name, LiveKind.LEADS_TO, p, cite, q, _fair(fair), doc)
+
+
+def infinitely_often(
+    name: str,
+    pred: Expr,
+    *,
+    cite: str,
+    fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
+    doc: str = "",
+) -> Liveness:
+    return Liveness(name, LiveKind.INFINITELY_OFTEN, pred, cite, None, _fair(fair), doc)
+
+
 @dataclass(frozen=True)
 class Variant:
     """A deliberately faulty copy of a spec (a historical bug, a rejected design).
@@ -288,6 +374,9 @@ class Spec:
     totality: Totality = "explicit"
     # TLC's CHECK_DEADLOCK: False drops the no-deadlock check (a protocol that may stop).
     check_deadlock: bool = True
+    # Liveness properties, and the fairness every one of them assumes (liveness.py).
+    liveness: tuple[Liveness, ...] = ()
+    fairness: tuple[Fairness, ...] = ()
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -322,6 +411,24 @@ class Spec:
 
     def prop(self, name: str) -> Property:
         return _named(self.properties, name)
+
+    def live(self, name: str) -> Liveness:
+        for p in self.liveness:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def fairness_of(self, p: Liveness) -> tuple[Fairness, ...]:
+        """The spec's fairness refined by the property's own (a name listed twice keeps
+        the stronger kind)."""
+        kinds: dict[str, Literal["weak", "strong"]] = {}
+        for f in (*self.fairness, *p.fairness):
+            kinds[f.name] = "strong" if "strong" in (kinds.get(f.name), f.kind) else "weak"
+        return tuple(Fairness(k, n) for n, k in kinds.items())
+
+    def fairness_triggers(self, f: Fairness) -> frozenset[str]:
+        """The triggers a fairness constraint names: a trigger, or every trigger of a group."""
+        return frozenset(t.name for t in self.triggers if f.name in (t.name, t.group))
 
     def output(self, name: str) -> Output:
         return _named(self.outputs, name)
@@ -427,7 +534,8 @@ def _names(spec: Spec) -> None:
                 f"spec {spec.name!r}: {what} {name!r} is not a name every face can use: "
                 "use ASCII letters, digits and _, not starting with a digit"
             )
-    for p in spec.properties:
+    props: tuple[Property | Liveness, ...] = (*spec.properties, *spec.liveness)
+    for p in props:
         if not isinstance(p.name, str) or not PROPERTY_NAME.match(p.name):
             raise SpecError(
                 f"spec {spec.name!r}: property {p.name!r} is not a name every face can use: "
@@ -445,7 +553,7 @@ def _validate(spec: Spec) -> None:
     _unique(spec, "variable", [v.name for v in spec.vars])
     _unique(spec, "trigger", [t.name for t in spec.triggers])
     _unique(spec, "row", [r.name for r in spec.rows])
-    _unique(spec, "property", [p.name for p in spec.properties])
+    _unique(spec, "property", [p.name for p in spec.properties] + [p.name for p in spec.liveness])
     _unique(spec, "output", [o.name for o in spec.outputs])
     if not spec.source.strip():
         raise SpecError(f"spec {spec.name!r}: no source file named")
@@ -485,6 +593,10 @@ def _validate(spec: Spec) -> None:
         _validate_row(spec, r, triggers)
     for p in spec.properties:
         _validate_property(spec, p)
+    for f in spec.fairness:
+        _validate_fairness(spec, "spec fairness", f)
+    for lp in spec.liveness:
+        _validate_liveness(spec, lp)
     if spec.terminal is not None:
         _typed(spec, "terminal predicate", spec.terminal, allowed={"pre"}, params={})
     if spec.init is not None:
@@ -502,7 +614,7 @@ def _validate(spec: Spec) -> None:
         if not variant.cite.strip():
             raise SpecError(f"variant {variant.name!r}: no source citation")
         for prop in variant.violates:
-            if prop not in {p.name for p in spec.properties}:
+            if prop not in {p.name for p in spec.properties} | {p.name for p in spec.liveness}:
                 raise SpecError(f"variant {variant.name!r}: violates unknown property {prop!r}")
         for old in (*variant.replace, *variant.remove):
             if old not in {r.name for r in spec.rows}:
@@ -612,6 +724,33 @@ def _validate_property(spec: Spec, p: Property) -> None:
             for name in n.triggers:
                 if name not in {t.name for t in spec.triggers}:
                     raise SpecError(f"{where}: enabled() names unknown trigger {name!r}")
+
+
+def _validate_fairness(spec: Spec, where: str, f: object) -> None:
+    if not isinstance(f, Fairness) or f.kind not in ("weak", "strong"):
+        raise SpecError(f"{where}: {f!r} is not weak(...) or strong(...)")
+    if not spec.fairness_triggers(f):
+        raise SpecError(f"{where}: {f.kind}({f.name!r}) names no trigger or group")
+
+
+def _validate_liveness(spec: Spec, p: Liveness) -> None:
+    where = f"property {p.name!r}"
+    if not isinstance(p, Liveness):
+        raise SpecError(f"{where}: liveness holds eventually(), leads_to() or infinitely_often()")
+    if not p.cite.strip():
+        raise SpecError(f"{where}: no source citation")
+    for f in p.fairness:
+        _validate_fairness(spec, where, f)
+    for label, pred in (("", p.pred), (" (its consequent)", p.then)):
+        if pred is None:
+            continue
+        if not isinstance(pred, Expr):
+            raise SpecError(f"{where}{label}: must be an expression, got {pred!r}")
+        if is_step_expr(pred) or any(isinstance(n, Enabled) for n in walk(pred)):
+            raise SpecError(f"{where}{label}: a liveness property reads states only")
+        _typed(spec, where + label, pred, allowed={"pre"}, params={})
+        if partial(pred):
+            raise SpecError(f"{where}{label}: head, tail, append and index can be undefined")
 
 
 def _typed(
@@ -739,6 +878,7 @@ def _apply_variant(spec: Spec, variant: Variant) -> Spec:
         rows.append(variant.replace.get(r.name, r))
     rows.extend(variant.add)
     keep = tuple(p for p in spec.properties if p.name in variant.violates)
+    live = tuple(p for p in spec.liveness if p.name in variant.violates)
     return Spec(
         name=f"{spec.name}:{variant.name}",
         source=spec.source,
@@ -757,4 +897,6 @@ def _apply_variant(spec: Spec, variant: Variant) -> Spec:
         init=spec.init,
         totality=spec.totality,
         check_deadlock=spec.check_deadlock,
+        liveness=live,
+        fairness=spec.fairness,
     )

@@ -403,3 +403,28 @@ def _ends_bad(spec: Spec, prop: Property, trace: Trace) -> bool:
         group=spec.group_of(last.trigger),
     )
     return bool(evaluate(prop.bad, env))
+
+
+# Liveness: acceptance cycles of the `ltl` claim, depth-first (nested search), with no
+# partial-order reduction. Not `-f`: SPIN's weak fairness is among processes, and the export
+# is one process; the kernel's fairness is over triggers, so it is in the formula itself.
+LIVE_CFLAGS = ("-O0", "-DNOREDUCE")
+
+
+def spin_liveness(spec: Spec, name: str, *, cache: Path | None = CACHE) -> bool:
+    """SPIN's verdict on one liveness property: True when pan finds no acceptance cycle."""
+    model = export(spec, live=spec.live(name))
+    bits = _hash_bits(min(product_size(v.domain for v in spec.vars), 1 << 18))
+    with tempfile.TemporaryDirectory(prefix="statecheck-spin-") as work:
+        build, cwd = Path(work) / "build", Path(work) / "run"
+        build.mkdir()
+        cwd.mkdir()
+        pan, _, _ = compile_pan(model, build, cache=cache, cflags=LIVE_CFLAGS)
+        env = _env(model.no_property)
+        text = _run([str(pan), "-a", f"-m{MAX_DEPTH}", "-E", "-n", f"-w{bits}"], cwd, env)
+        if "max search depth too small" in text or "out of memory" in text:
+            raise SpinError(f"pan's search was truncated: {text.strip().splitlines()[0]}")
+        errors = re.search(r"errors: (\d+)", text)
+        if errors is None:
+            raise SpinError("pan's report has no error count")
+        return errors.group(1) == "0"

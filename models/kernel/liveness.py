@@ -1,0 +1,341 @@
+"""Liveness under fairness on the explorer's complete graph (issue 17 §2).
+
+A run is an infinite sequence of steps in which stuttering is always allowed:
+without fairness a run may stop anywhere. A property is violated when some
+fair run stays, from some point on, in the region where its goal never comes
+(`eventually p`: not p from the start; `p leads_to q`: not q from a p state
+on; `infinitely_often p`: not p from some point on). As TLC does, the check
+decomposes that region into strongly connected components (Tarjan, iterative)
+and keeps a component when some cycle through it can be fair: for `weak(f)`,
+f is taken inside it or disabled somewhere in it (the whole component is then
+the best cycle); for `strong(f)`, f is taken inside it or never enabled in it,
+else the states enabling f are removed and what is left is decomposed again
+(the Emerson-Lei refinement). On a finite model this is a proof.
+
+The counterexample is a lasso: the shortest stem (breadth-first) from an
+initial state into a fair component, then a loop inside it that takes or
+escapes every fairness constraint and returns; an empty loop means the run
+stutters forever in its last state.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .domains import Value
+from .explore import Exploration
+from .expr import Env, Expr, evaluate
+from .spec import Fairness, LiveKind, Liveness
+from .trace import Step, Trace
+
+
+@dataclass(frozen=True)
+class Lasso:
+    """A stem, then a loop: the trace's last state is its state `loop` again (when `loop`
+    is the trace's length, the loop is empty: the run stutters there forever)."""
+
+    trace: Trace
+    loop: int
+    fairness: tuple[str, ...]  # how each fairness constraint holds on the loop
+
+
+@dataclass(frozen=True)
+class LiveResult:
+    holds: bool
+    lasso: Lasso | None
+    states: int
+    fair_components: int  # fair components in the region where the goal never comes
+
+
+Move = tuple[int, int, int, int]  # (firing, row, target, fairness bits it takes)
+
+
+class Graph:
+    """The explorer's graph with, per move, the fairness constraints it takes; built once
+    per spec for all its liveness properties."""
+
+    def __init__(self, g: Exploration) -> None:
+        self.g = g
+        self.spec = g.spec
+        code = g.code
+        self.n = len(g.states)
+        self.trigger_of = [f.trigger for f in code.firings]
+        self.ignore = [r.ignore for r in code.rows]
+        self.raw = [g.moves(i) for i in range(self.n)]
+        self.initial = [i for i in range(self.n) if g.depth[i] == 0]
+        self._dicts: list[dict[str, Value]] | None = None
+
+    def holds(self, pred: Expr) -> list[bool]:
+        if self._dicts is None:
+            self._dicts = [self.g.as_dict(j) for j in range(self.n)]
+        return [bool(evaluate(pred, Env(pre=d))) for d in self._dicts]
+
+    def moves(self, fairness: Sequence[Fairness]) -> tuple[list[list[Move]], list[int]]:
+        """Per state its moves with the fairness bits each takes, and the bits enabled."""
+        sets = [self.spec.fairness_triggers(f) for f in fairness]
+        bits_of: dict[tuple[int, int], int] = {}
+        adjacency: list[list[Move]] = []
+        enabled: list[int] = []
+        for out in self.raw:
+            moves: list[Move] = []
+            on = 0
+            for k, r, t in out:
+                key = (k, r)
+                bits = bits_of.get(key)
+                if bits is None:
+                    bits = 0
+                    if not self.ignore[r]:
+                        for b, triggers in enumerate(sets):
+                            if self.trigger_of[k] in triggers:
+                                bits |= 1 << b
+                    bits_of[key] = bits
+                moves.append((k, r, t, bits))
+                on |= bits
+            adjacency.append(moves)
+            enabled.append(on)
+        return adjacency, enabled
+
+
+def _components(
+    members: Sequence[int], inside: Callable[[int], bool], adj: list[list[Move]]
+) -> list[list[int]]:
+    """Tarjan's strongly connected components of the subgraph on `members`, iteratively."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    found: list[list[int]] = []
+    counter = 0
+    for root in members:
+        if root in index:
+            continue
+        work: list[tuple[int, int]] = [(root, 0)]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, i = work[-1]
+            out = adj[v]
+            if i < len(out):
+                work[-1] = (v, i + 1)
+                w = out[i][2]
+                if not inside(w):
+                    continue
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, 0))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[v])
+            if low[v] == index[v]:
+                component: list[int] = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == v:
+                        break
+                found.append(component)
+    return found
+
+
+def check_liveness(graph: Graph, p: Liveness) -> LiveResult:
+    spec = graph.spec
+    fairness = spec.fairness_of(p)
+    adj, enabled = graph.moves(fairness)
+    weak_bits = sum(1 << b for b, f in enumerate(fairness) if f.kind == "weak")
+    strong_bits = sum(1 << b for b, f in enumerate(fairness) if f.kind == "strong")
+    goal = graph.holds(p.pred if p.then is None else p.then)
+    region = [not x for x in goal]
+    if p.kind is LiveKind.LEADS_TO:
+        trigger = graph.holds(p.pred)
+        enter = [region[i] and trigger[i] for i in range(graph.n)]
+    else:
+        enter = region
+
+    # The fair components of the region, each with its member set.
+    fair: dict[int, frozenset[int]] = {}
+    pending = [[i for i in range(graph.n) if region[i]]]
+    count = 0
+    while pending:
+        members = pending.pop()
+        allowed = set(members)
+        for comp in _components(members, allowed.__contains__, adj):
+            inside = set(comp)
+            taken = 0
+            any_on, all_on = 0, -1
+            for v in comp:
+                any_on |= enabled[v]
+                all_on &= enabled[v]
+                for _, _, t, bits in adj[v]:
+                    if t in inside:
+                        taken |= bits
+            unfair_strong = strong_bits & any_on & ~taken
+            if unfair_strong:
+                rest = [v for v in comp if not enabled[v] & unfair_strong]
+                if rest:
+                    pending.append(rest)
+                continue
+            if (weak_bits | strong_bits) & all_on & ~taken:
+                continue
+            count += 1
+            frozen = frozenset(inside)
+            for v in comp:
+                fair[v] = frozen
+    if not fair:
+        return LiveResult(True, None, graph.n, 0)
+    return LiveResult(
+        False, _lasso(graph, p, fairness, adj, enabled, region, enter, fair), graph.n, count
+    )
+
+
+def _lasso(
+    graph: Graph,
+    p: Liveness,
+    fairness: Sequence[Fairness],
+    adj: list[list[Move]],
+    enabled: list[int],
+    region: list[bool],
+    enter: list[bool],
+    fair: dict[int, frozenset[int]],
+) -> Lasso:
+    # Breadth-first over (state, phase): phase 1 once the run is in the region for good.
+    Node = tuple[int, int]
+    parent: dict[Node, tuple[Node, int, int] | None] = {}
+    queue: deque[Node] = deque()
+    for i in graph.initial:
+        node = (i, 1 if enter[i] else 0)
+        if p.kind is LiveKind.EVENTUALLY and node[1] == 0:
+            continue
+        if node not in parent:
+            parent[node] = None
+            queue.append(node)
+    end: Node | None = None
+    while queue:
+        node = queue.popleft()
+        u, phase = node
+        if phase == 1 and u in fair:
+            end = node
+            break
+        for k, r, t, _ in adj[u]:
+            if phase == 1 and not region[t]:
+                continue
+            nxt = (t, 1 if phase == 1 or enter[t] else 0)
+            if nxt not in parent:
+                parent[nxt] = (node, k, r)
+                queue.append(nxt)
+    assert end is not None, "a fair component is reachable by construction"
+    stem: list[tuple[int, int, int, int]] = []  # (source, firing, row, target)
+    node = end
+    while (back := parent[node]) is not None:
+        prev, k, r = back
+        stem.append((prev[0], k, r, node[0]))
+        node = prev
+    stem.reverse()
+    start = end[0]
+    loop, how = _loop(start, fair[start], fairness, adj, enabled)
+    g = graph.g
+    steps: list[Step] = [g.step(g.edge_of(*move)) for move in (*stem, *loop)]
+    trace = Trace(g.as_dict(node[0]), tuple(steps))
+    return Lasso(trace, len(stem), how)
+
+
+def _loop(
+    start: int,
+    comp: frozenset[int],
+    fairness: Sequence[Fairness],
+    adj: list[list[Move]],
+    enabled: list[int],
+) -> tuple[list[tuple[int, int, int, int]], tuple[str, ...]]:
+    """A cycle from `start` inside `comp` that takes every constraint taken in it and visits
+    a state disabling each weak one not taken: the component's fairness, on one loop."""
+    taken = 0
+    for v in comp:
+        for _, _, t, bits in adj[v]:
+            if t in comp:
+                taken |= bits
+    need_take = taken
+    need_off = 0
+    how: list[str] = []
+    for b, f in enumerate(fairness):
+        name = f"{f.kind}({f.name})"
+        if taken >> b & 1:
+            how.append(f"{name}: taken on the loop")
+        elif any(enabled[v] >> b & 1 for v in comp):
+            need_off |= 1 << b
+            how.append(f"{name}: disabled on the loop")
+        else:
+            how.append(f"{name}: never enabled on the loop")
+    path: list[tuple[int, int, int, int]] = []
+    at = start
+    need_off &= enabled[at]  # a constraint disabled where the loop starts is escaped there
+    while need_take or need_off:
+        # The nearest move taking a needed constraint, or state disabling one.
+        prev: dict[int, tuple[int, int, int] | None] = {at: None}
+        queue = deque([at])
+        goal: tuple[int, tuple[int, int, int] | None] | None = None
+        while queue and goal is None:
+            v = queue.popleft()
+            if need_off & ~enabled[v]:
+                goal = (v, None)
+                break
+            for k, r, t, bits in adj[v]:
+                if t not in comp:
+                    continue
+                if bits & need_take:
+                    goal = (v, (k, r, t))
+                    break
+                if t not in prev:
+                    prev[t] = (v, k, r)
+                    queue.append(t)
+        assert goal is not None, "the component is strongly connected"
+        v, last = goal
+        leg: list[tuple[int, int, int, int]] = []
+        w = v
+        while (back := prev[w]) is not None:
+            leg.append((back[0], back[1], back[2], w))
+            w = back[0]
+        leg.reverse()
+        if last is not None:
+            leg.append((v, *last))
+        for move in leg:
+            bits = next(b for k, r, t, b in adj[move[0]] if (k, r, t) == move[1:])
+            need_take &= ~bits
+            need_off &= enabled[move[3]]
+        at = leg[-1][3] if leg else v
+        path += leg
+    if path and at != start:
+        path += _path(at, start, comp, adj)
+    return path, tuple(how)
+
+
+def _path(
+    a: int, b: int, comp: frozenset[int], adj: list[list[Move]]
+) -> list[tuple[int, int, int, int]]:
+    prev: dict[int, tuple[int, int, int] | None] = {a: None}
+    queue = deque([a])
+    while queue:
+        v = queue.popleft()
+        if v == b:
+            break
+        for k, r, t, _ in adj[v]:
+            if t in comp and t not in prev:
+                prev[t] = (v, k, r)
+                queue.append(t)
+    leg: list[tuple[int, int, int, int]] = []
+    w = b
+    while (back := prev[w]) is not None:
+        leg.append((back[0], back[1], back[2], w))
+        w = back[0]
+    leg.reverse()
+    return leg

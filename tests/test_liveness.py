@@ -1,0 +1,234 @@
+"""Liveness under fairness (issue 17): the three property forms, weak and strong fairness,
+and the lasso counterexample, on specs small enough to know every run by hand."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from models import duplex, policy, wave
+from models.cli.main import main
+from models.cli.report_cards import Sources, card
+from models.kernel import (
+    Bool,
+    IntRange,
+    Spec,
+    SpecError,
+    Trigger,
+    Var,
+    Variant,
+    add,
+    eq,
+    eventually,
+    infinitely_often,
+    leads_to,
+    lt,
+    not_,
+    nxt,
+    row,
+    strong,
+    sub,
+    var,
+    weak,
+)
+from models.kernel.checks import Checker, CheckResult
+from models.kernel.itf import itf_text, read_itf
+from models.kernel.trace import Trace
+from models.kernel.tracecheck import check_trace
+
+
+def _spec(
+    rows: tuple[object, ...], triggers: tuple[str, ...], live: tuple[object, ...], **more: object
+) -> Spec:
+    return Spec(
+        name="tiny",
+        source="tests/test_liveness.py",
+        vars=(Var("x", IntRange(0, 2), 0), Var("r", Bool(), False)),
+        triggers=tuple(Trigger(t) for t in triggers),
+        rows=rows,  # type: ignore[arg-type]
+        liveness=live,  # type: ignore[arg-type]
+        totality="enabled-only",
+        check_deadlock=False,
+        **more,  # type: ignore[arg-type]
+    )
+
+
+def _check(spec: Spec, name: str) -> CheckResult:
+    return next(Checker(spec).run(name))
+
+
+def _xs(trace: Trace | None) -> list[object]:
+    assert trace is not None
+    return [s["x"] for s in trace.states()]
+
+
+GO = row("go", "go", None, guard=lt(var("x"), 2), sets={"x": add(var("x"), 1)}, cite="t")
+# x flips between 0 and 1; `done` leaves for 2, enabled only at 1.
+TICK = row("tick", "tick", None, guard=lt(var("x"), 2), sets={"x": sub(1, var("x"))}, cite="t")
+DONE = row("done", "done", None, guard=eq(var("x"), 1), sets={"x": 2}, cite="t")
+FINISHED = eventually("finished", eq(var("x"), 2), cite="t: the run finishes")
+
+
+def test_without_fairness_a_run_may_stop_anywhere() -> None:
+    spec = _spec((GO,), ("go",), (FINISHED,))
+    check = _check(spec, "finished")
+    assert (check.verdict, check.method, check.loop) == ("violated", "scc", 0)
+    assert _xs(check.trace) == [0]  # stem of 0 steps, stutters forever in the initial state
+    assert "stutters forever at step 0" in check.basis_text
+
+
+def test_weak_fairness_makes_eventually_hold_exhaustively() -> None:
+    spec = _spec((GO,), ("go",), (FINISHED,), fairness=weak("go"))
+    check = _check(spec, "finished")
+    assert (check.verdict, check.basis, check.states) == ("proved", "exhaustive", 3)
+
+
+def test_a_violated_eventually_under_weak_fairness_gets_its_exact_lasso() -> None:
+    spec = _spec((TICK, DONE), ("tick", "done"), (FINISHED,), fairness=weak("tick", "done"))
+    check = _check(spec, "finished")
+    assert check.verdict == "violated"
+    # done is disabled at x=0 on the loop, so weak fairness lets tick cycle forever.
+    assert _xs(check.trace) == [0, 1, 0] and check.loop == 0
+    assert check.trace is not None and [s.row for s in check.trace.steps] == ["tick", "tick"]
+    assert "loop back to step 0" in check.basis_text
+    assert "weak(done): disabled on the loop" in check.detail
+
+
+def test_strong_fairness_is_needed_where_the_step_is_only_intermittently_enabled() -> None:
+    spec = _spec((TICK, DONE), ("tick", "done"), (FINISHED,), fairness=weak("tick"))
+    refined = eventually("finished", eq(var("x"), 2), cite="t", fair=[strong("done")])
+    assert _check(spec, "finished").verdict == "violated"
+    held = _check(
+        _spec((TICK, DONE), ("tick", "done"), (refined,), fairness=weak("tick")), "finished"
+    )
+    assert held.verdict == "proved"
+    # Strong fairness of done alone is not enough: the run may stop at x=0.
+    alone = _check(_spec((TICK, DONE), ("tick", "done"), (refined,)), "finished")
+    assert (alone.verdict, _xs(alone.trace), alone.loop) == ("violated", [0], 0)
+
+
+ASK = row("ask", "ask", None, guard=not_(var("r")), sets={"r": True}, cite="t")
+SERVE = row("serve", "serve", None, guard=var("r"), sets={"r": False}, cite="t")
+ANSWERED = leads_to("answered", var("r"), not_(var("r")), cite="t: a request is served")
+
+
+def test_leads_to_needs_fairness_of_the_answer() -> None:
+    unfair = _check(_spec((ASK, SERVE), ("ask", "serve"), (ANSWERED,)), "answered")
+    assert unfair.verdict == "violated" and unfair.loop == 1
+    assert unfair.trace is not None and [s.row for s in unfair.trace.steps] == ["ask"]
+    fair = _spec((ASK, SERVE), ("ask", "serve"), (ANSWERED,), fairness=weak("serve"))
+    assert _check(fair, "answered").verdict == "proved"
+
+
+def test_infinitely_often() -> None:
+    flip = row("flip", "flip", None, guard=lt(var("x"), 2), sets={"x": sub(1, var("x"))}, cite="t")
+    often = infinitely_often("often-one", eq(var("x"), 1), cite="t")
+    assert _check(_spec((flip,), ("flip",), (often,)), "often-one").verdict == "violated"
+    fair = _spec((flip,), ("flip",), (often,), fairness=weak("flip"))
+    assert _check(fair, "often-one").verdict == "proved"
+
+
+STAY = row("go", "go", None, guard=lt(var("x"), 2), sets={"x": var("x")}, cite="t")
+
+
+def test_a_variant_may_be_expected_to_violate_a_liveness_property() -> None:
+    spec = _spec(
+        (GO,),
+        ("go",),
+        (FINISHED,),
+        fairness=weak("go"),
+        variants=(Variant("stuck", "go stays put", "t", ("finished",), replace={"go": STAY}),),
+    )
+    variant = spec.with_variant("stuck")
+    (check,) = list(Checker(variant).run())
+    assert (check.verdict, check.expected, check.ok) == ("violated", "violate", True)
+    # Weak fairness is met by taking go forever: a self-loop, loop back to step 0.
+    assert (_xs(check.trace), check.loop) == ([0, 0], 0)
+
+
+@pytest.mark.parametrize(
+    ("live", "fairness", "message"),
+    [
+        (eventually("e", eq(var("x"), 2), cite=""), (), "no source citation"),
+        (eventually("e", eq(nxt("x"), 2), cite="t"), (), "reads states only"),
+        (eventually("e", eq(var("y"), 2), cite="t"), (), "unknown variable 'y'"),
+        (eventually("e", eq(var("x"), 2), cite="t", fair=[weak("nope")]), (), "names no trigger"),
+        (eventually("e", eq(var("x"), 2), cite="t"), weak("nope"), "spec fairness"),
+        (eventually("determinism", eq(var("x"), 2), cite="t"), (), "structural check"),
+    ],
+)
+def test_a_malformed_liveness_property_is_refused_at_build_time(
+    live: object, fairness: tuple[object, ...], message: str
+) -> None:
+    with pytest.raises(SpecError, match=message):
+        _spec((GO,), ("go",), (live,), fairness=fairness)
+
+
+# ---------------------------------------------------------------- the seeds
+
+
+def test_the_seeds_carry_their_liveness_verdicts() -> None:
+    # wave settles under weak fairness of the runner and the clock, the adapter getting none.
+    settles = _check(wave.SPEC, "eventually-settles")
+    assert (settles.verdict, settles.basis, settles.states) == ("proved", "exhaustive", 98)
+    answered = _check(duplex.SPEC, "a-turn-claim-in-overlap-is-answered")
+    assert (answered.verdict, answered.basis) == ("proved", "sampled")
+    assert "real variables' samples" in answered.basis_text
+    in_force = _check(policy.POLICY_SPEC, "a-change-is-in-force-at-a-wave-start")
+    assert (in_force.verdict, in_force.basis) == ("proved", "exhaustive")
+
+
+def test_each_seed_property_needs_its_fairness() -> None:
+    for spec, name in (
+        (duplex.SPEC, "a-turn-claim-in-overlap-is-answered"),
+        (policy.POLICY_SPEC, "a-change-is-in-force-at-a-wave-start"),
+    ):
+        bare = replace(spec, liveness=(replace(spec.live(name), fairness=()),))
+        assert _check(bare, name).verdict == "violated"
+    assert _check(replace(wave.SPEC, fairness=weak(wave.TIME)), "eventually-settles").loop == 0
+
+
+def test_the_seeds_unbounded_ping_is_a_lasso() -> None:
+    # transport.ts: `ping = await adapter.ping()` has no timeout: launched, it may wait forever.
+    check = _check(wave.SPEC.with_variant("seed"), "eventually-settles")
+    assert (check.verdict, check.expected, check.loop) == ("violated", "violate", 1)
+    assert check.trace is not None and [s.row for s in check.trace.steps] == ["launch_pings"]
+    assert check.trace.steps[0].state["phase"] is wave.Phase.PING
+
+
+def test_explain_prints_the_lasso_and_check_trace_accepts_its_itf(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    itf = tmp_path / "lasso.itf.json"
+    assert main(["explain", "wave:seed", "eventually-settles", "--itf", str(itf)]) == 0
+    out = capsys.readouterr().out
+    assert "then stutters forever at step 1" in out and "launch_pings" in out
+    assert json.loads(itf.read_text())["loop"] == 1
+    assert main(["check-trace", "wave:seed", str(itf)]) == 0
+    # A loop index whose state the last state does not repeat is refused: not a lasso.
+    broken = json.loads(itf.read_text()) | {"loop": 0}
+    itf.write_text(json.dumps(broken))
+    assert main(["check-trace", "wave:seed", str(itf)]) == 2
+    assert "not a lasso" in capsys.readouterr().err
+
+
+def test_a_lasso_with_a_loop_round_trips_through_itf(tmp_path: Path) -> None:
+    spec = _spec((TICK, DONE), ("tick", "done"), (FINISHED,), fairness=weak("tick", "done"))
+    check = _check(spec, "finished")
+    assert check.trace is not None
+    text = itf_text(spec, check.trace, loop=check.loop)
+    assert json.loads(text)["loop"] == 0
+    log = read_itf(spec, text)
+    assert check_trace(spec, log).ok
+
+
+def test_the_report_card_shows_the_property_its_fairness_and_the_lasso(tmp_path: Path) -> None:
+    spec = wave.SPEC.with_variant("seed")
+    check = _check(spec, "eventually-settles")
+    html = card(spec, check, Sources(tmp_path / "report.html"), None)
+    assert "eventually phase = SETTLED" in html
+    assert "Fairness: weak(runner), weak(time)." in html
+    assert "stutters forever at step 1" in html
