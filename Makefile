@@ -17,7 +17,7 @@ FRESH ?=
 LOADED_RUNS ?= 5
 
 .PHONY: help test verify verify-loaded stress-ng models mutants diagrams diagrams-check typecheck lint format bench mutation clean dot \
-	package-check spin seeds rustc node report browser mermaid
+	kernel-mutation package-check spin seeds rustc node report browser mermaid
 
 help:
 	@echo "make verify     the merge gate: model checks, mutants, seeds, pytest, diagrams, mypy, ruff"
@@ -31,6 +31,7 @@ help:
 	@echo "make seeds      the seed differential: duplex.rs, mode.rs, transport.ts (SEEDS_DIR) vs model vs impl"
 	@echo "make mutants    the model-mutant gate, every layer on every mutant (slow)"
 	@echo "make mutation   mutmut over impl/ (slow)"
+	@echo "make kernel-mutation  mutmut over models/kernel/ (KERNEL_MODULES=checks vacuity ...; slow)"
 	@echo "make package-check  build the wheel, install it apart, mypy a user script against it"
 	@echo "make spin       install SPIN and gcc (the SPIN agreement test needs them)"
 
@@ -165,6 +166,10 @@ bench: $(STAMP) dot spin
 mutation: $(STAMP)
 	HYPOTHESIS_PROFILE=mutation $(BIN)/mutmut run --max-children 2
 	$(BIN)/mutmut results
+
+# mutmut over models/kernel/, killed by the fast kernel tests (tests/kernel_mutation.py says how).
+kernel-mutation: $(STAMP)
+	$(BIN)/python tests/kernel_mutation.py $(KERNEL_MODULES)
 
 clean:
 	rm -rf $(VENV) .cache build mutants reports .mypy_cache .ruff_cache .pytest_cache .hypothesis \

@@ -10,6 +10,18 @@
   Overlap at once: 4k steps deep). Each copy's variables,
   triggers, rows and outputs get a `_i` suffix; a copy's control variable
   becomes an ordinary variable read by its rows' guards.
+- `random_spec(seed)`: a small spec drawn from a seeded generator, for the
+  cross-check of the explorer, the oracle, z3 and SPIN (tests/test_random_specs.py).
+  Every domain kind appears (a finite control variable, Bool, an IntRange not
+  always starting at 0, options of an IntRange and of a Real); guards, updates,
+  outputs and properties are random expressions over them. A trigger's rows are
+  made exclusive by construction (each guard excludes the rows above it), so
+  the spec is deterministic and the first-match explorer and oracle mean what
+  z3's any-enabled-row relation means; most triggers end in a catch-all row
+  (an ignore row or a real one), the rest may leave states undefined. Real
+  values only flow into the real option and an output, and the one real guard
+  compares with 1.0, which the samples 0.5 and 1.5 straddle, so the explorer's
+  samples see every finite behaviour z3 sees.
 - `transaction_commit(n)`: Lamport's two-phase commit (TwoPhase.tla, the
   TLA+ examples' TCommit refinement) with n resource managers, one variable
   per manager. TLC's counts: 288 states at n=3, 1,568 at n=4. Its invariant
@@ -20,14 +32,21 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
+import random
 from typing import Any
 
 from models import duplex
 from models.kernel import (
+    AnyOf,
     Bool,
     Finite,
     IntRange,
+    Option,
     Output,
+    Param,
+    Property,
+    Real,
     Row,
     Spec,
     Trigger,
@@ -36,15 +55,30 @@ from models.kernel import (
     always,
     and_,
     eq,
+    ge,
+    gt,
     ignore,
     implies,
     is_in,
+    is_none,
+    is_some,
+    ite,
     le,
     lt,
     ne,
+    never,
     not_,
+    nxt,
+    or_,
+    out,
+    param,
     row,
+    some,
     sometimes,
+    sub,
+    trigger_is,
+    unchanged,
+    unwrap,
     var,
 )
 from models.kernel.expr import Enabled, Expr, Ref, StepIs, as_expr
@@ -174,6 +208,193 @@ def duplex_product(k: int) -> Spec:
             Output(f"{o.name}_{i}", o.domain, o.default) for i in range(k) for o in base.outputs
         ),
         properties=tuple(properties),
+    )
+
+
+# ---------------------------------------------------------------- random specs
+
+
+class Phase(enum.Enum):
+    A = "a"
+    B = "b"
+    C = "c"
+
+
+PHASE = Finite.of_enum(Phase)
+SLOT = IntRange(0, 2)
+WEIGHT = Real(samples=(0.5, 1.5))
+# Every trigger a random spec may have: one per parameter kind, and one with none.
+TRIGGERS = (
+    Trigger("tick"),
+    Trigger("flip", (Param("b", Bool()),)),
+    Trigger("put", (Param("k", SLOT),)),
+    Trigger("go", (Param("p", PHASE),)),
+    Trigger("weigh", (Param("kg", WEIGHT),)),
+)
+
+
+class _Draw:
+    """Random expressions over one random spec's variables (`lo..lo+3` is `n`'s range)."""
+
+    def __init__(self, rng: random.Random, lo: int) -> None:
+        self.rng, self.lo, self.hi = rng, lo, lo + 3
+
+    def n(self) -> int:
+        return self.rng.randint(self.lo, self.hi)
+
+    def atom(self, trigger: Trigger | None) -> Expr:
+        r = self.rng
+        cmp = r.choice((lt, le, gt, ge, eq))
+        atoms: list[Expr] = [
+            eq(var("phase"), r.choice(list(Phase))),
+            is_in(var("phase"), *r.sample(list(Phase), 2)),
+            var("flag"),
+            cmp(var("n"), self.n()),
+            is_some(var("slot")),
+            and_(is_some(var("slot")), cmp(unwrap(var("slot")), r.randint(0, 2))),
+            is_none(var("w")),
+            and_(is_some(var("w")), lt(unwrap(var("w")), 1.0)),
+        ]
+        names = {p.name for p in trigger.params} if trigger is not None else set()
+        if "b" in names:
+            atoms += [param("b"), eq(param("b"), var("flag"))]
+        if "k" in names:
+            atoms += [cmp(param("k"), r.randint(0, 2)), eq(some(param("k")), var("slot"))]
+        if "p" in names:
+            atoms += [eq(param("p"), var("phase")), eq(param("p"), r.choice(list(Phase)))]
+        return r.choice(atoms)
+
+    def pred(self, trigger: Trigger | None = None, depth: int = 2) -> Expr:
+        r = self.rng
+        if depth == 0 or r.random() < 0.4:
+            return self.atom(trigger)
+        shape = r.choice(("and", "or", "not", "implies"))
+        if shape == "not":
+            return not_(self.pred(trigger, depth - 1))
+        a, b = self.pred(trigger, depth - 1), self.pred(trigger, depth - 1)
+        if shape == "implies":
+            return implies(a, b)
+        return and_(a, b) if shape == "and" else or_(a, b)
+
+    def updates(self, trigger: Trigger) -> dict[str, Any]:
+        r = self.rng
+        names = {p.name for p in trigger.params}
+        choices: dict[str, list[Any]] = {
+            "flag": [True, False, not_(var("flag")), self.pred(trigger, 1)],
+            "n": [
+                self.n(),
+                ite(lt(var("n"), self.hi), add(var("n"), 1), self.lo),
+                ite(gt(var("n"), self.lo), sub(var("n"), 1), var("n")),
+                ite(self.pred(trigger, 1), self.n(), var("n")),
+            ],
+            "slot": [None, some(r.randint(0, 2))],
+            "w": [None],
+        }
+        if "b" in names:
+            choices["flag"].append(param("b"))
+        if "k" in names:
+            choices["slot"] += [some(param("k"))] * 2
+        if "kg" in names:
+            choices["w"] += [some(param("kg"))] * 3
+        picked = r.sample(sorted(choices), r.randint(1, 3))
+        return {name: r.choice(choices[name]) for name in picked}
+
+    def outputs(self, trigger: Trigger) -> dict[str, Any]:
+        r = self.rng
+        names = {p.name for p in trigger.params}
+        emits: dict[str, Any] = {}
+        if r.random() < 0.5:
+            emits["beep"] = self.pred(trigger, 1)
+        if r.random() < 0.4:
+            emits["seen"] = some(param("k")) if "k" in names else var("slot")
+        if "kg" in names and r.random() < 0.5:
+            emits["mass"] = param("kg")
+        return emits
+
+    def prop(self, name: str, triggers: list[Trigger]) -> Property:
+        r = self.rng
+        kind = r.choice((always, never, sometimes))
+        t = r.choice(triggers)
+        preds = [
+            self.pred(),
+            self.pred(),
+            and_(self.pred(), eq(var("n"), self.n())),
+            implies(and_(trigger_is(t.name), self.pred(t, 1)), unchanged(r.choice(("flag", "n")))),
+            and_(trigger_is(t.name), eq(nxt("phase"), r.choice(list(Phase)))),
+            implies(trigger_is(t.name), out("beep")),
+            and_(self.pred(), eq(nxt("n"), self.n()), not_(out("beep"))),
+        ]
+        return kind(name, r.choice(preds), cite="random")
+
+
+def random_spec(seed: int) -> Spec:
+    """A small random spec, the same for the same seed (see the module docstring)."""
+    rng = random.Random(seed)
+    draw = _Draw(rng, rng.choice((-1, 0, 2)))
+    triggers = [TRIGGERS[0], *rng.sample(TRIGGERS[1:], rng.randint(1, 3))]
+    phases = list(Phase)
+    rows: list[Row] = []
+    for t in triggers:
+        taken: list[Expr] = []  # what each earlier row of this trigger answers
+        for i in range(rng.randint(1, 3)):
+            source = tuple(rng.sample(phases, rng.randint(1, 2))) if rng.random() < 0.4 else None
+            cond = draw.pred(t, rng.choice((0, 1, 1, 2)))
+            guard = and_(cond, *(not_(x) for x in taken)) if taken else cond
+            taken.append(and_(is_in(var("phase"), *source), cond) if source else cond)
+            name = f"{t.name}_{i}"
+            if rng.random() < 0.15:
+                rows.append(ignore(name, t.name, source, guard=guard, cite="random"))
+                continue
+            target = rng.choice((None, *phases))
+            rows.append(
+                row(
+                    name,
+                    t.name,
+                    source,
+                    target,
+                    guard=guard,
+                    sets=draw.updates(t),
+                    emits=draw.outputs(t),
+                    cite="random",
+                )
+            )
+        if rng.random() < 0.85:  # a catch-all: the trigger is total
+            rest = not_(or_(*taken))
+            if rng.random() < 0.4:
+                rows.append(ignore(f"{t.name}_else", t.name, None, guard=rest, cite="random"))
+            else:
+                rows.append(
+                    row(
+                        f"{t.name}_else",
+                        t.name,
+                        None,
+                        rng.choice((None, *phases)),
+                        guard=rest,
+                        sets=draw.updates(t),
+                        cite="random",
+                    )
+                )
+    start = rng.choice(phases)
+    return Spec(
+        name=f"random{seed}",
+        source="tests/families.py",
+        control="phase",
+        vars=(
+            Var("phase", PHASE, AnyOf(start, rng.choice(phases)) if rng.random() < 0.3 else start),
+            Var("flag", Bool(), rng.choice((True, False))),
+            Var("n", IntRange(draw.lo, draw.hi), draw.n()),
+            Var("slot", Option(SLOT), AnyOf(None, 1) if rng.random() < 0.3 else None),
+            Var("w", Option(WEIGHT), None),
+        ),
+        triggers=tuple(triggers),
+        outputs=(
+            Output("beep", Bool(), False),
+            Output("seen", Option(SLOT), None),
+            Output("mass", WEIGHT, 0.0),
+        ),
+        rows=tuple(rows),
+        properties=tuple(draw.prop(f"p{i}", triggers) for i in range(rng.randint(2, 4))),
+        terminal=eq(var("phase"), Phase.C) if rng.random() < 0.2 else None,
     )
 
 

@@ -71,7 +71,8 @@ def test_a_tiny_timeout_makes_every_z3_check_of_a_real_spec_unknown() -> None:
     report = verify(duplex.SPEC, timeout=0.001)
     assert not report.ok
     explorer_only = ("rows-fire", "vacuity")  # decided on the explorer's graph, no z3 budget
-    by_z3 = [c for c in report.checks if c.id not in explorer_only]
+    # leads-to is decided on the explorer's graph too (its fair cycles), no z3 budget.
+    by_z3 = [c for c in report.checks if c.id not in explorer_only and c.kind != "leads-to"]
     assert by_z3 and all(c.verdict == "unknown" for c in by_z3), [(c.id, c.verdict) for c in by_z3]
     for c in by_z3:
         assert re.match(rf"[\w ,-]+ gave up on {c.id}: .*budget of 0.001s is spent", c.detail), (

@@ -9,6 +9,7 @@ states must match: together that makes the two reachable graphs identical.
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 
 import pytest
@@ -104,6 +105,10 @@ def test_the_compiled_explorer_steps_exactly_like_the_oracle(spec: Spec) -> None
 def test_counters_have_ten_to_the_k_states_and_shortest_paths() -> None:
     graph = explore(counters(3))
     assert len(graph.states) == 1000
+    # Every triple of 0..9, each as deep as its increments (resets only go back): the
+    # set and the shortest paths themselves, not only their count.
+    assert set(graph.states) == set(itertools.product(range(10), repeat=3))
+    assert all(graph.depth[i] == sum(s) for i, s in enumerate(graph.states))
     assert graph.diameter == 27
     assert graph.edge_count == 1000 * 6
     top = graph.first_state(counters(3).prop("all-at-top").pred)

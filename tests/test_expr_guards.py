@@ -83,7 +83,11 @@ def counter(*rows: object, lo: int = 0, hi: int = 3, **more: object) -> Spec:
 def test_sub_counts_down_and_z3_and_the_explorer_agree() -> None:
     report = verify(counter(lo=5, hi=9))  # sub(n, 1) with 1 outside 5..9 is still an offset
     assert report.ok, [(c.id, c.verdict, c.detail) for c in report.checks if not c.ok]
-    assert len(report.exploration.states) == 5
+    graph = report.exploration
+    # Every value of 5..9, n - 5 steps up from 5: the set and the depths, not only a count.
+    assert {s[0]: graph.depth[i] for i, s in enumerate(graph.states)} == {
+        n: n - 5 for n in range(5, 10)
+    }
     assert show(None, sub(var("n"), 1)) == "n - 1"
 
 

@@ -195,8 +195,14 @@ def test_an_ignore_row_may_not_change_anything() -> None:
 def test_the_explorer_finds_every_state_and_shortest_paths() -> None:
     graph = explore(door_spec())
     # door × uses × weight: SHUT/OPEN/LOCKED with uses 0..3 (OPEN needs uses ≥ 1),
-    # weight none or the one sample.
+    # weight none or the one sample. The set itself, not only its size.
+    assert set(graph.states) == {
+        (d, u, w) for d in Door for u in range(4) for w in (None, 1.0) if not (d is OPEN and u == 0)
+    }
     assert len(graph.states) == 22
+    for i in range(len(graph.states)):
+        path = graph.path_to(i)
+        assert len(path) == graph.depth[i] and path.states()[-1] == graph.as_dict(i)
     worn = graph.first_state(eq(var("uses"), 3))
     assert worn is not None
     assert [s.row for s in graph.path_to(worn).steps] == ["open", "close", "open", "close", "open"]

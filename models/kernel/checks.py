@@ -483,6 +483,13 @@ class Checker:
                 return found
             return Unknown("spacer", "Spacer reaches it but BMC finds no trace within the diameter")
         if isinstance(verdict, Unknown):
+            if self.z3.budget.deadline <= time.monotonic():
+                # Spent: the fallback would only build its encoding before it gave up too.
+                return Unknown(
+                    "spacer, k-induction",
+                    f"spacer: {verdict.reason}; k-induction: the check's budget of "
+                    f"{self.z3.budget.seconds:g}s is spent",
+                )
             fallback = self.z3.k_induction(
                 Not(bad), step=step, max_k=self.max_k, params_of=params_of
             )

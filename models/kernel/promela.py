@@ -53,9 +53,9 @@ compiled with `spin -o2` (keep write-only variables), or a variable that only
 properties read would not split states as it does in the explorer.
 
 The real abstraction. A real variable or parameter ranges over the explorer's
-samples (every `Real` domain's `samples`, plus the real constants and initial
-values the spec writes), coded by their rank in one sorted table, so `<`,
-`<=`, `=` between reals keep their meaning. SPIN therefore sees exactly the
+samples (every `Real` domain's `samples`, plus the real constants, initial
+values and output defaults the spec writes), coded by their rank in one
+sorted table, so `<`, `<=`, `=` between reals keep their meaning. SPIN therefore sees exactly the
 explorer's finite projection: it cannot show behaviour at real values between
 or beyond the samples (a guard boundary the samples straddle), which only the
 z3 proofs cover, and a model that adds reals is refused with `PromelaError`.
@@ -216,6 +216,10 @@ class Codec:
             inner = v.domain.inner if isinstance(v.domain, Option) else v.domain
             if isinstance(inner, Real):
                 reals.update(float(x) for x in v.inits if x is not None)
+        for o in spec.outputs:  # a row that does not emit an output emits its default
+            inner = o.domain.inner if isinstance(o.domain, Option) else o.domain
+            if isinstance(inner, Real) and o.default is not None:
+                reals.add(float(o.default))
         for e in _all_exprs(spec):
             for n in walk(e):
                 if isinstance(n, Const) and isinstance(n.value, float):

@@ -2,7 +2,8 @@
 
 `run_spin(spec)` exports the spec (`promela.py`), runs `spin -a`, compiles
 `pan` with gcc (`-DSAFETY -DNOREDUCE -DBFS`: safety only, no partial-order
-reduction, breadth-first so every trail is a shortest one) and runs it:
+reduction, breadth-first so every trail is a shortest one in pan's transitions,
+see `transitions`) and runs it:
 once with every `always`/`never` selected (when none fails, that one search
 proves them all and counts the states; otherwise a search with nothing
 selected counts them and each is searched alone), then once per other
@@ -353,8 +354,9 @@ def disagreements(spec: Spec, result: SpinResult, graph: Exploration) -> list[st
     """Every way SPIN's answer differs from the explorer's (empty when they agree).
 
     States are compared as the module docstring of `promela` says; verdicts per
-    property; a trail must be as short as the explorer's shortest trace, be a run
-    of the oracle and end in the property's bad state or step.
+    property; a trail must be as short as the explorer's shortest trace in pan's
+    transitions (`transitions`) and no shorter in steps, be a run of the oracle
+    and end in the property's bad state or step.
     """
     found: list[str] = []
     if result.states != len(graph.states):
@@ -374,9 +376,11 @@ def disagreements(spec: Spec, result: SpinResult, graph: Exploration) -> list[st
         if spin.trace is None:
             found.append(f"{where}: SPIN's trail was not read back")
             continue
-        if len(spin.trace) != len(hit):
+        ours_cost, spin_cost = transitions(spec, hit), transitions(spec, spin.trace)
+        if len(spin.trace) < len(hit) or spin_cost > ours_cost:
             found.append(
-                f"{where}: SPIN's trail has {len(spin.trace)} steps, the explorer's {len(hit)}"
+                f"{where}: SPIN's trail has {len(spin.trace)} steps, the explorer's "
+                f"{len(hit)} ({spin_cost} and {ours_cost} pan transitions)"
             )
         wrong = replay_on_oracle(spec, spin.trace)
         if wrong:
@@ -384,6 +388,16 @@ def disagreements(spec: Spec, result: SpinResult, graph: Exploration) -> list[st
         elif not _ends_bad(spec, prop, spin.trace):
             found.append(f"{where}: SPIN's trail does not end where the property fails")
     return found
+
+
+def transitions(spec: Spec, trace: Trace) -> int:
+    """What a trace costs pan's breadth-first search: a trigger with m parameters takes
+    m + 2 transitions (the `atomic` step's `go`, one per pick, the `d_step`), one without
+    takes 1. pan minimises this, the explorer the number of steps: so SPIN's trail is never
+    shorter than the explorer's, nor costs more, and the two are equal when no step on
+    either has parameters."""
+    params = [len(spec.trigger(s.trigger).params) for s in trace.steps]
+    return sum(m + 2 if m else 1 for m in params)
 
 
 def _ends_bad(spec: Spec, prop: Property, trace: Trace) -> bool:

@@ -1,0 +1,161 @@
+"""mutmut over models/kernel/, killed by the fast kernel tests (`make kernel-mutation`).
+
+`make mutation` mutates impl/ with the [tool.mutmut] table of pyproject.toml;
+this wrapper gives mutmut a second configuration without a second table: it
+copies the tree mutmut needs into .cache/kernel-mutation/MODULE, one fresh
+copy per module named on the command line (default: the ones holding the
+checks), so no run reuses another's stale coverage; points mutmut's
+configuration at that module and the fast kernel tests below, runs it, and
+prints the module's kill rate from mutmut's own results. mutmut 3 runs, per
+mutant, only the tests that call the mutated function. The random-spec
+cross-check (tests/test_random_specs.py) is left out: it calls nearly every
+kernel function and takes tens of seconds, so every surviving mutant would
+cost that much.
+
+    python tests/kernel_mutation.py [MODULE ...] [--max-children N]
+    python tests/kernel_mutation.py MODULE --rerun   # survivors again, with today's tests
+    python tests/kernel_mutation.py MODULE --results --survivors   # rates, survivors' diffs
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / ".cache" / "kernel-mutation"
+# The modules holding the checks, in the order the issue asks for them.
+DEFAULT = ["checks", "vacuity", "explore", "expr", "oracle"]
+# The fast kernel tests (seconds, no SPIN, no browser): mutmut's killers.
+KILLERS = [
+    "tests/test_checks_teeth.py",
+    "tests/test_kernel.py",
+    "tests/test_explore.py",
+    "tests/test_expr_guards.py",
+]
+COPY = ["models", "tests", "conftest.py", "pyproject.toml"]
+
+
+def _config(module: str) -> dict[str, Any]:
+    return {
+        "source_paths": ["models/kernel/"],
+        "only_mutate": [f"models/kernel/{module}.py"],
+        "pytest_add_cli_args_test_selection": KILLERS,
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q"],
+        "also_copy": ["models", "tests", "conftest.py"],
+    }
+
+
+def _fresh(work: Path) -> None:
+    """A clean copy of the sources, so mutmut starts with no stale coverage or results."""
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    for name in COPY:
+        source = ROOT / name
+        if source.is_dir():
+            ignore = shutil.ignore_patterns("__pycache__", ".hypothesis")
+            shutil.copytree(source, work / name, ignore=ignore)
+        else:
+            shutil.copy2(source, work / name)
+
+
+def _unkilled(module: str) -> list[str]:
+    from mutmut.stats import status_by_exit_code
+
+    meta = Path("mutants") / "models" / "kernel" / f"{module}.py.meta"
+    codes = json.loads(meta.read_text())["exit_code_by_key"]
+    return [k for k, c in codes.items() if status_by_exit_code[c] in ("survived", "no tests")]
+
+
+def _rate(module: str, survivors: bool) -> bool:
+    """The module's counts from mutmut's results (in the current directory); True at ≥ 90%."""
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+    from mutmut.stats import status_by_exit_code
+
+    meta = Path("mutants") / "models" / "kernel" / f"{module}.py.meta"
+    if not meta.exists():
+        print(f"{module}.py: no results")
+        return False
+    codes = json.loads(meta.read_text())["exit_code_by_key"]
+    counts = Counter(status_by_exit_code[c] for c in codes.values())
+    judged = counts["killed"] + counts["survived"] + counts["timeout"] + counts["no tests"]
+    killed = counts["killed"] + counts["timeout"]
+    rate = 100 * killed / judged if judged else 0.0
+    print(
+        f"{module}.py: {killed}/{judged} killed ({rate:.1f}%), "
+        + ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    )
+    if survivors:
+        for key, code in codes.items():
+            if status_by_exit_code[code] == "survived":
+                print(get_diff_for_mutant(key, path=Path(f"models/kernel/{module}.py")))
+    return rate >= 90 and not counts["not checked"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", default=DEFAULT)
+    parser.add_argument("--max-children", type=int, default=2)
+    parser.add_argument("--results", action="store_true", help="only print the rates")
+    parser.add_argument("--survivors", action="store_true", help="print each survivor's diff")
+    parser.add_argument(
+        "--rerun", action="store_true", help="the last run's survivors again, with today's tests"
+    )
+    args = parser.parse_args()
+    os.environ.setdefault("HYPOTHESIS_PROFILE", "mutation")
+    if args.results or args.rerun:
+        return 0 if all([_one(m, args) for m in args.modules]) else 1
+    if len(args.modules) == 1:
+        return 0 if _one(args.modules[0], args) else 1
+    # mutmut keeps per-process state: each module in a process of its own.
+    failed = [
+        m
+        for m in args.modules
+        if subprocess.call(
+            [sys.executable, __file__, m, f"--max-children={args.max_children}"]
+            + ["--survivors"] * args.survivors
+        )
+    ]
+    return 1 if failed else 0
+
+
+def _one(module: str, args: argparse.Namespace) -> bool:
+    work = WORK / module
+    if not args.results and not args.rerun:
+        _fresh(work)
+    elif not work.exists():
+        print(f"{module}.py: not run")
+        return False
+    os.chdir(work)
+    sys.path.insert(0, str(work))
+    import mutmut.configuration as configuration
+
+    table = _config(module)
+    configuration._config_reader = lambda: lambda key, default: table.get(key, default)
+    if not args.results:
+        from mutmut.__main__ import _run
+
+        names: list[str] = []
+        if args.rerun:
+            # mutmut collects coverage for the tests it has not seen, then retries these.
+            shutil.copytree(ROOT / "tests", work / "tests", dirs_exist_ok=True)
+            names = _unkilled(module)
+            if not names:
+                return _rate(module, args.survivors)
+        try:
+            _run(names, args.max_children)
+        except SystemExit as stop:  # mutmut exits after its run; the rate is still to print
+            if stop.code:
+                raise
+    return _rate(module, args.survivors)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
