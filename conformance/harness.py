@@ -375,17 +375,15 @@ _WITNESSES: dict[str, dict[str, Trace]] = {}
 
 
 def drivers() -> dict[str, Driver]:
-    """Every conformance module's driver, by the name of the spec it drives."""
+    """Every driver in conformance/drivers/, by the name of the spec it drives."""
     import importlib
     import pkgutil
 
-    import conformance
+    import conformance.drivers
 
     found: dict[str, Driver] = {}
-    for module in pkgutil.iter_modules(conformance.__path__):
-        if not module.name.startswith("test_"):
-            continue
-        loaded = importlib.import_module(f"conformance.{module.name}")
+    for module in pkgutil.iter_modules(conformance.drivers.__path__):
+        loaded = importlib.import_module(f"conformance.drivers.{module.name}")
         for value in vars(loaded).values():
             spec = getattr(value, "spec", None)
             if isinstance(value, BaseDriver) and isinstance(spec, Spec):

@@ -5,6 +5,8 @@ state), z3's equivalence proofs, the `vacuity` check, lockstep's zero-hit rule a
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -113,7 +115,7 @@ HAND_MADE = [
         "verdicts-are-applied-observations-observed",
     ),
     ("wave", "regroup", "trigger recheck in group env", "runner-alone-before-spawn"),
-    ("policy", "table-constant", "2 → 1 in if notes < 2", "the-window-only-grows"),
+    ("policy", "table-constant", "2 → 1 in (if notes < 2", "the-window-only-grows"),
     (
         "admission",
         "drop-set-entry",
@@ -436,3 +438,16 @@ def test_wave_mutants_meet_the_seed_through_the_mutated_seed_variant() -> None:
     target = layer.target(_find("wave", "drop-guard", same.name), spec)
     assert target.row(same.name).guard == TRUE
     assert target.rows != seed_variant.rows
+
+
+def test_the_gate_finds_every_driver_without_importing_a_test_file() -> None:
+    """The drivers live in conformance/drivers/: the gate never imports a pytest test module
+    (which would run its module-level code and could import pytest fixtures)."""
+    code = (
+        "import sys; from conformance.harness import drivers; found = drivers(); "
+        "print(sorted(found)); print(sorted(m for m in sys.modules if '.test_' in m))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.splitlines() == [str(sorted(SPECS)), "[]"]

@@ -86,10 +86,10 @@ from .expr import (
     Scope,
     StepIs,
     compiled,
-    render,
     walk,
 )
 from .oracle import OracleError
+from .printer import show
 from .smt import SolverLimit
 from .spec import AnyOf, Kind, Property, Row, Spec, SpecError
 from .trace import Step as TraceStep
@@ -183,6 +183,19 @@ def _frozen(mapping: Mapping[str, Expr]) -> Mapping[str, Expr]:
     return MappingProxyType(dict(mapping))
 
 
+def _replacements(
+    spec: Spec, r: Row, rng: random.Random, table: str, name: str, domain: Domain
+) -> Iterator[Candidate]:
+    """`replace-update` / `replace-output`: `name` in the row's `table` (updates or outputs)
+    set to each other value of its domain, or a sample of them."""
+    operator = {"updates": "replace-update", "outputs": "replace-output"}[table]
+    entries: Mapping[str, Expr] = getattr(r, table)
+    for other in _others(rng, domain, _const(entries[name])):
+        changed = _frozen({**entries, name: Const(other)})
+        rebuilt = _with_row(spec, replace(r, **{table: changed}))  # type: ignore[arg-type]
+        yield operator, r.name, f"{name} := {domain.label(other)}", rebuilt
+
+
 def _row_candidates(spec: Spec, r: Row, rng: random.Random) -> Iterator[Candidate]:
     control = spec.control_domain
     if r.guard != TRUE:
@@ -196,7 +209,7 @@ def _row_candidates(spec: Spec, r: Row, rng: random.Random) -> Iterator[Candidat
                     f"conjunct {k + 1} of the guard dropped",
                     _with_row(spec, replace(r, guard=And(rest))),
                 )
-    for name, value in r.updates.items():
+    for name in r.updates:
         kept = {k: v for k, v in r.updates.items() if k != name}
         yield (
             "drop-update",
@@ -204,14 +217,7 @@ def _row_candidates(spec: Spec, r: Row, rng: random.Random) -> Iterator[Candidat
             f"update of {name} dropped",
             _with_row(spec, replace(r, updates=_frozen(kept))),
         )
-        for other in _others(rng, spec.var(name).domain, _const(value)):
-            label = spec.var(name).domain.label(other)
-            yield (
-                "replace-update",
-                r.name,
-                f"{name} := {label}",
-                _with_row(spec, replace(r, updates=_frozen({**r.updates, name: Const(other)}))),
-            )
+        yield from _replacements(spec, r, rng, "updates", name, spec.var(name).domain)
     if control is not None and not r.ignore:
         sources = r.source if r.source is not None else control.values or ()
         for target in control.values or ():
@@ -234,14 +240,7 @@ def _row_candidates(spec: Spec, r: Row, rng: random.Random) -> Iterator[Candidat
                 f"output {name} dropped",
                 _with_row(spec, replace(r, outputs=_frozen(kept))),
             )
-        for other in _others(rng, spec.output(name).domain, _const(value)):
-            label = spec.output(name).domain.label(other)
-            yield (
-                "replace-output",
-                r.name,
-                f"{name} := {label}",
-                _with_row(spec, replace(r, outputs=_frozen({**r.outputs, name: Const(other)}))),
-            )
+        yield from _replacements(spec, r, rng, "outputs", name, spec.output(name).domain)
         items = _const(value)
         if isinstance(items, tuple) and len(items) > 1 and items != items[::-1]:
             swapped = Const(items[::-1])
@@ -433,7 +432,7 @@ def _table_constants(spec: Spec) -> Iterator[Candidate]:
                 yield (
                     "table-constant",
                     rows[0] if len(rows) == 1 else None,
-                    f"{n} → {m} in {render(e)[:40]} ({plural(len(rows), 'row')})",
+                    f"{n} → {m} in {show(spec, e)[:40]} ({plural(len(rows), 'row')})",
                     lambda change=change: replace(  # type: ignore[misc]
                         spec, rows=_map_rows(spec, change)
                     ),
@@ -463,7 +462,7 @@ def _guard_constants(spec: Spec, rng: random.Random) -> Iterator[Candidate]:
             yield (
                 "guard-constant",
                 rows[0] if len(rows) == 1 else None,
-                f"{render(node)[:30]} → {domain.label(other)} ({plural(len(rows), 'row')})",
+                f"{show(spec, node)[:30]} → {domain.label(other)} ({plural(len(rows), 'row')})",
                 lambda change=change: replace(spec, rows=_map_rows(spec, change)),  # type: ignore[misc]
             )
 

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, assert_never
 
 import z3
 
@@ -41,8 +41,10 @@ from .expr import (
     Add,
     And,
     At,
+    Bound,
     Cmp,
     Const,
+    Enabled,
     Env,
     Eq,
     Expr,
@@ -64,6 +66,7 @@ from .expr import (
     Update,
     evaluate,
     infer,
+    node,
     unroll,
     walk,
 )
@@ -671,6 +674,7 @@ class _Ctx:
         return next(p.domain for p in spec.trigger(self.trigger).params if p.name == name)
 
     def tr(self, e: Expr, want: Domain) -> Enc:
+        e = node(e)
         if isinstance(e, Const):
             return encode_value(want, e.value)
         if not any(isinstance(n, Ref | StepIs) for n in walk(e)):
@@ -727,7 +731,9 @@ class _Ctx:
             return tuple(t for item in e.items for t in self.tr(item, e.domain.value))
         if isinstance(e, SetOp):
             return self.set_op(e)
-        raise TypeError(f"cannot translate {type(e).__name__}")
+        if isinstance(e, Enabled | Bound):  # expanded, or substituted by `unroll`
+            raise TypeError(f"cannot translate {type(e).__name__}")
+        assert_never(e)
 
     def seq_op(self, e: SeqOp) -> Enc:
         dom = infer(e.seq, self.typer)
