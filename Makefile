@@ -172,5 +172,5 @@ kernel-mutation: $(STAMP)
 	$(BIN)/python tests/kernel_mutation.py $(KERNEL_MODULES)
 
 clean:
-	rm -rf $(VENV) .cache mutants reports .mypy_cache .ruff_cache .pytest_cache .hypothesis diagrams/*.svg build/spin \
-		build/seeds build/kernel-mutation $(TRANSPORT)/node_modules $(MERMAID)/node_modules
+	rm -rf $(VENV) .cache build mutants reports .mypy_cache .ruff_cache .pytest_cache .hypothesis \
+		diagrams/*.svg $(TRANSPORT)/node_modules $(MERMAID)/node_modules

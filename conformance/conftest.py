@@ -1,7 +1,8 @@
 """Prints row coverage (replay) and hit counts (lockstep) at the end of a run.
 
 The one-line summaries always; the per-row hit tables only on request
-(`pytest -v`, or `STATECHECK_HITS=1`) or when the run failed. The hit counts
+(`pytest -v`, or `STATECHECK_HITS=1`) or when the run failed. They come before
+pytest's failures and short summary, so a failure is the last thing printed. The hit counts
 are also written to reports/conformance.json for the verification report.
 
 Under pytest-xdist (`make verify` runs `pytest -n 2`) each worker hands its hit
@@ -11,6 +12,7 @@ counts to the controller, which adds them up, prints and writes them once.
 from __future__ import annotations
 
 import os
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +48,17 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
             coverage_for(kind, spec).hits.update(hits)
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(
+    terminalreporter: Any, exitstatus: int, config: Any
+) -> Generator[None, None, None]:
+    """Written before pytest's own summary (this wrapper runs outside the terminal
+    reporter's), so that a failure's report and the short summary come last."""
+    _coverage_section(terminalreporter, exitstatus, config)
+    yield
+
+
+def _coverage_section(terminalreporter: Any, exitstatus: int, config: Any) -> None:
     if not any(COVERAGE.values()):
         return
     write = terminalreporter.write_line

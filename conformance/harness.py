@@ -5,6 +5,8 @@
   the same arguments and compares the outputs; an invariant compares states.
 - `replay(driver, trace)` runs a model trace (say, a row's shortest witness)
   against the implementation, step by step.
+- `sweep(driver)` replays every trigger in every reachable state, ignore rows
+  included; `run_lockstep` runs it before the random programs.
 
 Nothing here knows a spec's rows: the driver only translates vocabulary.
 """
@@ -318,17 +320,34 @@ def replay_row(driver: Driver, row: str) -> None:
     replay(driver, witnesses[row], coverage_for("replay", driver.spec))
 
 
+def sweep(driver: Driver, coverage: Coverage | None = None) -> int:
+    """Every trigger in every reachable state, each replayed after the state's shortest path
+    (`transitions`: each argument of a row that acts, each no-op once per state); the
+    number of transitions. Ignore rows included: where the model ignores a trigger, the
+    implementation is sent it all the same and must do nothing observable (every output at
+    its default, every exposed variable unchanged). The random run cannot promise this, and
+    a driver's `enabled` may keep it from no-ops, so a fault that turns an action into a
+    no-op would otherwise go untested."""
+    graph = explore(driver.spec)
+    edges = transitions(graph)
+    for edge in edges:
+        replay(driver, graph.path_through(edge), coverage)
+    return len(edges)
+
+
 def run_lockstep(
     driver: Driver, settings: Settings | None = None, *, require_every_trigger: bool = True
 ) -> Coverage:
-    """Run the lockstep machine under `settings` (default: the loaded profile).
+    """The `sweep` of every trigger in every reachable state, then the lockstep machine
+    under `settings` (default: the loaded profile).
 
     A rule that never fires tests nothing: every trigger must be driven at least once, and
-    every row must be hit. The rows the random run missed (deep ones, mostly) get targeted
-    runs that start each case at the end of one of their witnesses; a row still missed
-    after that fails the test.
+    every row, ignore rows included, must be hit. The rows the random run missed (deep
+    ones, mostly) get targeted runs that start each case at the end of one of their
+    witnesses; a row still missed after that fails the test.
     """
     coverage = coverage_for("lockstep", driver.spec)
+    sweep(driver, coverage)
     run_state_machine_as_test(lockstep(driver, coverage), settings=settings)
     if require_every_trigger:
         assert not coverage.triggers_missing, f"triggers never driven: {coverage.triggers_missing}"
@@ -356,17 +375,15 @@ _WITNESSES: dict[str, dict[str, Trace]] = {}
 
 
 def drivers() -> dict[str, Driver]:
-    """Every conformance module's driver, by the name of the spec it drives."""
+    """Every driver in conformance/drivers/, by the name of the spec it drives."""
     import importlib
     import pkgutil
 
-    import conformance
+    import conformance.drivers
 
     found: dict[str, Driver] = {}
-    for module in pkgutil.iter_modules(conformance.__path__):
-        if not module.name.startswith("test_"):
-            continue
-        loaded = importlib.import_module(f"conformance.{module.name}")
+    for module in pkgutil.iter_modules(conformance.drivers.__path__):
+        loaded = importlib.import_module(f"conformance.drivers.{module.name}")
         for value in vars(loaded).values():
             spec = getattr(value, "spec", None)
             if isinstance(value, BaseDriver) and isinstance(spec, Spec):

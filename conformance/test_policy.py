@@ -14,104 +14,24 @@
   policies with every tool name. A refusal is recognised by the canonical
   input of its line in §5's table, not by the model's rows.
 
-The drivers only translate vocabulary. The transition tables live in
-models/policy.py alone.
+The drivers (conformance/drivers/policy.py and admission.py) only translate
+vocabulary. The transition tables live in models/policy.py alone.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
 
 import pytest
 
 import impl.mode as i
-from conformance.harness import (
-    BaseDriver,
-    compare,
-    replay_row,
-    run_lockstep,
-)
+from conformance.drivers.admission import ADMISSION, REFUSALS, Outcome, gate_allows
+from conformance.drivers.policy import ALL_POLICIES, CELL, NOTED, to_impl
+from conformance.harness import compare, replay_row, run_lockstep
 from models import policy as m
-from models.kernel.domains import Value
 from models.kernel.explore import initial_states
 from models.kernel.expr import Const, Ref, eq, param, walk
 from models.kernel.oracle import Oracle
-
-
-def to_impl(policy: m.Policy) -> i.RunPolicy:
-    return i.RunPolicy(
-        i.Mode(policy.mode.value),
-        i.WriteLimit(policy.write.value),
-        i.AdmissionRequirement(policy.admit.value),
-        i.LandingPolicy(policy.landing.value),
-    )
-
-
-ALL_POLICIES = [to_impl(p) for p in m.POLICIES]
-WATCHED = to_impl(m.WATCHED_POLICY)
-START = to_impl(m.UPSTREAM_START)
-# The driver loop's note names the policy it took; this reads the policy back from the note.
-NOTED = {i.policy_note(p): p for p in ALL_POLICIES}
-
-
-def seen(policy: i.RunPolicy | None) -> m.Watch | None:
-    """A concrete policy as the model sees it: the watched one, or another."""
-    if policy is None:
-        return None
-    return m.WATCHED if policy == WATCHED else m.OTHER
-
-
-# ================================================================ policy: the cell
-
-
-@dataclass
-class Run:
-    """What a run's driver loop holds: the cell, one write gate's reader, the notes appended."""
-
-    cell: i.PolicyCell
-    gate: i.PolicyReader
-    window: list[str] = field(default_factory=list)
-
-
-class CellDriver(BaseDriver):
-    spec = m.POLICY_SPEC
-
-    def start(self, init: Mapping[str, Value]) -> Run:
-        # The model's run starts under a policy other than the watched one: upstream's start.
-        assert init["in_force"] is m.OTHER and START != WATCHED
-        cell = i.PolicyCell(START)
-        return Run(cell, cell.reader())
-
-    def fire(self, impl: Any, trigger: str, params: Mapping[str, Value]) -> dict[str, Value]:
-        run: Run = impl
-        outputs: dict[str, Value] = {"read": None, "taken": None, "note": None}
-        if trigger == "change":
-            run.cell.arrive(to_impl(params["policy"]))
-        elif trigger == "wave":
-            taken = run.cell.take_at_wave()
-            outputs["taken"] = seen(taken)
-            if taken is not None:
-                # The driver loop appends one note after the wave's results (D28 taking (2)).
-                run.window.append(i.policy_note(taken))
-                outputs["note"] = seen(NOTED[run.window[-1]])
-        else:
-            assert trigger == "call"
-            outputs["read"] = seen(run.gate.now())
-        return outputs
-
-    def observe(self, impl: Any) -> dict[str, Value]:
-        run: Run = impl
-        return {
-            "in_force": seen(run.gate.now()),
-            "notes": min(len(run.window), m.CAP),
-            "last_note": seen(NOTED[run.window[-1]]) if run.window else None,
-        }
-
-
-CELL = CellDriver()
 
 
 def test_every_cell_trigger_is_driven() -> None:
@@ -162,110 +82,6 @@ def test_the_model_counterexample_splits_a_wave_only_under_eager_reading() -> No
 
 
 # ================================================================ admission: the table
-
-Outcome = m.Outcome
-A = i.AdmissionRequirement
-
-
-def _work(admit: i.AdmissionRequirement, landing: i.LandingPolicy) -> i.RunPolicy:
-    return i.RunPolicy(i.Mode.WORK, i.WriteLimit.FULL, admit, landing)
-
-
-ORDINARY, EXPERIMENT = i.LandingPolicy.ORDINARY, i.LandingPolicy.EXPERIMENT
-# Each refusal of §5's table, asked for with the input its line names.
-CANONICAL: dict[Outcome, tuple[i.RunPolicy, i.Produced]] = {
-    Outcome.EXPERIMENT_NEVER_LANDS: (_work(A.STANDING, EXPERIMENT), i.Produced()),
-    Outcome.TESTS_FAILED: (_work(A.TESTED, ORDINARY), i.Produced(tests_passed=False)),
-    Outcome.NO_TESTS: (_work(A.TESTED, ORDINARY), i.Produced()),
-    Outcome.CONTRACT_MOVED: (_work(A.CONTRACT_KEPT, ORDINARY), i.Produced(contract_moved=True)),
-    Outcome.WORSE_HELD_IN: (_work(A.DOUBLE_VALIDATED, ORDINARY), i.Produced(held_in=False)),
-    Outcome.FAILED_HELD_OUT: (
-        _work(A.DOUBLE_VALIDATED, ORDINARY),
-        i.Produced(held_in=True, held_out=False),
-    ),
-    Outcome.HALF_MISSING: (_work(A.DOUBLE_VALIDATED, ORDINARY), i.Produced(held_in=True)),
-}
-
-
-def _refusals() -> dict[i.Refused, Outcome]:
-    found: dict[i.Refused, Outcome] = {}
-    for outcome, (policy, produced) in CANONICAL.items():
-        answer = i.admits(policy, produced)
-        assert isinstance(answer, i.Refused), f"{outcome.value}: the canonical input landed"
-        found[answer] = outcome
-    return found
-
-
-REFUSALS = _refusals()
-
-
-def outcome_of(answer: i.Admission) -> Outcome:
-    if isinstance(answer, i.Lands):
-        return Outcome.LANDS
-    assert answer in REFUSALS, f"a refusal that is none of §5's seven: {answer}"
-    return REFUSALS[answer]
-
-
-def _other(mode: i.Mode) -> i.Mode:
-    return i.Mode.WORK if mode is i.Mode.CHAT else i.Mode.CHAT
-
-
-class AdmissionDriver(BaseDriver):
-    """Stateless: each step asks `admits` or `mode_admits` once, and reports as the model does."""
-
-    spec = m.ADMISSION_SPEC
-
-    def start(self, init: Mapping[str, Value]) -> None:
-        return None
-
-    def fire(self, impl: Any, trigger: str, params: Mapping[str, Value]) -> dict[str, Value]:
-        # The outputs the other trigger sets keep their declared defaults.
-        outputs = {o.name: o.default for o in self.spec.outputs}
-        if trigger == "admits":
-            policy = to_impl(
-                m.Policy(params["mode"], params["write"], params["admit"], params["landing"])
-            )
-            produced = i.Produced(
-                params["tests_passed"],
-                params["contract_moved"],
-                params["held_in"],
-                params["held_out"],
-            )
-            outcome = outcome_of(i.admits(policy, produced))
-            flipped = i.RunPolicy(_other(policy.mode), policy.write, policy.admit, policy.landing)
-            echoed = {k: v for k, v in params.items() if k in m.ECHO_ADMITS}
-            outputs.update(echoed)
-            outputs["outcome"] = outcome
-            outputs["decides_in_other_mode"] = outcome_of(i.admits(flipped, produced)) is outcome
-        else:
-            assert trigger == "mode_admits"
-            mode = i.Mode(params["mode"].value)
-            # The model's gate reads only the mode; the exhaustive test tries every policy.
-            allowed = gate_allows(i.RunPolicy.of(mode), params["tool"])
-            outputs.update(
-                mode=params["mode"],
-                tool=params["tool"],
-                allowed=allowed,
-                judged=i.in_some_core(params["tool"]),
-            )
-        return outputs
-
-    def observe(self, impl: Any) -> dict[str, Value]:
-        return {}
-
-
-def gate_allows(policy: i.RunPolicy, tool: str) -> bool:
-    try:
-        i.mode_admits(policy, tool)
-    except i.AxError as refused:
-        assert refused.code is i.AxCode.GATE_DENIED
-        assert tool in refused.action and policy.mode.value in refused.subject
-        assert refused.recovery
-        return False
-    return True
-
-
-ADMISSION = AdmissionDriver()
 
 
 def test_the_seven_refusals_are_told_apart_and_say_what_the_seed_pins() -> None:

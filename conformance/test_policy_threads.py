@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from hypothesis import settings
 
 import impl.mode as i
-from conformance.test_policy import ALL_POLICIES, START
+from conformance.drivers.policy import ALL_POLICIES, START
 
 GATES = 4
 MIN_WAVES = 50  # the gates read until the writer has run this many waves

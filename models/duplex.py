@@ -305,6 +305,18 @@ ROWS = (
     ),
 )
 
+# duplex.rs `enum FloorVerdict` and `enum StreamObservation`, variant by variant.
+FLOOR_VERDICTS = ("grant_user", "grant_agent", "deny_barge", "backchannel", "turn_shift")
+STREAM_OBSERVATIONS = (
+    "vad_onset",
+    "vad_offset",
+    "smart_turn_eou",
+    "playback_drained",
+    "erl",
+    "heartbeat_lost",
+    "link_restored",
+)
+
 TRIGGERS = (
     Trigger("vad_onset", group=OBSERVE, doc="observe(VadOnset())"),
     Trigger("vad_offset", group=OBSERVE, doc="observe(VadOffset())"),
@@ -421,6 +433,18 @@ PROPERTIES = (
         "observe-never-grants",
         implies(and_(group_is(OBSERVE), eq(var("state"), OVERLAP)), ne(nxt("state"), LISTENING)),
         cite="duplex.rs module doc (actuator/decider boundary); plan §2",
+    ),
+    always(
+        "verdicts-are-applied-observations-observed",
+        and_(
+            eq(group_is(APPLY), trigger_is(*FLOOR_VERDICTS)),
+            eq(group_is(OBSERVE), trigger_is(*STREAM_OBSERVATIONS)),
+        ),
+        cite="duplex.rs module doc (the two mutators are split by the type they consume: "
+        "`apply` is the only method that takes a FloorVerdict); duplex.rs enum FloorVerdict, "
+        "enum StreamObservation",
+        doc="Who decides each step: ECC's verdicts go through apply, the stream's observations "
+        "through observe. The two lists are the seed's enums, not the trigger table.",
     ),
     always(
         "observe-emits-no-command",

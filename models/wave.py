@@ -1505,6 +1505,26 @@ PROPERTIES = (
         doc=f"With the bound: at most {RANK_BOUND - 1} runner or time steps before settling.",
     ),
     always(
+        "runner-alone-before-spawn",
+        and_(
+            implies(
+                and_(is_in(var("phase"), RECHECK, SUBSCRIBE), not_(group_is(RUNNER))),
+                and_(unchanged(*EVERYTHING), NO_OUTPUT),
+            ),
+            implies(and_(eq(var("phase"), PRECHECK), ne(nxt("phase"), PRECHECK)), group_is(RUNNER)),
+            implies(
+                var("unsub_raises"), not_(is_in(var("phase"), PRECHECK, PING, RECHECK, SUBSCRIBE))
+            ),
+        ),
+        cite="wave-transport.md §2 F1-F5 (startWaveScript runs F1's abort check, and after the "
+        "ping reply F3's re-check and F4's onComplete, as its own synchronous steps: nothing "
+        "is awaited before spawn; `onComplete(handler)` returns the unsubscribe)",
+        doc="The runner's own steps before spawn: only a runner step (the launch) leaves the "
+        "pre-check; in the re-check and subscribe phases an environment or time step changes "
+        "nothing and emits nothing; and no run holds a raising unsubscribe before it has "
+        "subscribed.",
+    ),
+    always(
         "environment-never-raises-the-rank",
         implies(group_is(ENV), le(rank("post"), rank())),
         cite="wave-transport.md §10 liveness (whatever the adapter and the caller do)",

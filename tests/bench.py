@@ -678,7 +678,7 @@ def bench_check_trace(repeat: int, steps: int = 100_000, budget: float = 5.0) ->
     """Issue 8: a 100,000-step duplex log is checked in under 5 s (not part of the gate)."""
     from logs import duplex_log
 
-    log = duplex_log(ROOT / "build" / "bench" / "duplex-100k.jsonl", steps)
+    log = duplex_log(ROOT / ".cache" / "bench" / "duplex-100k.jsonl", steps)
     command = [str(BIN / "python"), "-m", "models", "check-trace", "duplex", str(log)]
     median, lo, hi = stats([timed(command) for _ in range(repeat)])
     name = f"check-trace {steps // 1000}k"
@@ -694,11 +694,11 @@ def bench_check_trace_memory(megabytes: int = 50, budget_mb: float = 200.0) -> N
     its peak beside a log a tenth the size shows that memory does not grow with the length."""
     from logs import duplex_log, peak_mb
 
-    sample = duplex_log(ROOT / "build" / "bench" / "duplex-sample.jsonl", 1000)
+    sample = duplex_log(ROOT / ".cache" / "bench" / "duplex-sample.jsonl", 1000)
     per_step = sample.stat().st_size // 1001  # an init line and 1,000 steps
     sizes = {}
     for mb in (megabytes // 10, megabytes):
-        log = duplex_log(ROOT / "build" / "bench" / f"duplex-{mb}mb.jsonl", mb * 2**20 // per_step)
+        log = duplex_log(ROOT / ".cache" / "bench" / f"duplex-{mb}mb.jsonl", mb * 2**20 // per_step)
         command = [str(BIN / "python"), "-m", "models", "check-trace", "duplex", str(log)]
         peak, code = peak_mb(command)
         if code != 0:

@@ -284,9 +284,8 @@ def gate(fresh: bool) -> int:
     seconds = time.monotonic() - began
     reused = sum(r.cached for r in runs.values())
     if failed:
+        show_failures(failed)
         print(f"verify: FAILED in {seconds:.1f}s: " + ", ".join(r.phase.name for r in failed))
-        for r in failed:
-            print(f"  {r.phase.name}: {r.phase.hint}")
         return 1
     print(
         f"verify: all green in {seconds:.1f}s ({reused} of {len(order)} phases cached); "
@@ -306,10 +305,20 @@ def show(n: int, total: int, run: Run) -> None:
         print(f"== {n}/{total} {phase.name}: not run, a phase it reads failed", flush=True)
         return
     how = "cached" if run.cached else f"{run.seconds:.1f}s"
+    if run.status != 0:  # a failure comes last: its output is shown after every other phase's
+        print(f"== {n}/{total} {phase.name} ({how}): FAILED, its output follows at the end")
+        return
     print(f"== {n}/{total} {phase.name} ({how})", flush=True)
     sys.stdout.write(phase.shown(run.text))
-    if run.status != 0:
-        print(f"verify: {phase.name}: {phase.hint}")
+    sys.stdout.flush()
+
+
+def show_failures(failed: list[Run]) -> None:
+    """Each failed phase's whole output, last, so a failing test's summary closes the run."""
+    for run in failed:
+        print(f"== {run.phase.name}: FAILED", flush=True)
+        sys.stdout.write(run.phase.shown(run.text))
+        print(f"verify: {run.phase.name}: {run.phase.hint}")
     sys.stdout.flush()
 
 

@@ -2,7 +2,7 @@
 
 `make mutation` mutates impl/ with the [tool.mutmut] table of pyproject.toml;
 this wrapper gives mutmut a second configuration without a second table: it
-copies the tree mutmut needs into build/kernel-mutation/MODULE, one fresh
+copies the tree mutmut needs into .cache/kernel-mutation/MODULE, one fresh
 copy per module named on the command line (default: the ones holding the
 checks), so no run reuses another's stale coverage; points mutmut's
 configuration at that module and the fast kernel tests below, runs it, and
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-WORK = ROOT / "build" / "kernel-mutation"
+WORK = ROOT / ".cache" / "kernel-mutation"
 # The modules holding the checks, in the order the issue asks for them.
 DEFAULT = ["checks", "vacuity", "explore", "expr", "oracle"]
 # The fast kernel tests (seconds, no SPIN, no browser): mutmut's killers.

@@ -10,7 +10,8 @@ file name keeps it out of the default pytest collection.
 - `python -m models` works from the install, away from the source tree;
 - a plain install requires nothing: the verifier's dependencies are the `verify` extra,
   the test tools (hypothesis, pytest) the `test` extra; `impl` runs with the standard
-  library alone, and `python -m models` without its extra says which to install.
+  library alone, and `python -m models` without its extra says which to install;
+- `python -m build` runs from the repo root (no cache folder shadows the package).
 """
 
 from __future__ import annotations

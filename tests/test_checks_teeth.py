@@ -58,8 +58,9 @@ from models.kernel import (
 from models.kernel import checks as checks_module
 from models.kernel.checks import Checker, CheckResult, Method
 from models.kernel.explore import explore
-from models.kernel.expr import Env, evaluate, render
+from models.kernel.expr import Env, evaluate
 from models.kernel.oracle import NotEnabled, NotTotal, Oracle, OracleError
+from models.kernel.printer import show
 from models.kernel.smt import (
     Encoding,
     Found,
@@ -282,8 +283,8 @@ def test_a_premise_no_reachable_state_or_step_meets_is_vacuous() -> None:
     result = run(lamp(properties=props), "vacuity")
     assert result.verdict == "violated"
     assert result.detail == (
-        "on-at-zero: the premise mode = Mode.ON ∧ n = 0 is never reachable; "
-        "tick-turns-on: the premise trigger ∈ {tick} ∧ mode = Mode.OFF ∧ mode' = Mode.ON "
+        "on-at-zero: the premise mode = ON ∧ n = 0 is never reachable; "
+        "tick-turns-on: the premise trigger is tick ∧ mode = OFF ∧ mode' = ON "
         "is never reachable"
     )
 
@@ -444,7 +445,7 @@ def test_a_state_premise_of_a_step_property_needs_a_step_from_that_state() -> No
     prop = always("done-keeps-n", implies(eq(var("mode"), DONE), unchanged("n")), cite="t")
     result = run(lamp(rows, properties=[prop]), "vacuity")
     assert result.verdict == "violated"
-    assert result.detail == "done-keeps-n: the premise mode = Mode.DONE is never reachable"
+    assert result.detail == "done-keeps-n: the premise mode = DONE is never reachable"
 
 
 # ---------------------------------------------------------------- what each result says
@@ -795,14 +796,14 @@ def test_a_premise_inside_quantifiers_is_closed_over_the_variables_it_reads() ->
     )
     props.append(always("under-and", inside_and, cite="t"))
     spec = lamp(properties=props)
-    assert [(name, step, render(p)) for name, step, p in premises(spec)] == [
-        ("on-used", False, "∃k ∈ int: n = k ∧ mode = Mode.ON"),
-        ("done-early", False, "∃k ∈ int: n = k ∧ mode = Mode.DONE ∧ k < 2"),
+    assert [(name, step, show(None, p)) for name, step, p in premises(spec)] == [
+        ("on-used", False, "∃k ∈ int: n = k ∧ mode = ON"),
+        ("done-early", False, "∃k ∈ int: n = k ∧ mode = DONE ∧ k < 2"),
         ("mixed", False, "∃j ∈ int: ∃k ∈ int: n = k ∧ k = j"),
         ("under-and", False, "∃k ∈ int: n = k"),
     ]
     result = run(spec, "vacuity")
     assert result.verdict == "violated"
     assert result.detail == (
-        "done-early: the premise ∃k ∈ int: n = k ∧ mode = Mode.DONE ∧ k < 2 is never reachable"
+        "done-early: the premise ∃k ∈ int: n = k ∧ mode = DONE ∧ k < 2 is never reachable"
     )

@@ -63,13 +63,12 @@ from models.kernel import (
 from models.kernel.checks import Checker
 from models.kernel.diagram import picture
 from models.kernel.explore import explore
-from models.kernel.expr import render
-from models.kernel.guard_text import text
 from models.kernel.itf import read_itf, to_itf
 from models.kernel.mutants import Baseline, generate, model_kill
 from models.kernel.oracle import NotEnabled, Oracle
+from models.kernel.printer import show
 from models.kernel.promela import export
-from models.kernel.readable import show, why
+from models.kernel.readable import why
 from models.kernel.spin import disagreements, run_spin, tools_missing
 from models.kernel.tracecheck import check_trace, parse_jsonl
 from models.kernel.values import decode, encode
@@ -335,12 +334,13 @@ def test_check_trace_reads_data_and_rejects_a_wrong_observation() -> None:
 
 
 def test_printers_use_tla_notation() -> None:
-    assert render(SPEC.row("send").guard) == "Len(q) < 2"
-    assert text(SPEC.row("recv").updates["seen"]) == "[seen EXCEPT ![n] = seen[n] ∪ {Head(q)}]"
+    assert show(None, SPEC.row("send").guard) == "Len(q) < 2"
+    seen = SPEC.row("recv").updates["seen"]  # `?n`: the trigger's parameter, as everywhere
+    assert show(SPEC, seen) == "[seen EXCEPT ![?n] = seen[?n] ∪ {Head(q)}]"
     assert show(SPEC, SPEC.prop("everyone_saw_a").pred) == "∀n ∈ Node: A ∈ seen[n]"
     assert show(SPEC, SPEC.prop("bounded").pred) == "Σn ∈ Node: |seen[n]| ≤ 4"
     table = picture(SPEC).table
-    assert [d.when for d in table if d.row == "peek"] == [("k <= Len(q) ∧ q[k] = A",)]
+    assert [d.when for d in table if d.row == "peek"] == [("?k ≤ Len(q) ∧ q[?k] = A",)]
 
 
 def test_why_names_the_failing_instance_of_a_forall() -> None:

@@ -159,7 +159,7 @@ def test_duplex_folds_refresh_and_any_state_rows() -> None:
 def test_guards_read_in_the_specs_vocabulary() -> None:
     (wave,) = _pictures("wave")
     text = " ".join(line for _, _, lines in wave.footnotes for line in lines)
-    assert "[answer = NULL]" in text and "¬aborted" in text
+    assert "[?answer = NULL]" in text and "¬aborted" in text
     (policy,) = _pictures("policy")
     labels = {r: a.lines for a in policy.arrows for r in a.rows}
     assert any("wave_start := pending" in line for line in labels["wave_takes_arrival"])

@@ -2,7 +2,7 @@
 
 An adapter that never answers, answers the wrong thing, or raises anything at all (exceptions
 whose str() and repr() raise, exception groups, KeyboardInterrupt); arguments of the wrong
-type at the edge. `asyncio.run` on virtual time (conformance/virtual_time.py), so the small
+type at the edge. `asyncio.run` on virtual time (`run_virtual`, conformance/fakes.py), so the small
 timeouts fire in order whatever the load; the stop grace is shortened.
 """
 
@@ -16,19 +16,17 @@ from typing import Any, cast
 
 import pytest
 
-from conformance.virtual_time import run_virtual
+from conformance.fakes import Faulty, forever, run_virtual
 from impl import waves
 from impl.waves import (
     MemoryWaveAdapter,
     TerminalOutcome,
     WaveAggregate,
     WaveCompletion,
-    WavePing,
     WaveRunHandle,
     WaveScriptResult,
     WaveScriptSpec,
     WaveScriptStart,
-    WaveSpawnParams,
     run_wave_script,
     start_wave_script,
 )
@@ -46,6 +44,8 @@ def short_grace(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """`main` on the virtual clock; then nothing of the wave may be left running."""
+
     async def checked() -> None:
         await main()
         for _ in range(3):
@@ -53,10 +53,6 @@ def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
         assert asyncio.all_tasks() == {asyncio.current_task()}, "the wave left a task behind"
 
     run_virtual(checked())
-
-
-async def forever() -> Any:
-    return await asyncio.get_running_loop().create_future()
 
 
 class Bad(Exception):
@@ -69,39 +65,9 @@ class Bad(Exception):
         raise RuntimeError("repr")
 
 
-class Scripted(MemoryWaveAdapter):
-    """The memory adapter with each await replaced at will (a coroutine function or an error)."""
-
-    def __init__(self, *, complete: bool = False, **answers: Any) -> None:
-        super().__init__(completion=complete)  # complete: its run's completion follows the reply
-        self.answers = answers
-
-    async def _answer(self, name: str, default: Any) -> Any:
-        answer = self.answers.get(name, default)
-        if isinstance(answer, BaseException):
-            raise answer
-        if callable(answer):
-            return await answer()
-        return answer
-
-    async def ping(self) -> WavePing | None:
-        await super().ping()
-        answer: WavePing | None = await self._answer("ping", WavePing("e"))
-        return answer
-
-    async def spawn(self, params: WaveSpawnParams) -> WaveRunHandle:
-        handle = await super().spawn(params)
-        answer: WaveRunHandle = await self._answer("spawn", handle)
-        return answer
-
-    async def stop(self, handle: WaveRunHandle) -> None:
-        await super().stop(handle)
-        await self._answer("stop", None)
-
-    async def read_aggregate(self, handle: WaveRunHandle) -> WaveAggregate:
-        await super().read_aggregate(handle)
-        answer: WaveAggregate = await self._answer("read", WaveAggregate("complete", []))
-        return answer
+def others() -> set[asyncio.Task[Any]]:
+    """What still runs besides the test (a wave's tasks, or a watch on a late spawn)."""
+    return asyncio.all_tasks() - {asyncio.current_task()}
 
 
 def reason(result: WaveScriptResult | WaveScriptStart) -> tuple[str, str]:
@@ -114,7 +80,7 @@ def reason(result: WaveScriptResult | WaveScriptStart) -> tuple[str, str]:
 
 def test_a_ping_that_never_answers_is_unavailable_at_the_timeout() -> None:
     async def main() -> None:
-        result = await run_wave_script(Scripted(ping=forever), spec())
+        result = await run_wave_script(Faulty(completion=False, ping=forever), spec())
         assert reason(result) == (
             "unavailable",
             "subagent RPC ping failed: ping did not answer within 20ms",
@@ -129,7 +95,7 @@ def test_an_abort_during_a_ping_that_never_answers_settles_within_the_grace() ->
         loop = asyncio.get_running_loop()
         loop.call_later(0.005, signal.set)
         began = loop.time()
-        result = await run_wave_script(Scripted(ping=forever), spec(60_000), signal)
+        result = await run_wave_script(Faulty(completion=False, ping=forever), spec(60_000), signal)
         assert reason(result) == ("cancelled", f"wave '{FLOW}' was cancelled before launch")
         assert loop.time() - began == pytest.approx(0.005 + waves.WAVE_STOP_GRACE_MS / 1000)
 
@@ -138,13 +104,14 @@ def test_an_abort_during_a_ping_that_never_answers_settles_within_the_grace() ->
 
 def test_a_spawn_that_never_answers_is_spawn_failed_at_the_timeout() -> None:
     async def main() -> None:
-        adapter = Scripted(spawn=forever)
+        adapter = Faulty(completion=False, spawn=forever)
         result = await run_wave_script(adapter, spec())
         assert reason(result) == (
             "spawn-failed",
             "wave spawn failed: spawn did not answer within 20ms",
         )
-        assert adapter.subscribers == 0 and not waves._REAPERS
+        await asyncio.sleep(0)  # the abandoned spawn's cancellation lands
+        assert adapter.subscribers == 0 and not others()  # no watch on a spawn given up
 
     run(main)
 
@@ -156,15 +123,15 @@ def test_an_abort_during_a_late_spawn_settles_and_stops_the_late_run() -> None:
         async def spawn() -> WaveRunHandle:
             return await late
 
-        adapter = Scripted(spawn=spawn)
+        adapter = Faulty(completion=False, spawn=spawn)
         signal = asyncio.Event()
         asyncio.get_running_loop().call_later(0.005, signal.set)
         start = await start_wave_script(adapter, spec(60_000), signal)
         assert reason(start) == ("cancelled", f"wave '{FLOW}' was cancelled (spawn did not answer)")
         assert start.receipt is not None and start.receipt.run_id is None
-        assert adapter.subscribers == 0 and len(waves._REAPERS) == 1
+        assert adapter.subscribers == 0 and others()  # the late spawn is still watched
         late.set_result(WaveRunHandle("late", "/late"))
-        while waves._REAPERS:
+        while others():
             await asyncio.sleep(0)
         assert adapter.calls.stop == [WaveRunHandle("late", "/late")]  # not orphaned
 
@@ -173,14 +140,14 @@ def test_an_abort_during_a_late_spawn_settles_and_stops_the_late_run() -> None:
 
 def test_a_late_spawn_watch_ends_at_the_deadline() -> None:
     async def main() -> None:
-        adapter = Scripted(spawn=forever)
+        adapter = Faulty(completion=False, spawn=forever)
         signal = asyncio.Event()
         asyncio.get_running_loop().call_later(0.005, signal.set)
         start = await start_wave_script(adapter, spec(30), signal)
         assert reason(start) == ("cancelled", f"wave '{FLOW}' was cancelled (spawn did not answer)")
-        assert len(waves._REAPERS) == 1
+        assert others()  # the late spawn is still watched
         await asyncio.sleep(0.1)  # past the timeout: the spawn is abandoned, nothing stopped
-        assert not waves._REAPERS and adapter.calls.stop == []
+        assert not others() and adapter.calls.stop == []
 
     run(main)
 
@@ -202,7 +169,7 @@ def test_a_late_spawn_watch_ends_at_the_deadline() -> None:
 def test_nothing_an_adapter_raises_escapes(where: str, error: BaseException) -> None:
     async def main() -> None:
         # Only the read needs the completion; else the stop follows the timeout.
-        adapter = Scripted(complete=where == "read", **{where: error})
+        adapter = Faulty(completion=where == "read", **cast(dict[str, Any], {where: error}))
         result = await run_wave_script(adapter, spec(5_000 if where == "read" else 20))
         expected = {
             "ping": "unavailable",
@@ -223,7 +190,7 @@ def test_nothing_an_adapter_raises_escapes(where: str, error: BaseException) -> 
 def test_base_exceptions_propagate_after_the_subscription_is_released(
     where: str, error: type[BaseException]
 ) -> None:
-    adapter = Scripted(complete=where == "read", **{where: error()})
+    adapter = Faulty(completion=where == "read", **cast(dict[str, Any], {where: error()}))
 
     async def main() -> None:
         await run_wave_script(adapter, spec(5_000 if where == "read" else 20))
@@ -246,7 +213,7 @@ def test_base_exceptions_propagate_after_the_subscription_is_released(
 )
 def test_a_ping_answer_that_is_not_a_wave_ping_is_unavailable(answer: Any, expected: str) -> None:
     async def main() -> None:
-        result = await run_wave_script(Scripted(ping=answer), spec())
+        result = await run_wave_script(Faulty(completion=False, ping=answer), spec())
         assert reason(result) == (
             expected,
             "pi-subagents did not advertise the report-wave capabilities"
@@ -270,7 +237,7 @@ def test_a_ping_answer_that_is_not_a_wave_ping_is_unavailable(answer: Any, expec
 )
 def test_only_a_terminal_outcome_marks_a_native_partial(outcome: Any, detail: str) -> None:
     async def main() -> None:
-        adapter = Scripted(read=WaveAggregate("failed"))
+        adapter = Faulty(completion=False, read=WaveAggregate("failed"))
         done = WaveCompletion(
             async_id="wave-async-1",
             success=False,
@@ -294,7 +261,7 @@ def test_only_a_terminal_outcome_marks_a_native_partial(outcome: Any, detail: st
 
 def test_odd_completions_and_aggregates_never_escape() -> None:
     async def main() -> None:
-        adapter = Scripted(read=WaveAggregate(cast(Any, None)))
+        adapter = Faulty(completion=False, read=WaveAggregate(cast(Any, None)))
         odds: list[Any] = [None, "done", 7, WaveCompletion(async_id=cast(Any, Bad()))]
         weird = WaveCompletion(async_id="wave-async-1", children=cast(Any, "not a list"))
 
@@ -316,7 +283,7 @@ def test_odd_completions_and_aggregates_never_escape() -> None:
 
 def test_an_error_text_that_raises_is_described() -> None:
     async def main() -> None:
-        adapter = Scripted(complete=True, read=WaveAggregate("failed", error=cast(Any, Bad())))
+        adapter = Faulty(completion=True, read=WaveAggregate("failed", error=cast(Any, Bad())))
         result = await run_wave_script(adapter, spec(5_000))
         assert reason(result) == (
             "run-failed",
@@ -372,7 +339,7 @@ def test_wrong_arguments_at_the_edge_are_type_errors(
 def test_nan_and_negative_timeouts_say_what_they_are() -> None:
     async def main() -> None:
         for value, text in ((math.nan, "NaN"), (-5, "-5"), (0, "0")):
-            result = await run_wave_script(Scripted(), spec(value))
+            result = await run_wave_script(Faulty(completion=False), spec(value))
             assert reason(result) == (
                 "timeout",
                 f"wave '{FLOW}' timed out after {text}ms",  # the value as given, as the seed

@@ -1,9 +1,13 @@
-"""The model-mutant gate: generation, the model layer against `verify`, conformance,
-z3's equivalence proofs, the `vacuity` check, lockstep's zero-hit rule and the CLI."""
+"""The model-mutant gate: generation (row and definition operators), the model layer against
+`verify`, z3's confirmation of its kills, conformance (the sweep of every trigger in every
+state), z3's equivalence proofs, the `vacuity` check, lockstep's zero-hit rule and the CLI."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,11 +19,21 @@ from conformance.harness import conformance_kill, drivers, run_lockstep
 from models.cli import mutants as cli_mutants
 from models.cli.main import main
 from models.cli.registry import all_specs
-from models.kernel import Spec, always, implies, row, var
+from models.kernel import Spec, Variant, always, implies, never, row, var
+from models.kernel import mutants as kernel_mutants
 from models.kernel.checks import verify
-from models.kernel.domains import Bool
-from models.kernel.expr import TRUE, eq, nxt, trigger_is
-from models.kernel.mutants import Baseline, candidates, generate, model_kill, mutant_graph
+from models.kernel.domains import Bool, Value
+from models.kernel.expr import TRUE, And, Env, Expr, Not, compiled, eq, nxt, trigger_is
+from models.kernel.mutants import (
+    Baseline,
+    candidates,
+    confirmed,
+    definition_candidates,
+    generate,
+    model_kill,
+    mutant_graph,
+    toothless,
+)
 from models.kernel.smt import Equivalence, prove_equivalent
 from models.kernel.spec import Kind, Trigger, Var
 
@@ -38,6 +52,16 @@ OPERATORS = {
     "widen-init",
     "change-init",
 }
+DEFINITION_OPERATORS = {
+    "regroup",
+    "guard-constant",
+    "table-constant",
+    "drop-set-entry",
+    "reset-forgets",
+    "init-each",
+    "out-for-param",
+    "param-for-out",
+}
 
 
 def _find(name: str, operator: str, row_name: str | None, detail: str = "") -> Spec:
@@ -48,19 +72,143 @@ def _find(name: str, operator: str, row_name: str | None, detail: str = "") -> S
     raise AssertionError(f"no {operator} mutant of {name} row {row_name} ({detail})")
 
 
+def _defined(name: str, operator: str, detail: str) -> Spec:
+    """One definition operator's mutant, whatever the sample keeps."""
+    for op, _, text, build in definition_candidates(all_specs()[name]):
+        if op == operator and detail in text:
+            return replace(build(), name=f"{name}-{op}")
+    raise AssertionError(f"no {operator} mutant of {name} ({detail})")
+
+
 def test_generation_is_seeded_bounded_and_nested() -> None:
     for name in SPECS:
         spec = all_specs()[name]
         made = [(op, r, detail) for op, r, detail, _ in candidates(spec)[0]]
         assert made == [(op, r, detail) for op, r, detail, _ in candidates(spec)[0]]
         assert len(made) >= 20
-        small, smaller = generate(spec, limit=6), generate(spec, limit=3)
-        assert small.skipped == small.candidates - 6 == len(made) - 6
+        small, smaller = (
+            generate(spec, limit=6, extra_limit=0),
+            generate(spec, limit=3, extra_limit=0),
+        )
+        extra = len(definition_candidates(spec))
+        assert small.skipped == small.candidates - 6 == len(made) + extra - 6
         kinds = [(m.operator, m.row, m.detail) for m in small.mutants]
         assert {(m.operator, m.row, m.detail) for m in smaller.mutants} <= set(kinds)
-        assert kinds == [(m.operator, m.row, m.detail) for m in generate(spec, limit=6).mutants]
+        again = generate(spec, limit=6, extra_limit=0).mutants
+        assert kinds == [(m.operator, m.row, m.detail) for m in again]
+        # The definition operators' sample is ranked apart: the row sample does not move.
+        both = generate(spec, limit=6, extra_limit=4).mutants
+        assert [(m.operator, m.row, m.detail) for m in both[:6]] == kinds
     used = {c[0] for n in SPECS for c in candidates(all_specs()[n])[0]}
     assert used == OPERATORS
+    defined = {c[0] for n in SPECS for c in definition_candidates(all_specs()[n])}
+    assert defined == DEFINITION_OPERATORS
+
+
+# The six single-point faults of issue 14's hand-made trial, as the definition operators make
+# them, each with the check that kills it (the model layer, its counterexample confirmed by z3).
+HAND_MADE = [
+    (
+        "duplex",
+        "regroup",
+        "trigger grant_agent in group observe",
+        "verdicts-are-applied-observations-observed",
+    ),
+    ("wave", "regroup", "trigger recheck in group env", "runner-alone-before-spawn"),
+    ("policy", "table-constant", "2 → 1 in (if notes < 2", "the-window-only-grows"),
+    (
+        "admission",
+        "drop-set-entry",
+        "read dropped from a set of 5",
+        "the-gate-judges-core-tools-by-mode",
+    ),
+    (
+        "admission",
+        "param-for-out",
+        "an-answer-echoes-its-question reads param admit",
+        "an-answer-echoes-its-question demands nothing (z3)",
+    ),
+    (
+        "policy",
+        "reset-forgets",
+        "last_arrival left out of the reset",
+        "wave-takes-the-last-arrival",
+    ),
+    ("policy", "init-each", "in_force starts at WATCHED", "calls-read-the-wave-start"),
+]
+
+
+@pytest.mark.parametrize("name, operator, detail, check", HAND_MADE)
+def test_the_hand_made_faults_are_generated_and_killed(
+    name: str, operator: str, detail: str, check: str
+) -> None:
+    spec = all_specs()[name]
+    mutant = _defined(name, operator, detail)
+    kill = model_kill(Baseline(spec), mutant) or toothless(spec, mutant)
+    assert kill is not None and kill.check == check
+    assert confirmed(kill) is None
+
+
+def test_a_variant_must_still_fail_under_a_definition_mutant() -> None:
+    """A definition mutant keeps the spec's variants, and each must still violate what it
+    declares: here the mutant's `arm` forgets to arm, so the variant's fault is unreachable."""
+    armed, flag = Var("armed", Bool(), False), Var("flag", Bool(), False)
+    arm = row("arm", "arm", None, sets={"armed": True}, cite="t")
+    spec = Spec(
+        name="armed",
+        source="tests",
+        vars=(armed, flag),
+        triggers=(Trigger("arm"), Trigger("tick")),
+        rows=(arm, row("tick", "tick", None, cite="t")),
+        properties=(never("flag-never", eq(var("flag"), True), cite="t"),),
+        variants=(
+            Variant(
+                "fires",
+                doc="t",
+                cite="t",
+                violates=("flag-never",),
+                replace={
+                    "tick": row(
+                        "tick", "tick", None, guard=var("armed"), sets={"flag": True}, cite="t"
+                    )
+                },
+            ),
+        ),
+    )
+    assert model_kill(Baseline(spec), replace(spec, name="same")) is None
+    mutant = replace(spec, name="forgets", rows=(replace(arm, updates={}), spec.rows[1]))
+    kill = model_kill(Baseline(spec), mutant)
+    assert kill is not None and kill.check == "variant fires no longer violates flag-never"
+    assert confirmed(kill) is None  # z3: the variant's reachable set holds no flag
+
+
+def test_an_unconfirmed_kill_is_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A slip in the kernel's evaluator (here: `not` read as the identity) makes the model
+    layer claim kills the spec does not deserve; z3's replay refuses each one, and the
+    command fails with a kernel disagreement instead of counting them."""
+    original = compiled
+
+    def slipped(expr: Expr) -> Callable[[Env], Value]:
+        return original(expr.arg if isinstance(expr, Not) else expr)
+
+    monkeypatch.setattr(kernel_mutants, "compiled", slipped)
+    spec = all_specs()["policy"]
+    # The same property, written anew: the model layer tests it everywhere.
+    first = spec.properties[0]
+    same = replace(first, pred=And((first.pred,)), written=None)
+    mutant = replace(spec, name="policy-same", properties=(same, *spec.properties[1:]))
+    kill = model_kill(Baseline(spec), mutant)
+    assert kill is not None and kill.check == first.name
+    problem = confirmed(kill)
+    assert problem is not None and problem.startswith("z3 replay")
+    monkeypatch.setattr(cli_mutants, "_driver", lambda name: None)
+    monkeypatch.setattr(cli_mutants, "FAST_LIMIT", 3)
+    monkeypatch.setattr(cli_mutants, "FAST_EXTRA_LIMIT", 0)
+    assert main(["mutants", "policy", "--jobs", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "KERNEL DISAGREEMENT" in out and "mutants: FAILED" in out
 
 
 def test_the_unmutated_spec_is_not_killed() -> None:
@@ -76,7 +224,7 @@ def test_the_model_layer_agrees_with_verify() -> None:
     """The explorer-graph judge kills exactly the mutants that `verify` (z3) rejects."""
     spec = all_specs()["policy"]
     base = Baseline(spec)
-    for mutant in generate(spec, limit=3).mutants:
+    for mutant in generate(spec, limit=3, extra_limit=0).mutants:
         report = verify(mutant.spec)
         # reachable-set compares the kernel's two engines, not the model: leave it out.
         failed = [c.id for c in report.checks if not c.ok and c.id != "reachable-set"]
@@ -137,8 +285,20 @@ def test_vacuity_names_an_unreachable_antecedent() -> None:
     assert results["flag-stays"].verdict == "proved"  # true, and proves nothing
 
 
+def test_the_sweep_fires_every_trigger_in_every_state_ignore_rows_included() -> None:
+    driver = drivers()["duplex"]
+    coverage = harness.Coverage(driver.spec)
+    assert harness.sweep(driver, coverage) > len(driver.spec.rows)
+    assert not coverage.missing  # every row, every ignore row among them
+    # A fault that turns an action into a no-op: the implementation still acts there.
+    mutant = _find("duplex", "move-to-ignore", "grant_user_takes_floor")
+    with pytest.raises(harness.Mismatch):
+        harness.sweep(harness.against(driver, mutant))
+
+
 def test_a_lockstep_row_never_hit_fails_the_test(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(harness, "TARGETED_RUNS", 0)
+    monkeypatch.setattr(harness, "sweep", lambda driver, coverage=None: 0)  # random runs only
     monkeypatch.setitem(
         harness.COVERAGE["lockstep"], "duplex", harness.Coverage(all_specs()["duplex"])
     )
@@ -170,6 +330,7 @@ def test_mutants_cli_reports_in_the_issue_shape(
         "killed",
         "equivalent",
         "survived",
+        "disagreements",
         "model_kill_rate",
         "mutants",
     }
@@ -228,6 +389,8 @@ def test_the_model_layer_finds_what_a_search_of_the_whole_graph_finds() -> None:
                     expected = (p.name, hit)
                 if expected is not None:
                     break
+            if kill is not None and kill.check == "determinism":
+                continue  # decided first: the graph is the mutant's only under determinism
             if expected is not None:
                 broken += 1
                 assert kill is not None and (kill.check, kill.trace_length) == expected
@@ -275,3 +438,16 @@ def test_wave_mutants_meet_the_seed_through_the_mutated_seed_variant() -> None:
     target = layer.target(_find("wave", "drop-guard", same.name), spec)
     assert target.row(same.name).guard == TRUE
     assert target.rows != seed_variant.rows
+
+
+def test_the_gate_finds_every_driver_without_importing_a_test_file() -> None:
+    """The drivers live in conformance/drivers/: the gate never imports a pytest test module
+    (which would run its module-level code and could import pytest fixtures)."""
+    code = (
+        "import sys; from conformance.harness import drivers; found = drivers(); "
+        "print(sorted(found)); print(sorted(m for m in sys.modules if '.test_' in m))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.splitlines() == [str(sorted(SPECS)), "[]"]

@@ -36,7 +36,8 @@ from models.kernel import (
     var,
 )
 from models.kernel.checks import Checker
-from models.kernel.readable import read_certificate, show, why
+from models.kernel.printer import show
+from models.kernel.readable import read_certificate, why
 from models.kernel.trace import plural, state_count
 
 LIGHT = Finite("light", ("RED", "GREEN"))

@@ -5,7 +5,7 @@ Promela export must reach as many states as the explorer (pan's nominal
 count less the one setup state, as `models/kernel/promela.py` documents),
 give every property the verdict `verify` must report, and return trails as
 short as the explorer's that are runs of the oracle. pan binaries are cached
-under build/spin by the model's hash, so a warm run only searches.
+under .cache/spin by the model's hash, so a warm run only searches.
 """
 
 from __future__ import annotations

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
+from conformance.drivers.duplex import DRIVER
 from conformance.seeds import driver_logs
 from conformance.seeds import duplex as duplex_plugin
 from conformance.seeds import policy as policy_plugin
 from conformance.seeds._testing import seed_harness
 from conformance.seeds.walks import model_walks
-from conformance.test_duplex import DRIVER
 from models import duplex, policy
 from models.cli.main import main
 from models.cli.registry import expand

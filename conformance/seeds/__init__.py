@@ -35,7 +35,7 @@ A compiled harness speaks the pipe protocol: one walk per line on stdin, one
 `{"log": [...]}` (or `{"error": "..."}`) per line on stdout.
 
 The seeds are read from `SEEDS_DIR` (default `../shared/seeds` from the repo root);
-builds go to `build/seeds/`, cached by the hash of everything that goes into them.
+builds go to `.cache/seeds/`, cached by the hash of everything that goes into them.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def required() -> bool:
 
 
 def build_dir() -> Path:
-    return ROOT / "build" / "seeds"
+    return ROOT / ".cache" / "seeds"
 
 
 def seed_path(seeds: Path, name: str) -> Path:

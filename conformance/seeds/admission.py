@@ -4,7 +4,7 @@ The harness (rust/mode_main.rs, run as `admission`) answers each step with the
 outcome `admits` gave (a refusal is named by the canonical input of its line in
 policy-take.md §5, so no refusal text is copied), or with whether `mode_admits`
 allowed the tool and whether the tool is in some core (`in_some_core`). impl.mode
-is asked the same through conformance/test_policy.py's helpers. Only those outputs
+is asked the same through conformance/drivers/admission.py's helpers. Only those outputs
 are logged: the model's echo outputs are the inputs, which a log does not repeat.
 No difference is allowed.
 """
@@ -29,7 +29,7 @@ def build(seeds_dir: Path, build_dir: Path) -> Harness:
 
 
 def impl_logs(walks: list[Walk]) -> list[Log]:
-    from conformance.test_policy import gate_allows, outcome_of
+    from conformance.drivers.admission import gate_allows, outcome_of
 
     logs: list[Log] = []
     for walk in walks:

@@ -2,7 +2,7 @@
 
 The harness (rust/duplex_main.rs) compiles the unmodified seed with rustc alone,
 beside a stub `crate::impulse::ImpulseType`. impl is driven through the
-conformance driver of conformance/test_duplex.py.
+conformance driver of conformance/drivers/duplex.py.
 
 One documented difference: the seed's `Erl(f32)` narrows every ERL to f32 where
 impl.duplex keeps the Python float (impl/duplex.py docstring, README "Seed
@@ -87,6 +87,6 @@ def build(seeds_dir: Path, build_dir: Path) -> Harness:
 
 
 def impl_logs(walks: list[Walk]) -> list[Log]:
-    from conformance.test_duplex import DRIVER
+    from conformance.drivers.duplex import DRIVER
 
     return driver_logs(DRIVER, walks)

@@ -29,7 +29,6 @@ ALLOWED: tuple[Allowed, ...] = ()
 
 START = m.UPSTREAM_START.label
 WATCHED = m.WATCHED_POLICY.label
-OBSERVED = ("read", "taken", "note", "in_force")
 
 
 def mode_binary(seeds_dir: Path, build_dir: Path) -> Path:

@@ -5,7 +5,7 @@ under a virtual clock with a scripted adapter, one walk per stdin line, in ONE n
 both are compiled with tsc (TypeScript 5 and @types/node 20, pinned in
 `transport/package.json` + `package-lock.json`, installed by `make seeds` with `npm ci`).
 Each walk's log is a list of check-trace lines of the `wave` model: the seed's are checked
-against `wave:seed` (the seed's own behaviour), impl's (through conformance/test_waves.py's
+against `wave:seed` (the seed's own behaviour), impl's (through conformance/drivers/wave.py's
 driver) against `wave`, whose rows are the fixes impl makes (api.md's KB8 close, issue 8 §3).
 
 impl alone observes `reaping` (a watch still on a late spawn): the seed's JS cannot list its
@@ -125,9 +125,9 @@ class TransportHarness(ProcessHarness):
 
 
 def impl_logs(walks: list[Walk]) -> list[Log]:
-    """The walks through impl.waves by conformance/test_waves.py's driver, with the
+    """The walks through impl.waves by conformance/drivers/wave.py's driver, with the
     environment timeout unset as for the seed."""
-    from conformance.test_waves import DRIVER
+    from conformance.drivers.wave import DRIVER
 
     saved = os.environ.pop("PERK_WAVE_TIMEOUT_MS", None)
     try:
@@ -139,7 +139,7 @@ def impl_logs(walks: list[Walk]) -> list[Log]:
 
 def enabled(trigger: str, state: Mapping[str, Value]) -> bool:
     """What the driver can ask impl in a model state (the lockstep test's choice)."""
-    from conformance.test_waves import DRIVER
+    from conformance.drivers.wave import DRIVER
 
     return DRIVER.enabled(trigger, state)
 

@@ -1,11 +1,15 @@
-"""The command line: `verify`, `explain`, `list`; `diagram` and `report` (diagram.py,
-report.py), `check-trace` (trace.py), `promela`, `spin` and `spin-trail` (spin.py).
+"""The command line, `python -m models`: `verify`, `explain` and `list` here; `diagram`
+(diagram.py), `report` (report.py), `check-trace` (trace.py), `mutants` (mutants.py),
+`promela`, `spin` and `spin-trail` (spin.py). `models.cli.kit` holds the shared error handling
+and the output files.
 
-Exit codes: 0 every verdict matched its expectation; 1 some check was
-violated or unknown, a spec module is broken, or a diagram is stale; 2 the
-command was wrong (an unknown spec or check name, a bad argument, a path that
-cannot be written); 130 interrupted. `models.cli.kit` holds the shared error
-handling and the output files.
+Exit codes, the same for every command:
+  0    every verdict matched its expectation
+  1    a check was violated or unknown, a spec's checks stopped, a spec module
+       is broken, a diagram is stale, or the output pipe closed early
+  2    a usage or input error: an unknown spec or check, a bad flag or value,
+       an output path that cannot be written
+  130  interrupted (Ctrl-C)
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from models.cli.kit import (
     process_pool,
     run,
 )
-from models.cli.registry import BrokenSpec, UnknownSpec, expand, load, lookup, one_line
+from models.cli.registry import Broken, BrokenSpec, UnknownSpec, expand, load, lookup, one_line
 from models.cli.report import add_report
 from models.cli.results import spec_json
 from models.cli.spin import add_parsers as add_spin_parsers
@@ -56,7 +60,8 @@ from models.kernel.checks import (
 from models.kernel.diagram import DotMissing
 from models.kernel.explore import ExplorationLimit
 from models.kernel.oracle import OracleError
-from models.kernel.readable import read_certificate, show, why
+from models.kernel.printer import show
+from models.kernel.readable import read_certificate, why
 from models.kernel.spec import Spec
 from models.kernel.trace import plural, render_trace, state_count
 
@@ -198,100 +203,24 @@ def _cache_key(name: str, args: argparse.Namespace) -> str:
 
 def _verify(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    registry = load()
-    # A broken module fails as a spec of its own; the others are still checked.
-    broken = [
-        registry.broken[n]
-        for n in (args.specs or registry.broken)
-        if n not in registry.specs and n in registry.broken
-    ]
-    named = [n for n in args.specs if n not in registry.broken or n in registry.specs]
-    specs = expand(named, registry) if named or not args.specs else []
-    names = [spec.name for spec in specs]
+    broken, specs = _selected(args.specs)
     to_stdout = args.json is not None and args.json.to_stdout
     text: TextIO = sys.stderr if to_stdout else sys.stdout  # stdout carries only the JSON then
     for b in broken:
         text.write(f"{b.module} — BROKEN: models/{b.module}.py: {b.error}\n")
         if args.traceback:
             text.write(b.traceback)
-    # A spec's passing outcome is cached under a hash of all its checks read (cache.py);
-    # ITF files are written only by a run.
-    keys = {} if args.itf_dir else {n: _cache_key(n, args) for n in names}
-    use_cache = cache.enabled(args.no_cache)
-    cached = {
-        n: Outcome(**stored, cached=True)
-        for n, k in keys.items()
-        if use_cache and (stored := cache.get(f"verify-{n}", k)) is not None
-    }
-    to_run = [n for n in names if n not in cached]
-    jobs = max(1, min(args.jobs, len(to_run)))
-    outcomes: list[Outcome] = []
-    if jobs == 1:
-        for name in names:
-            if name in cached:
-                text.write(cached[name].shown())
-                outcomes.append(cached[name])
-            else:
-                budgets = (args.timeout, args.certificates)
-                run = _run_spec(name, args.method, budgets, text, args.traceback, args.itf_dir)
-                outcomes.append(run)
-    else:
-        # Specs are independent: check them in parallel, print each block in order.
-        text.write(f"checking {plural(len(to_run), 'spec')} in {jobs} processes\n")
-        text.flush()
-        # Start the biggest specs first (rows × properties), so no process idles at the end.
-        cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
-        with process_pool(jobs) as pool:
-            futures = {
-                name: pool.apply_async(
-                    _run_spec,
-                    (
-                        name,
-                        args.method,
-                        (args.timeout, args.certificates),
-                        None,
-                        args.traceback,
-                        args.itf_dir,
-                    ),
-                )
-                for name in sorted(to_run, key=lambda n: -cost[n])
-            }
-            for name in names:
-                outcome = cached[name] if name in cached else futures[name].get()
-                text.write(outcome.shown())
-                text.flush()
-                outcomes.append(outcome)
-    for o in outcomes if use_cache else ():
-        if not o.cached and not o.failures and o.name in keys:
-            cache.put(f"verify-{o.name}", keys[o.name], o.stored())
+    outcomes = _check_all(specs, args, text)
     seconds = time.perf_counter() - started
     failures = [
         f"  models/{b.module}.py: {b.error}\n"
         f"    look:   python -m models verify {b.module} --traceback"
         for b in broken
     ] + [f for o in outcomes for f in o.failures]
-    checks = sum(o.checks for o in outcomes)
     text.write("\n")
-    if not failures:
-        reused = sum(o.cached for o in outcomes)
-        text.write(
-            f"verify: ok — {plural(checks, 'check')} on {plural(len(outcomes), 'spec')} "
-            f"in {seconds:.2f}s" + (f" ({reused} of them cached)" if reused else "") + "\n"
-        )
-    else:
-        wrong = sum(len(o.failures) for o in outcomes if not o.stopped)
-        stopped = sum(o.stopped for o in outcomes)
-        parts = [f"{plural(len(broken), 'spec module')} broken"] if broken else []
-        if stopped:
-            parts.append(f"{plural(stopped, 'spec')} stopped on an error")
-        their = "its" if checks == 1 else "their"
-        if wrong:
-            parts.append(f"{wrong} of {plural(checks, 'check')} did not match {their} expectation")
-        else:
-            parts.append(f"the other {plural(checks, 'check')} matched {their} expectation")
-        text.write(f"verify: FAILED — {'; '.join(parts)}\n")
-        for failure in failures:
-            text.write(failure + "\n")
+    text.write(_verdict_line(broken, outcomes, failures, seconds))
+    for failure in failures:
+        text.write(failure + "\n")
     if args.itf_dir:
         text.write(f"every witness and counterexample written as ITF to {args.itf_dir}/\n")
     text.flush()
@@ -304,6 +233,88 @@ def _verify(args: argparse.Namespace) -> int:
         }
         args.json.write(json.dumps(report, indent=2) + "\n")
     return 0 if not failures else 1
+
+
+def _selected(asked: Sequence[str]) -> tuple[list[Broken], list[Spec]]:
+    """The broken modules among those asked for (all, when none is named) and the specs.
+    A broken module fails as a spec of its own; the others are still checked."""
+    registry = load()
+    broken = [
+        registry.broken[n]
+        for n in (asked or registry.broken)
+        if n not in registry.specs and n in registry.broken
+    ]
+    named = [n for n in asked if n not in registry.broken or n in registry.specs]
+    return broken, expand(named, registry) if named or not asked else []
+
+
+def _check_all(specs: Sequence[Spec], args: argparse.Namespace, text: TextIO) -> list[Outcome]:
+    """Every spec's checks, in order; in `--jobs` processes when there are several. A spec's
+    passing outcome is cached under a hash of all its checks read (cache.py); ITF files are
+    written only by a run."""
+    names = [spec.name for spec in specs]
+    keys = {} if args.itf_dir else {n: _cache_key(n, args) for n in names}
+    use_cache = cache.enabled(args.no_cache)
+    cached = {
+        n: Outcome(**stored, cached=True)
+        for n, k in keys.items()
+        if use_cache and (stored := cache.get(f"verify-{n}", k)) is not None
+    }
+    to_run = [n for n in names if n not in cached]
+    jobs = max(1, min(args.jobs, len(to_run)))
+    run = (args.method, (args.timeout, args.certificates))
+    outcomes: list[Outcome] = []
+    if jobs == 1:
+        for name in names:
+            if name in cached:
+                text.write(cached[name].shown())
+                outcomes.append(cached[name])
+            else:
+                outcomes.append(_run_spec(name, *run, text, args.traceback, args.itf_dir))
+    else:
+        # Specs are independent: check them in parallel, print each block in order.
+        text.write(f"checking {plural(len(to_run), 'spec')} in {jobs} processes\n")
+        text.flush()
+        # Start the biggest specs first (rows × properties), so no process idles at the end.
+        cost = {s.name: len(s.rows) * (len(s.properties) + 1) for s in specs}
+        with process_pool(jobs) as pool:
+            futures = {
+                name: pool.apply_async(_run_spec, (name, *run, None, args.traceback, args.itf_dir))
+                for name in sorted(to_run, key=lambda n: -cost[n])
+            }
+            for name in names:
+                outcome = cached[name] if name in cached else futures[name].get()
+                text.write(outcome.shown())
+                text.flush()
+                outcomes.append(outcome)
+    for o in outcomes if use_cache else ():
+        if not o.cached and not o.failures and o.name in keys:
+            cache.put(f"verify-{o.name}", keys[o.name], o.stored())
+    return outcomes
+
+
+def _verdict_line(
+    broken: Sequence[Broken], outcomes: Sequence[Outcome], failures: Sequence[str], seconds: float
+) -> str:
+    """`verify: ok — …` or `verify: FAILED — …`, counting what failed and why."""
+    checks = sum(o.checks for o in outcomes)
+    if not failures:
+        reused = sum(o.cached for o in outcomes)
+        return (
+            f"verify: ok — {plural(checks, 'check')} on {plural(len(outcomes), 'spec')} "
+            f"in {seconds:.2f}s" + (f" ({reused} of them cached)" if reused else "") + "\n"
+        )
+    wrong = sum(len(o.failures) for o in outcomes if not o.stopped)
+    stopped = sum(o.stopped for o in outcomes)
+    parts = [f"{plural(len(broken), 'spec module')} broken"] if broken else []
+    if stopped:
+        parts.append(f"{plural(stopped, 'spec')} stopped on an error")
+    their = "its" if checks == 1 else "their"
+    if wrong:
+        parts.append(f"{wrong} of {plural(checks, 'check')} did not match {their} expectation")
+    else:
+        parts.append(f"the other {plural(checks, 'check')} matched {their} expectation")
+    return f"verify: FAILED — {'; '.join(parts)}\n"
 
 
 def _run_spec(

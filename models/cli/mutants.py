@@ -6,10 +6,16 @@ spec's replay and lockstep tests against the mutated model, in-process), and
 the seed layer (the seed's own logs, run once per spec, checked by
 check-trace against the mutated model or mutated seed variant:
 conformance/seeds/_mutants.py; a missing seed is a loud SKIPPED line, a
-failure under REQUIRE_SEEDS=1). A mutant no layer kills is proved equivalent
-with z3 (`smt.prove_equivalent`) or SURVIVED, which fails the command (exit 1).
+failure under REQUIRE_SEEDS=1). A model kill counts once z3 confirms it
+(`kernel.mutants.confirmed`); one z3 does not confirm is a KERNEL DISAGREEMENT,
+which fails the command. A changed property that still holds is killed if z3
+finds it demands nothing (`toothless`) or it lets a row mutant through that
+the original killed (`_teeth`). A mutant no layer kills is proved equivalent
+with z3 (`smt.prove_equivalent`; for a changed property,
+`smt.same_requirements`) or SURVIVED, which fails the command (exit 1).
 
 `--fast` (what `make verify` runs) judges every mutant of a smaller sample
+(`FAST_LIMIT` row mutants and `FAST_EXTRA_LIMIT` definition mutants per spec)
 with the model layer, runs conformance (replays only, no lockstep) on the
 model layer's survivors, and the seed layer on those and on one in
 `FAST_SHARE` of the rest. `--full` (`make
@@ -24,25 +30,31 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from models.cli import cache
 from models.cli.kit import output_file, positive_int, process_pool
 from models.cli.registry import UnknownSpec, all_specs, lookup
 from models.kernel.mutants import (
+    EXTRA_LIMIT,
     LIMIT,
     Baseline,
     Kill,
     Mutant,
+    confirmed,
     generate,
     model_kill,
     mutant_graph,
+    toothless,
 )
-from models.kernel.smt import prove_equivalent
+from models.kernel.smt import absent, prove_equivalent, same_requirements
 from models.kernel.spec import Spec
 from models.kernel.trace import plural
 
 FAST_LIMIT = 24  # mutants per spec under --fast (a subset of the --full sample)
+FAST_EXTRA_LIMIT = 6  # and of the definition operators' (a subset of --full's)
 FAST_SHARE = 12  # --fast also runs the seed layer on one in this many model-killed mutants
 LOCKSTEP_EXAMPLES = 10  # --full: the lockstep run's fixed budget per mutant
 PROGRESS_SECONDS = 5  # a progress line (on standard error) at most this often
@@ -185,7 +197,11 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
             print(line, flush=True)
         lines.append(line)
 
-    generation = generate(spec, limit=LIMIT if full else FAST_LIMIT)
+    generation = generate(
+        spec,
+        limit=LIMIT if full else FAST_LIMIT,
+        extra_limit=EXTRA_LIMIT if full else FAST_EXTRA_LIMIT,
+    )
     say(
         f"{name}: {len(generation.mutants)} mutants generated, {generation.skipped} skipped "
         f"(of {generation.candidates} candidates; {generation.invalid} the vocabulary refuses)"
@@ -197,7 +213,9 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
     seed = _seed_layer(spec, say)
     rows: list[dict[str, Any]] = []
     killed = {"model": 0, "conformance": 0, "seed": 0}
-    equivalent = survived = 0
+    equivalent = survived = disagreed = 0
+    # Which check killed each mutant at the model layer, for `_teeth`.
+    first_kill: dict[str, tuple[Mutant, str]] = {}
     said = time.monotonic()
     for n, mutant in enumerate(generation.mutants):
         if time.monotonic() - said >= PROGRESS_SECONDS:  # never silent for long
@@ -206,8 +224,17 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
             print(f"mutants: {name}: {n} of {total} judged", file=sys.stderr, flush=True)
         kills: list[Kill] = []
         model = model_kill(base, mutant.spec)
+        if model is None and mutant.spec.properties != spec.properties:
+            model = toothless(spec, mutant.spec) or _teeth(base, mutant.spec, first_kill.values())
         if model is not None:
+            problem = confirmed(model)
+            if problem is not None:
+                disagreed += 1
+                say(f"  {_line(mutant)}  KERNEL DISAGREEMENT: model: {model.check}: {problem}")
+                rows.append(_row(mutant, [], "disagreement"))
+                continue
             kills.append(model)
+            first_kill[mutant.id] = (mutant, model.check)
         if driver is not None and (full or model is None):
             from conformance.harness import conformance_kill
 
@@ -231,31 +258,21 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
         if kills:
             verdict = "killed"
             shown = ", ".join(f"{k.layer}: {k.check}{_length(k)}" for k in kills)
-        elif prove_equivalent(spec, mutant.spec, states).equal:
+        elif _equivalent(spec, mutant.spec, states):
             verdict, shown = "equivalent", "equivalent (proved)"
             equivalent += 1
         else:
             verdict, shown = "survived", "SURVIVED"
             survived += 1
         say(f"  {_line(mutant)}  {shown}")
-        rows.append(
-            {
-                "id": mutant.id,
-                "operator": mutant.operator,
-                "row": mutant.row,
-                "killed_by": [
-                    {"layer": k.layer, "check": k.check, "trace_length": k.trace_length}
-                    for k in kills
-                ],
-                "verdict": verdict,
-            }
-        )
+        rows.append(_row(mutant, kills, verdict))
     judged = len(generation.mutants) - equivalent
     rate = killed["model"] / judged if judged else 1.0
     say(
         f"{name}: generated {len(generation.mutants)}, killed model {killed['model']} "
         f"conformance {killed['conformance']} seed {killed['seed']}, equivalent {equivalent}, "
         f"survived {survived}, model kill rate {killed['model']}/{judged} = {100 * rate:.1f}%"
+        + (f", KERNEL DISAGREEMENTS {disagreed}" if disagreed else "")
     )
     report: dict[str, Any] = {
         "name": name,
@@ -263,12 +280,59 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
         "skipped": generation.skipped,
         "killed": killed,
         "equivalent": equivalent,
-        "survived": survived,
+        "survived": survived + disagreed,
+        "disagreements": disagreed,
         "model_kill_rate": round(rate, 4),
         "mutants": rows,
     }
     report["_text"] = "".join(line + "\n" for line in lines)
     return report
+
+
+def _row(mutant: Mutant, kills: list[Kill], verdict: str) -> dict[str, Any]:
+    return {
+        "id": mutant.id,
+        "operator": mutant.operator,
+        "row": mutant.row,
+        "killed_by": [
+            {"layer": k.layer, "check": k.check, "trace_length": k.trace_length} for k in kills
+        ],
+        "verdict": verdict,
+    }
+
+
+def _equivalent(original: Spec, mutant: Spec, states: list[dict[str, Any]]) -> bool:
+    """z3's proof that the mutant changes nothing: the same steps from every reachable state
+    (`prove_equivalent`), or, for a changed property, the same demands of any step given the
+    other properties (`same_requirements`). A trigger moved to another group changes what
+    the properties read of the same steps: neither proof clears it."""
+    if mutant.triggers != original.triggers:
+        return False
+    if mutant.properties != original.properties:
+        return same_requirements(original, mutant).equal
+    return prove_equivalent(original, mutant, states).equal
+
+
+def _teeth(base: Baseline, mutant: Spec, judged: Any) -> Kill | None:
+    """A changed property that still holds is killed if it lets through a row mutant that
+    the original property killed: under it, the gate would have a survivor."""
+    changed = {p.name for p in mutant.properties} - {
+        p.name for p in mutant.properties if p in base.spec.properties
+    }
+    for other, check in judged:
+        if check not in changed:
+            continue
+        under = replace(other.spec, properties=mutant.properties, triggers=mutant.triggers)
+        if model_kill(base, under) is None:
+            graph = mutant_graph(base, under)
+            if graph is None:
+                continue
+            p = under.prop(check)
+            states = [graph.as_dict(i) for i in range(len(graph.states))]
+            # z3: the changed property's counterexample really is gone from that mutant.
+            confirm = partial(absent, under, states, p.bad, step=p.over_steps)
+            return Kill("model", f"{check} lets {other.id} through", None, confirm)
+    return None
 
 
 def _seed_layer(spec: Spec, say: Callable[[str], None]) -> Any:
@@ -301,7 +365,8 @@ def _driver(name: str) -> Any:
 
 
 def _line(m: Mutant) -> str:
-    return f"{m.id:<14} {m.operator:<15} {m.row or '(initial state)':<40} {m.detail:<38}"
+    where = m.row or ("(initial state)" if "init" in m.operator else "(definition)")
+    return f"{m.id:<14} {m.operator:<15} {where:<40} {m.detail:<38}"
 
 
 def _length(kill: Kill) -> str:

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from models.kernel.checks import CheckResult
-from models.kernel.readable import read_certificate, show, why
+from models.kernel.printer import show
+from models.kernel.readable import read_certificate, why
 from models.kernel.spec import Kind, Property, Spec
 from models.kernel.trace import plural, render_trace
 

@@ -150,7 +150,7 @@ _PRESENTERS = {
     "kernel/diagram.py",
     "kernel/layout.py",
     "kernel/mermaid.py",
-    "kernel/guard_text.py",
+    "kernel/printer.py",
 }
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 def row_text(spec: Any, r: Any) -> dict[str, str]:
     """A row's fields as text, in the spec's vocabulary (`readable.show`)."""
-    from models.kernel.readable import show
+    from models.kernel.printer import show
 
     domain = spec.control_domain
 

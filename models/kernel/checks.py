@@ -32,8 +32,9 @@ from typing import Literal
 
 from .domains import Real
 from .explore import Exploration, explore
-from .expr import FALSE, And, Enabled, Expr, Not, Or, SeqOp, eq, nxt, partial, render, var, walk
+from .expr import FALSE, And, Enabled, Expr, Not, Or, SeqOp, eq, nxt, partial, var, walk
 from .liveness import Graph, check_liveness
+from .printer import show
 from .smt import (
     FULL_SET_CHECK_UP_TO,
     QUERY_TIMEOUT_MS,
@@ -677,7 +678,7 @@ class Checker:
                 parts = (r.guard, *r.updates.values(), *r.outputs.values())
                 ops = sorted(
                     {
-                        render(n)
+                        show(self.spec, n)
                         for e in parts
                         for n in walk(e)
                         if isinstance(n, SeqOp) and partial(n)

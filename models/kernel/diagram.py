@@ -30,7 +30,7 @@ from .domains import Value
 from .explore import Exploration, explore
 from .expr import TRUE, And, Const, Env, Expr, In, Not, Or, Ref, Some, evaluate
 from .files import write_atomic
-from .guard_text import flat, paren, text, wrap
+from .printer import flat, paren, show, wrap
 from .spec import Row, Spec
 from .trace import Trace
 
@@ -235,9 +235,23 @@ def _decision_table(spec: Spec, pic: Picture) -> None:
         if r.ignore:
             continue
         answers = ", ".join(_outputs(spec, r)) or "-"
-        when = guard_lines(r.guard, 48)
+        when = guard_lines(spec, r.guard, 48)
         pic.table.append(Decision(r.name, r.trigger, when, answers, r.cite))
         pic.folded[r.name] = table_row_id(r.name)
+
+
+@dataclass(frozen=True)
+class _Scene:
+    """What one view of a state machine is drawn from: its states, by control label."""
+
+    pred: Expr  # the view's predicate
+    inside: frozenset[int]  # the explorer's states in the view
+    ctrl: Mapping[int, str]  # each such state's control label
+    reached: frozenset[str]
+    initial: frozenset[str]
+    arm_output: str  # the output whose value names the arm a settled state is drawn in
+    arm_state: str
+    cluster_of: Mapping[str, str]
 
 
 def _state_machine(
@@ -247,173 +261,15 @@ def _state_machine(
     pic: Picture,
     numbering: Mapping[str, int] | None = None,
 ) -> None:
-    layout = spec.layout
-    control = spec.control
-    domain = spec.control_domain
-    assert control is not None and domain is not None and domain.values is not None
-    pred = views(spec)[view]
-    inside = [i for i in range(len(graph.states)) if evaluate(pred, Env(pre=graph.as_dict(i)))]
-    inside_set = set(inside)
-    ctrl = {i: domain.label(graph.as_dict(i)[control]) for i in inside}
-    reached = {ctrl[i] for i in inside}
-    initial = {ctrl[i] for i in inside if graph.depth[i] == 0}
-    provisional = {domain.label(v) for v in layout.provisional}
-    arm_output, arm_state = (
-        (layout.arms[0], domain.label(layout.arms[1])) if layout.arms else ("", "")
-    )
-    cluster_of = {
-        domain.label(v): f"cluster_{k}" for k, (_, vs) in enumerate(layout.clusters) for v in vs
-    }
-    pic.clusters = [(f"cluster_{k}", t) for k, (t, _) in enumerate(layout.clusters)]
-
-    # Nodes: every control value, greyed where the explorer never reaches it in this view.
-    # The arms state is drawn once per output value and per cluster it is entered from.
-    arms_seen: list[tuple[str, str]] = []
-    for e in graph.edges:
-        if e.source in inside_set and arm_state and ctrl.get(e.target) == arm_state:
-            label = spec.output(arm_output).domain.label(e.outputs[arm_output])
-            seen = (label, cluster_of.get(ctrl[e.source], ""))
-            if seen not in arms_seen:
-                arms_seen.append(seen)
-    titles = dict(pic.clusters)
-    for v in domain.values:
-        label = domain.label(v)
-        if label == arm_state:
-            out_domain = spec.output(arm_output).domain
-            pic.arm_state, pic.arm_output = label, arm_output
-            assert out_domain.values is not None
-            arms = [
-                out_domain.label(o)
-                for o in out_domain.values
-                if o != spec.output(arm_output).default
-            ]
-            arm_groups = [*(c for c, _ in pic.clusters), ""]
-            never = [a for a in arms if all(a != seen for seen, _ in arms_seen)]
-            for group in arm_groups:
-                box = f"cluster_arms{'_' + group if group else ''}"
-                here = [a for a in arms if (a, group) in arms_seen]
-                if group == arm_groups[-1]:
-                    here += never
-                if not here:
-                    continue
-                title = (
-                    f"{label} from the {titles[group]}" if group else f"{label}, by {arm_output}"
-                )
-                if not group and len(arm_groups) > 1 and set(here) <= set(never):
-                    title = f"{label}, never reached"
-                pic.clusters.append((box, title))
-                for arm in here:
-                    pic.nodes.append(
-                        Node(
-                            arm_id(label, arm, group if arm not in never else ""),
-                            arm,
-                            kind="arm",
-                            greyed=arm in never,
-                            cluster=box,
-                        )
-                    )
-            continue
-        pic.nodes.append(
-            Node(
-                state_id(label),
-                label,
-                initial=label in initial,
-                provisional=label in provisional,
-                greyed=label not in reached,
-                cluster=cluster_of.get(label, ""),
-            )
-        )
-
-    def target_node(source: int, e_target: int, outputs: Mapping[str, Value]) -> str:
-        label = ctrl[e_target]
-        if label == arm_state:
-            arm = spec.output(arm_output).domain.label(outputs[arm_output])
-            return arm_id(label, arm, cluster_of.get(ctrl[source], ""))
-        return state_id(label)
-
-    # Which rows fire from which node, to which node (explorer edges inside the view).
-    fired: dict[str, list[tuple[str, str]]] = {}
-    for e in graph.edges:
-        if e.source not in inside_set:
-            continue
-        src = ctrl[e.source]
-        pair = (state_id(src), target_node(e.source, e.target, e.outputs))
-        if src == arm_state:
-            pair = ("", pair[1])  # which arm a settled state is in is not in the state
-        pairs = fired.setdefault(e.row, [])
-        if pair not in pairs:
-            pairs.append(pair)
-    states = sorted({state_id(s) for s in reached if s != arm_state})
-    deciders = _deciders(spec)
-    pic.deciders = [(d, layout.meanings.get(d, d or "(no group)")) for d in deciders.values()]
-    pic.deciders = list(dict.fromkeys(pic.deciders))
-    ignored: dict[str, list[str]] = {}
-    drawn: list[_Draft] = []
-    any_node = False
-    for r in spec.rows:
-        pairs = fired.get(r.name, [])
-        decider = deciders[r.trigger]
-        if r.ignore:
-            if pairs:
-                ignored.setdefault(r.trigger, []).append(r.name)
-            continue
-        guard, tail = _label(spec, r, pred)
-        draft = _Draft("", "", decider, False, r, guard, tail)
-        if not pairs:
-            for src, dst in _static_pairs(spec, r, arm_state, arm_output, cluster_of):
-                if pic.has_node(src) and pic.has_node(dst):
-                    drawn.append(replace(draft, src=src, dst=dst, greyed=True))
-            continue
-        sources = {s for s, _ in pairs}
-        everywhere = len(states) >= 2 and sources >= set(states)
-        if all(s == d for s, d in pairs) and (everywhere or len(pairs) >= 3):
-            # Stays put wherever it fires: a refresh, or an output in several states.
-            where = "every state" if everywhere else ", ".join(_names(pic, sources))
-            _add_note(pic, f"{_note(spec, r, pred)} — in {where}, staying there", [r.name])
-            continue
-        if everywhere and len({d for _, d in pairs}) == 1:
-            any_node = True
-            drawn.append(replace(draft, src=ANY, dst=pairs[0][1]))
-            continue
-        for src, dst in pairs:
-            if not src:
-                _add_note(pic, f"{_note(spec, r, pred)} — from {arm_state}", [r.name])
-                continue
-            drawn.append(replace(draft, src=src, dst=dst))
-    if any_node:
-        pic.nodes.append(Node(ANY, "any state", kind="any"))
-    if layout.variables:
-        for v in spec.vars:
-            if v.name != control:
-                _add_note(pic, f"{v.name}: {v.doc}", [], v.name)
-    if ignored:
-        names = ", ".join(ignored)
-        rows = [r for folded in ignored.values() for r in folded]
-        _add_note(pic, f"not drawn, no-ops where no edge shows them (ignore rows): {names}", rows)
+    scene = _scene(spec, view, graph)
+    pic.clusters = [(f"cluster_{k}", t) for k, (t, _) in enumerate(spec.layout.clusters)]
+    _state_nodes(spec, graph, scene, pic)
+    drawn = _drafts(spec, scene, _fired(spec, graph, scene), pic)
+    numbers = _footnotes(spec, scene, drawn, pic, numbering) if spec.layout.footnotes else {}
     # One arrow per source, target and decider: the rows between them are stacked on it.
     groups: dict[tuple[str, str, str, bool], list[_Draft]] = {}
     for d in drawn:
         groups.setdefault((d.src, d.dst, d.decider, d.greyed), []).append(d)
-    numbers: dict[str, int] = {}
-    if layout.footnotes:
-        # A variant keeps its base's numbers (`numbering`); its own rows come after them.
-        given = dict(numbering or {})
-        free = max(given.values(), default=0) + 1
-        for d in drawn:
-            if d.row.name not in numbers:
-                if d.row.name not in given:
-                    given[d.row.name], free = free, free + 1
-                numbers[d.row.name] = given[d.row.name]
-                when = _under(d.row.guard, pred)
-                found = guard_lines(when, FOOTNOTE_WIDTH) if when != TRUE else ()
-                outs = _outputs(spec, d.row)
-                body = _bracket(found, "") if found else []
-                after = ["/ " + x for x in wrap(outs, FOOTNOTE_WIDTH, ", ")] if outs else []
-                if body and after and len(body[-1]) + 1 + len(after[0]) <= FOOTNOTE_WIDTH:
-                    body[-1] += " " + after.pop(0)
-                body += after
-                pic.footnotes.append((numbers[d.row.name], d.row.name, body))
-        pic.footnotes.sort()
     pic.arrows = [
         Arrow(
             f"e{k}",
@@ -427,6 +283,198 @@ def _state_machine(
         )
         for k, ((src, dst, decider, greyed), group) in enumerate(groups.items())
     ]
+
+
+def _scene(spec: Spec, view: str, graph: Exploration) -> _Scene:
+    layout = spec.layout
+    control = spec.control
+    domain = spec.control_domain
+    assert control is not None and domain is not None and domain.values is not None
+    pred = views(spec)[view]
+    inside = [i for i in range(len(graph.states)) if evaluate(pred, Env(pre=graph.as_dict(i)))]
+    ctrl = {i: domain.label(graph.as_dict(i)[control]) for i in inside}
+    arm_output, arm_state = (
+        (layout.arms[0], domain.label(layout.arms[1])) if layout.arms else ("", "")
+    )
+    return _Scene(
+        pred,
+        frozenset(inside),
+        ctrl,
+        frozenset(ctrl[i] for i in inside),
+        frozenset(ctrl[i] for i in inside if graph.depth[i] == 0),
+        arm_output,
+        arm_state,
+        {domain.label(v): f"cluster_{k}" for k, (_, vs) in enumerate(layout.clusters) for v in vs},
+    )
+
+
+def _state_nodes(spec: Spec, graph: Exploration, scene: _Scene, pic: Picture) -> None:
+    """Every control value, greyed where the explorer never reaches it in this view. The
+    arms state is drawn once per output value and per cluster it is entered from."""
+    domain = spec.control_domain
+    assert domain is not None and domain.values is not None
+    provisional = {domain.label(v) for v in spec.layout.provisional}
+    for v in domain.values:
+        label = domain.label(v)
+        if label == scene.arm_state:
+            _arm_nodes(spec, graph, scene, pic)
+            continue
+        pic.nodes.append(
+            Node(
+                state_id(label),
+                label,
+                initial=label in scene.initial,
+                provisional=label in provisional,
+                greyed=label not in scene.reached,
+                cluster=scene.cluster_of.get(label, ""),
+            )
+        )
+
+
+def _arm_nodes(spec: Spec, graph: Exploration, scene: _Scene, pic: Picture) -> None:
+    """The arms state: one node per output value, in a box per cluster it is entered from."""
+    label, arm_output = scene.arm_state, scene.arm_output
+    out_domain = spec.output(arm_output).domain
+    arms_seen: list[tuple[str, str]] = []
+    for e in graph.edges:
+        if e.source in scene.inside and scene.ctrl.get(e.target) == label:
+            seen = (
+                out_domain.label(e.outputs[arm_output]),
+                scene.cluster_of.get(scene.ctrl[e.source], ""),
+            )
+            if seen not in arms_seen:
+                arms_seen.append(seen)
+    pic.arm_state, pic.arm_output = label, arm_output
+    assert out_domain.values is not None
+    arms = [out_domain.label(o) for o in out_domain.values if o != spec.output(arm_output).default]
+    titles = dict(pic.clusters)
+    arm_groups = [*(c for c, _ in pic.clusters), ""]
+    never = [a for a in arms if all(a != seen for seen, _ in arms_seen)]
+    for group in arm_groups:
+        box = f"cluster_arms{'_' + group if group else ''}"
+        here = [a for a in arms if (a, group) in arms_seen]
+        if group == arm_groups[-1]:
+            here += never
+        if not here:
+            continue
+        title = f"{label} from the {titles[group]}" if group else f"{label}, by {arm_output}"
+        if not group and len(arm_groups) > 1 and set(here) <= set(never):
+            title = f"{label}, never reached"
+        pic.clusters.append((box, title))
+        for arm in here:
+            node_id = arm_id(label, arm, group if arm not in never else "")
+            pic.nodes.append(Node(node_id, arm, kind="arm", greyed=arm in never, cluster=box))
+
+
+def _fired(spec: Spec, graph: Exploration, scene: _Scene) -> dict[str, list[tuple[str, str]]]:
+    """Which rows fire from which node, to which node (explorer edges inside the view)."""
+
+    def target_node(source: int, target: int, outputs: Mapping[str, Value]) -> str:
+        label = scene.ctrl[target]
+        if label == scene.arm_state:
+            arm = spec.output(scene.arm_output).domain.label(outputs[scene.arm_output])
+            return arm_id(label, arm, scene.cluster_of.get(scene.ctrl[source], ""))
+        return state_id(label)
+
+    fired: dict[str, list[tuple[str, str]]] = {}
+    for e in graph.edges:
+        if e.source not in scene.inside:
+            continue
+        src = scene.ctrl[e.source]
+        pair = (state_id(src), target_node(e.source, e.target, e.outputs))
+        if src == scene.arm_state:
+            pair = ("", pair[1])  # which arm a settled state is in is not in the state
+        pairs = fired.setdefault(e.row, [])
+        if pair not in pairs:
+            pairs.append(pair)
+    return fired
+
+
+def _drafts(
+    spec: Spec, scene: _Scene, fired: Mapping[str, list[tuple[str, str]]], pic: Picture
+) -> list[_Draft]:
+    """Each row's edges; a row that stays put wherever it fires, or fires only from the arms
+    state, goes to the notes instead, and the ignore rows that fire are named there."""
+    layout = spec.layout
+    states = sorted({state_id(s) for s in scene.reached if s != scene.arm_state})
+    deciders = _deciders(spec)
+    pic.deciders = [(d, layout.meanings.get(d, d or "(no group)")) for d in deciders.values()]
+    pic.deciders = list(dict.fromkeys(pic.deciders))
+    ignored: dict[str, list[str]] = {}
+    drawn: list[_Draft] = []
+    any_node = False
+    for r in spec.rows:
+        pairs = fired.get(r.name, [])
+        if r.ignore:
+            if pairs:
+                ignored.setdefault(r.trigger, []).append(r.name)
+            continue
+        guard, tail = _label(spec, r, scene.pred)
+        draft = _Draft("", "", deciders[r.trigger], False, r, guard, tail)
+        if not pairs:
+            static = _static_pairs(spec, r, scene.arm_state, scene.arm_output, scene.cluster_of)
+            for src, dst in static:
+                if pic.has_node(src) and pic.has_node(dst):
+                    drawn.append(replace(draft, src=src, dst=dst, greyed=True))
+            continue
+        sources = {s for s, _ in pairs}
+        everywhere = len(states) >= 2 and sources >= set(states)
+        if all(s == d for s, d in pairs) and (everywhere or len(pairs) >= 3):
+            # Stays put wherever it fires: a refresh, or an output in several states.
+            where = "every state" if everywhere else ", ".join(_names(pic, sources))
+            _add_note(pic, f"{_note(spec, r, scene.pred)} — in {where}, staying there", [r.name])
+            continue
+        if everywhere and len({d for _, d in pairs}) == 1:
+            any_node = True
+            drawn.append(replace(draft, src=ANY, dst=pairs[0][1]))
+            continue
+        for src, dst in pairs:
+            if not src:
+                _add_note(pic, f"{_note(spec, r, scene.pred)} — from {scene.arm_state}", [r.name])
+                continue
+            drawn.append(replace(draft, src=src, dst=dst))
+    if any_node:
+        pic.nodes.append(Node(ANY, "any state", kind="any"))
+    if layout.variables:
+        for v in spec.vars:
+            if v.name != spec.control:
+                _add_note(pic, f"{v.name}: {v.doc}", [], v.name)
+    if ignored:
+        names = ", ".join(ignored)
+        rows = [r for folded in ignored.values() for r in folded]
+        _add_note(pic, f"not drawn, no-ops where no edge shows them (ignore rows): {names}", rows)
+    return drawn
+
+
+def _footnotes(
+    spec: Spec,
+    scene: _Scene,
+    drawn: list[_Draft],
+    pic: Picture,
+    numbering: Mapping[str, int] | None,
+) -> dict[str, int]:
+    """Each drawn row's number, and its footnote: [guard] / outputs, FOOTNOTE_WIDTH wide.
+    A variant keeps its base's numbers (`numbering`); its own rows come after them."""
+    numbers: dict[str, int] = {}
+    given = dict(numbering or {})
+    free = max(given.values(), default=0) + 1
+    for d in drawn:
+        if d.row.name in numbers:
+            continue
+        if d.row.name not in given:
+            given[d.row.name], free = free, free + 1
+        numbers[d.row.name] = given[d.row.name]
+        when = _under(d.row.guard, scene.pred)
+        found = guard_lines(spec, when, FOOTNOTE_WIDTH) if when != TRUE else ()
+        outs = _outputs(spec, d.row)
+        body = _bracket(found, "") if found else []
+        after = ["/ " + x for x in wrap(outs, FOOTNOTE_WIDTH, ", ")] if outs else []
+        if body and after and len(body[-1]) + 1 + len(after[0]) <= FOOTNOTE_WIDTH:
+            body[-1] += " " + after.pop(0)
+        body += after
+        pic.footnotes.append((numbers[d.row.name], d.row.name, body))
+    pic.footnotes.sort()
+    return numbers
 
 
 @dataclass(frozen=True)
@@ -497,7 +545,7 @@ def _note(spec: Spec, r: Row, view: Expr) -> str:
     guard, tail = _label(spec, r, view)
     head = r.trigger + (f" [{' '.join(guard)}]" if guard else "")
     outs = [t for t in tail if t.startswith("/ ")]
-    sets = [f"{k} := {text(v)}" for k, v in r.updates.items()]
+    sets = [f"{k} := {show(spec, v)}" for k, v in r.updates.items()]
     return " ".join([head, *outs]) + (f"; sets {', '.join(sets)}" if sets else "")
 
 
@@ -534,27 +582,27 @@ def _static_pairs(
 def _label(spec: Spec, r: Row, view: Expr) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The row's guard lines and its `/ outputs` and `updates` lines, about WIDTH wide."""
     guard = _under(r.guard, view)
-    lines = guard_lines(guard, WIDTH - 4) if guard != TRUE else ()
+    lines = guard_lines(spec, guard, WIDTH - 4) if guard != TRUE else ()
     tail: list[str] = []
     outs = _outputs(spec, r)
     if outs:
         tail += ["/ " + line for line in wrap(outs, WIDTH, ", ")]
-    sets = [f"{k} := {text(v)}" for k, v in r.updates.items() if k in spec.layout.updates]
+    sets = [f"{k} := {show(spec, v)}" for k, v in r.updates.items() if k in spec.layout.updates]
     if sets:
         tail += wrap(sets, WIDTH, "; ")
     return lines, tuple(tail)
 
 
-def guard_lines(guard: Expr, width: int) -> tuple[str, ...]:
+def guard_lines(spec: Spec, guard: Expr, width: int) -> tuple[str, ...]:
     """A guard in lines of about `width`, broken between its top-level conjuncts (or
     disjuncts); a part still too long is broken the same way, in parentheses, indented."""
     if not isinstance(guard, And | Or):
-        return tuple(_block(guard, width))
+        return tuple(_block(spec, guard, width))
     joiner = " ∧ " if isinstance(guard, And) else " ∨ "
     lines: list[str] = []
     joinable = False
     for part in flat(guard):
-        block = _block(part, width)
+        block = _block(spec, part, width)
         if len(block) == 1 and joinable and len(lines[-1]) + len(joiner) + len(block[0]) <= width:
             lines[-1] += joiner + block[0]
             continue
@@ -564,15 +612,15 @@ def guard_lines(guard: Expr, width: int) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def _block(part: Expr, width: int) -> list[str]:
-    one = paren(part)
+def _block(spec: Spec, part: Expr, width: int) -> list[str]:
+    one = paren(spec, part)
     negated = isinstance(part, Not) and isinstance(part.arg, And | Or)
     member = isinstance(part.arg if isinstance(part, Not) else part, In) and "{" in one
     if len(one) > width and member:
         return _set_lines(one, width)
     if len(one) <= width or not (isinstance(part, And | Or) or negated):
         return [one]
-    inner = guard_lines(part.arg if isinstance(part, Not) else part, width - 2)
+    inner = guard_lines(spec, part.arg if isinstance(part, Not) else part, width - 2)
     block = [("¬(" if negated else "(") + inner[0], *("  " + x for x in inner[1:])]
     block[-1] += ")"
     return block
@@ -608,7 +656,7 @@ def _outputs(spec: Spec, r: Row) -> list[str]:
             continue
         if isinstance(expr, Const) and expr.value == spec.output(name).default:
             continue
-        parts.append(f"{name}={text(expr)}")
+        parts.append(f"{name}={show(spec, expr)}")
     return parts
 
 

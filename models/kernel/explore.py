@@ -28,7 +28,7 @@ from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, overload
+from typing import Any, assert_never, overload
 
 from .domains import (
     Domain,
@@ -45,8 +45,10 @@ from .expr import (
     Add,
     And,
     At,
+    Bound,
     Cmp,
     Const,
+    Enabled,
     Env,
     Eq,
     Expr,
@@ -58,6 +60,7 @@ from .expr import (
     Ite,
     Not,
     Or,
+    Quant,
     Ref,
     SeqOp,
     SetOp,
@@ -66,6 +69,7 @@ from .expr import (
     Unwrap,
     Update,
     evaluate,
+    node,
     unroll,
     walk,
 )
@@ -167,6 +171,7 @@ class _Gen:
         return self._by_id[key]
 
     def src(self, e: Expr) -> str:
+        e = node(e)
         if isinstance(e, Const):
             return self.const(e.value)
         if isinstance(e, Ref):
@@ -228,7 +233,9 @@ class _Gen:
                 "add": f"({set_} | {{{item}}})",
                 "remove": f"({set_} - {{{item}}})",
             }[e.op]
-        raise ExprTypeError(f"cannot compile {type(e).__name__} here")
+        if isinstance(e, StepIs | Enabled | Bound | Quant):  # a row's, unrolled before this
+            raise ExprTypeError(f"cannot compile {type(e).__name__} here")
+        assert_never(e)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,12 @@
 """A tiny expression language for guards, updates, outputs and properties.
 
 Guards are data, not lambdas, so that every backend can see inside them: the
-explorer evaluates them (`evaluate`), `smt.py` translates them to z3, and the
-diagram prints them (`render`). Type checking happens when a spec is built.
+explorer evaluates them (`evaluate`), `smt.py` translates them to z3, and every
+face prints them through printer.py (`show`). Type checking happens when a spec is built.
+
+`Node` is the closed union of the node kinds: every walker (the printer, `infer`, the
+evaluator, the explorer's compiler, z3's encoding, Promela) starts from `node(expr)` and
+ends in `assert_never`, so mypy names a walker that misses a kind.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import dataclasses
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias, assert_never
 
 from .domains import Bool, Domain, Func, FuncValue, IntRange, Option, Real, Seq, Set, Value
 
@@ -31,7 +35,7 @@ class Expr:
 
     def __bool__(self) -> bool:
         # `guard=a and b` would silently keep only `b`: an expression has no truth value.
-        text = render(self)
+        text = shown(self)
         text = text if len(text) <= 60 else text[:59] + "…"
         raise TypeError(
             f"an expression has no truth value ({text}): Python's and/or/not/if "
@@ -279,6 +283,36 @@ class SetOp(Expr):
         return (self.set,) if self.item is None else (self.set, self.item)
 
 
+# Every node kind; a new kind goes in both, and mypy then names each walker to extend.
+Node: TypeAlias = (
+    (Const | Ref | Eq | In | Not | And | Or | Implies | Ite | Cmp | Add | IsSome | Some | Unwrap)
+    | (StepIs | Enabled)
+    | (Bound | Quant | SeqOp | At | Update | FuncLit | SetOp)
+)
+NODES = (
+    *(Const, Ref, Eq, In, Not, And, Or, Implies, Ite, Cmp, Add, IsSome, Some, Unwrap),
+    *(StepIs, Enabled),
+    *(Bound, Quant, SeqOp, At, Update, FuncLit, SetOp),
+)
+
+# The kinds whose arguments are values, never conditions (a walker over conditions passes them).
+VALUED = (In, Cmp, Add, IsSome, Some, Unwrap, SeqOp, At, Update, FuncLit, SetOp)
+
+
+def node(expr: Expr) -> Node:
+    """`expr` as one of the node kinds a walker must handle (see the module docstring)."""
+    if isinstance(expr, NODES):
+        return expr
+    raise ExprTypeError(f"unknown expression node {type(expr).__name__}")
+
+
+def shown(expr: Expr) -> str:
+    """`expr` printed as every face prints it (printer.py), for error messages."""
+    from .printer import show  # the printer imports this module
+
+    return show(None, expr)
+
+
 TRUE: Expr = Const(True)
 FALSE: Expr = Const(False)
 
@@ -494,10 +528,6 @@ def walk(expr: Expr) -> list[Expr]:
     return nodes
 
 
-def refs(expr: Expr) -> set[tuple[Scope, str]]:
-    return {(n.scope, n.name) for n in walk(expr) if isinstance(n, Ref)}
-
-
 def is_step_expr(expr: Expr) -> bool:
     """Does the expression speak of a step (after-state, outputs, params, which row)?"""
     return any(
@@ -619,6 +649,7 @@ Typer = Callable[[Scope, str], Domain]
 
 def infer(expr: Expr, typer: Typer) -> Domain | None:
     """The domain of `expr`, or None for a bare constant (typed by its context)."""
+    expr = node(expr)
     if isinstance(expr, Const):
         return None
     if isinstance(expr, Ref):
@@ -668,12 +699,12 @@ def infer(expr: Expr, typer: Typer) -> Domain | None:
             if isinstance(side, Const) and isinstance(expr, Add) and isinstance(dom, IntRange):
                 # An offset need not lie in the operand's range (`add(x, -1)`, `sub(x, 5)`).
                 if isinstance(side.value, bool) or not isinstance(side.value, int):
-                    raise ExprTypeError(f"{render(expr)}: {side.value!r} is not an integer")
+                    raise ExprTypeError(f"{shown(expr)}: {side.value!r} is not an integer")
                 continue
             try:
                 check(side, typer, dom)
             except ExprTypeError as err:
-                raise ExprTypeError(f"{render(expr)}: {err}") from None
+                raise ExprTypeError(f"{shown(expr)}: {err}") from None
         if isinstance(expr, Cmp):
             return Bool()
         # A sum is checked against the target range where it is assigned.
@@ -751,7 +782,7 @@ def infer(expr: Expr, typer: Typer) -> Domain | None:
         assert expr.item is not None
         check(expr.item, typer, sdom.element)
         return Bool() if expr.op == "member" else sdom
-    raise ExprTypeError(f"unknown expression node {type(expr).__name__}")
+    assert_never(expr)
 
 
 def _binding(typer: Typer, name: str, domain: Domain) -> Typer:
@@ -831,6 +862,7 @@ def compiled(expr: Expr) -> Callable[[Env], Value]:
 
 
 def _compile(expr: Expr) -> Callable[[Env], Value]:
+    expr = node(expr)
     if isinstance(expr, Const):
         value = expr.value
         return lambda env: value
@@ -910,7 +942,9 @@ def _compile(expr: Expr) -> Callable[[Env], Value]:
         if expr.op == "add":
             return lambda env: set_(env) | {item(env)}
         return lambda env: set_(env) - {item(env)}
-    raise ExprTypeError(f"cannot evaluate {type(expr).__name__} here")
+    if isinstance(expr, Enabled | Bound):  # expanded, or bound, before evaluation
+        raise ExprTypeError(f"cannot evaluate {type(expr).__name__} here")
+    assert_never(expr)
 
 
 def _compile_seq(expr: SeqOp) -> Callable[[Env], Value]:
@@ -943,98 +977,3 @@ def _scoped(env: Env, scope: Scope) -> Mapping[str, Value]:
     if source is None:
         raise ExprTypeError(f"{scope} values are not available here")
     return source
-
-
-# ---------------------------------------------------------------- rendering
-
-
-def render(
-    expr: Expr, label: Callable[[Value], str] = str, ref: Callable[[Ref], str] | None = None
-) -> str:
-    """A compact, readable form for diagrams and listings (`ref`: a printer's own names for
-    variables and parameters)."""
-    if isinstance(expr, Const):
-        return label(expr.value)
-    if isinstance(expr, Ref) and ref is not None:
-        return ref(expr)
-    if isinstance(expr, Ref):
-        return {"pre": "", "post": "'", "param": "?", "out": "!"}[expr.scope] + expr.name
-    if isinstance(expr, Eq):
-        if isinstance(expr.left, Ref) and expr.left.scope == "post":
-            return f"{expr.left.name}' = {render(expr.right, label, ref)}"
-        return f"{render(expr.left, label, ref)} = {render(expr.right, label, ref)}"
-    if isinstance(expr, In):
-        return f"{render(expr.item, label, ref)} ∈ {{{', '.join(label(o) for o in expr.options)}}}"
-    if isinstance(expr, Not):
-        if isinstance(expr.arg, Eq):
-            return f"{render(expr.arg.left, label, ref)} ≠ {render(expr.arg.right, label, ref)}"
-        return f"¬({render(expr.arg, label, ref)})"
-    if isinstance(expr, And):
-        return " ∧ ".join(_paren(a, label, ref) for a in expr.args)
-    if isinstance(expr, Or):
-        return " ∨ ".join(_paren(a, label, ref) for a in expr.args)
-    if isinstance(expr, Implies):
-        return f"{_paren(expr.premise, label, ref)} → {_paren(expr.conclusion, label, ref)}"
-    if isinstance(expr, Ite):
-        return (
-            f"if {render(expr.cond, label, ref)} then {render(expr.then, label, ref)} "
-            f"else {render(expr.other, label, ref)}"
-        )
-    if isinstance(expr, Cmp):
-        return f"{render(expr.left, label, ref)} {expr.op} {render(expr.right, label, ref)}"
-    if isinstance(expr, Add):
-        return f"{render(expr.left, label, ref)} {expr.op} {render(expr.right, label, ref)}"
-    if isinstance(expr, IsSome):
-        return f"{render(expr.arg, label, ref)} set"
-    if isinstance(expr, Some):
-        return render(expr.arg, label, ref)
-    if isinstance(expr, Unwrap):
-        return render(expr.arg, label, ref)
-    if isinstance(expr, StepIs):
-        return f"{expr.kind} ∈ {{{', '.join(expr.names)}}}"
-    if isinstance(expr, Enabled):
-        return f"enabled({', '.join(expr.triggers)})"
-    if isinstance(expr, Bound):
-        return expr.name
-    if isinstance(expr, Quant):
-        sign = {"all": "∀", "any": "∃", "sum": "Σ"}[expr.kind]
-        return f"{sign}{expr.name} ∈ {expr.domain.name}: {render(expr.body, label, ref)}"
-    if isinstance(expr, SeqOp):
-        seq = render(expr.seq, label, ref)
-        if expr.op == "append":
-            assert expr.arg is not None
-            return f"Append({seq}, {render(expr.arg, label, ref)})"
-        if expr.op == "index":
-            assert expr.arg is not None
-            return f"{seq}[{render(expr.arg, label, ref)}]"
-        return f"{ {'head': 'Head', 'tail': 'Tail', 'len': 'Len'}[expr.op] }({seq})"
-    if isinstance(expr, At):
-        return f"{render(expr.func, label, ref)}[{render(expr.key, label, ref)}]"
-    if isinstance(expr, Update):
-        return (
-            f"[{render(expr.func, label, ref)} EXCEPT ![{render(expr.key, label, ref)}] = "
-            f"{render(expr.value, label, ref)}]"
-        )
-    if isinstance(expr, FuncLit):
-        pairs = (
-            f"{expr.domain.index.label(k)} ↦ {render(i, label, ref)}"
-            for k, i in zip(expr.domain.keys, expr.items, strict=True)
-        )
-        return "[" + ", ".join(pairs) + "]"
-    if isinstance(expr, SetOp):
-        set_ = render(expr.set, label, ref)
-        if expr.op == "size":
-            return f"|{set_}|"
-        assert expr.item is not None
-        item = render(expr.item, label, ref)
-        return {"member": f"{item} ∈ {set_}", "add": f"{set_} ∪ {{{item}}}"}.get(
-            expr.op, f"{set_} \\ {{{item}}}"
-        )
-    return type(expr).__name__
-
-
-def _paren(
-    expr: Expr, label: Callable[[Value], str], ref: Callable[[Ref], str] | None = None
-) -> str:
-    text = render(expr, label, ref)
-    return f"({text})" if isinstance(expr, And | Or | Implies | Quant) else text

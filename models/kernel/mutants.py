@@ -1,4 +1,4 @@
-"""Model mutants: single-point faults generated from a spec's own rows, and their judging.
+"""Model mutants: single-point faults generated from a spec's own definition, and their judging.
 
 `generate` applies every operator the gate knows to every row (and every
 variable's initial value), then keeps a bounded sample chosen with a fixed
@@ -18,33 +18,82 @@ seed, so the same spec always yields the same mutants:
 - flip-quantifier, drop-init: a `forall` in a guard becomes `exists` (or back);
   the spec's initial predicate goes.
 
-`model_kill` is the model layer: the spec's own checks (its properties, and
-the structural checks determinism, totality (explicit specs), no-deadlock
+and then every definition operator (`definition_candidates`), which changes a
+piece the spec module shares between rows, everywhere it is used, ranked and
+bounded apart (`EXTRA_LIMIT`) so the row sample does not move:
+
+- regroup: a trigger moves to another group (who decides it);
+- guard-constant: a constant a guard compares with becomes another value of
+  its domain; table-constant: an integer in a guard, update or output (a
+  saturation bound, a count's step) moves by one;
+- drop-set-entry: one entry leaves a set a row tests (a mode's tool table);
+- reset-forgets: a variable is left out of every reset that puts two or more
+  variables back to their initial values;
+- init-each: each initial value becomes each other value of its domain (or
+  one of several goes); the spec keeps its variants, which start there too;
+- out-for-param, param-for-out: a property reads an output where it meant
+  the trigger's argument of that name, or the argument for the output.
+
+`model_kill` is the model layer: the spec's own checks (determinism first,
+its properties, the structural checks totality (explicit specs), no-deadlock
 (where the spec checks it), well-defined, terminal-absorbing, rows-fire and
-vacuity), decided on the kernel explorer's complete graph of the mutant
-(`explore`, the compiled rows; its edges generated once from the compiled
-successor function), which is exact for every finite property and
+vacuity, and each variant still failing as it declares), decided on the
+kernel explorer's complete graph of the mutant (`explore`, the compiled rows;
+its edges generated once from the compiled successor function), which is
+exact for every finite property and
 needs no solver. What the original's graph already shows to hold is not
 tested again (see `_View`). The kernel's
 reachable-set check is left out: it tests the kernel (z3 against the
 explorer), not the model. A mutant no layer kills goes to
 `smt.prove_equivalent`, which proves with z3 that it behaves as the
 original, or it has survived.
+
+A model kill counts only once z3 agrees (`confirmed`): its counterexample is
+replayed over the mutant's own transition relation (`smt.replay`), a missing
+witness is checked absent from z3's reachable set (`smt.absent`), two rows
+enabled (or none) are asked of z3 in the state the replay reaches
+(`smt.enabled_rows`). A kill z3 does not confirm is a kernel disagreement,
+which fails the gate. A changed property that still holds is killed when z3
+proves one of its demands true of every step (`toothless`).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from types import MappingProxyType
 
+from . import smt
 from .domains import Domain, Value, count
 from .explore import Exploration, ExplorationLimit, explore
-from .expr import TRUE, And, Const, Env, Expr, Not, Quant, compiled, walk
+from .expr import (
+    TRUE,
+    Add,
+    And,
+    Cmp,
+    Const,
+    Env,
+    Eq,
+    Expr,
+    Implies,
+    In,
+    Not,
+    Or,
+    Quant,
+    Ref,
+    Scope,
+    StepIs,
+    compiled,
+    walk,
+)
 from .oracle import OracleError
+from .printer import show
+from .smt import SolverLimit
 from .spec import AnyOf, Kind, Property, Row, Spec, SpecError
+from .trace import Step as TraceStep
+from .trace import Trace, plural
 from .vacuity import premises
 
 SEED = 20260701
@@ -52,6 +101,10 @@ SEED = 20260701
 VALUES_PER_SLOT = 2
 # At most this many mutants per spec: the rest are counted as skipped.
 LIMIT = 120
+# At most this many of the definition operators' mutants per spec, ranked apart.
+EXTRA_LIMIT = 120
+# `init-each`: at most this many other values replace one initial value.
+INIT_VALUES = 4
 
 
 @dataclass(frozen=True)
@@ -74,11 +127,28 @@ class Generation:
         return self.candidates - len(self.mutants)
 
 
+# What a second engine must agree with before a model kill counts: None, or why not.
+Confirm = Callable[[], str | None]
+
+
 @dataclass(frozen=True)
 class Kill:
     layer: str  # "model" | "conformance" | "seed"
     check: str
     trace_length: int | None
+    # The model layer's counterexample replayed in z3 over the mutant (`confirmed`).
+    confirm: Confirm | None = field(default=None, compare=False, repr=False)
+
+
+def confirmed(kill: Kill) -> str | None:
+    """None when z3 agrees with a model kill (or the kill is another layer's), else the
+    disagreement: then the kernel's evaluator and z3 read the mutant differently."""
+    if kill.confirm is None:
+        return None if kill.layer != "model" else "no counterexample to replay"
+    try:
+        return kill.confirm()
+    except SolverLimit as limit:
+        return f"z3 could not decide: {limit.reason}"
 
 
 # ---------------------------------------------------------------- generation
@@ -113,6 +183,19 @@ def _frozen(mapping: Mapping[str, Expr]) -> Mapping[str, Expr]:
     return MappingProxyType(dict(mapping))
 
 
+def _replacements(
+    spec: Spec, r: Row, rng: random.Random, table: str, name: str, domain: Domain
+) -> Iterator[Candidate]:
+    """`replace-update` / `replace-output`: `name` in the row's `table` (updates or outputs)
+    set to each other value of its domain, or a sample of them."""
+    operator = {"updates": "replace-update", "outputs": "replace-output"}[table]
+    entries: Mapping[str, Expr] = getattr(r, table)
+    for other in _others(rng, domain, _const(entries[name])):
+        changed = _frozen({**entries, name: Const(other)})
+        rebuilt = _with_row(spec, replace(r, **{table: changed}))  # type: ignore[arg-type]
+        yield operator, r.name, f"{name} := {domain.label(other)}", rebuilt
+
+
 def _row_candidates(spec: Spec, r: Row, rng: random.Random) -> Iterator[Candidate]:
     control = spec.control_domain
     if r.guard != TRUE:
@@ -126,7 +209,7 @@ def _row_candidates(spec: Spec, r: Row, rng: random.Random) -> Iterator[Candidat
                     f"conjunct {k + 1} of the guard dropped",
                     _with_row(spec, replace(r, guard=And(rest))),
                 )
-    for name, value in r.updates.items():
+    for name in r.updates:
         kept = {k: v for k, v in r.updates.items() if k != name}
         yield (
             "drop-update",
@@ -134,14 +217,7 @@ def _row_candidates(spec: Spec, r: Row, rng: random.Random) -> Iterator[Candidat
             f"update of {name} dropped",
             _with_row(spec, replace(r, updates=_frozen(kept))),
         )
-        for other in _others(rng, spec.var(name).domain, _const(value)):
-            label = spec.var(name).domain.label(other)
-            yield (
-                "replace-update",
-                r.name,
-                f"{name} := {label}",
-                _with_row(spec, replace(r, updates=_frozen({**r.updates, name: Const(other)}))),
-            )
+        yield from _replacements(spec, r, rng, "updates", name, spec.var(name).domain)
     if control is not None and not r.ignore:
         sources = r.source if r.source is not None else control.values or ()
         for target in control.values or ():
@@ -164,14 +240,7 @@ def _row_candidates(spec: Spec, r: Row, rng: random.Random) -> Iterator[Candidat
                 f"output {name} dropped",
                 _with_row(spec, replace(r, outputs=_frozen(kept))),
             )
-        for other in _others(rng, spec.output(name).domain, _const(value)):
-            label = spec.output(name).domain.label(other)
-            yield (
-                "replace-output",
-                r.name,
-                f"{name} := {label}",
-                _with_row(spec, replace(r, outputs=_frozen({**r.outputs, name: Const(other)}))),
-            )
+        yield from _replacements(spec, r, rng, "outputs", name, spec.output(name).domain)
         items = _const(value)
         if isinstance(items, tuple) and len(items) > 1 and items != items[::-1]:
             swapped = Const(items[::-1])
@@ -267,6 +336,280 @@ def _init_candidates(spec: Spec, rng: random.Random) -> Iterator[Candidate]:
                 )
 
 
+# ---------------------------------------------------------------- definition operators
+#
+# A spec module builds its rows from helpers and tables (a reset dict, a saturating count, a
+# mode's tool list, a trigger's group): a slip there changes every row that uses it. These
+# operators find such shared pieces in the spec itself and change every use at once, and
+# change what the properties read (an output for the argument it echoes, and back).
+
+
+def _rewrite(e: Expr, f: Callable[[Expr], Expr | None]) -> Expr:
+    """`e` with every node `f` answers for replaced (bottom-up where it answers None)."""
+    hit = f(e)
+    if hit is not None:
+        return hit
+    parts: dict[str, object] = {}
+    changed = False
+    for key, value in vars(e).items():
+        if isinstance(value, Expr):
+            new: object = _rewrite(value, f)
+        elif isinstance(value, tuple) and value and all(isinstance(v, Expr) for v in value):
+            new = tuple(_rewrite(v, f) for v in value)
+        else:
+            new = value
+        changed = changed or new != value
+        parts[key] = new
+    return type(e)(**parts) if changed else e
+
+
+def _slots(spec: Spec) -> Iterator[tuple[Row, str, str | None, Expr]]:
+    """Every expression a row holds: (row, kind, name, expression), kind guard/update/output."""
+    for r in spec.rows:
+        yield r, "guard", None, r.guard
+        for name, value in r.updates.items():
+            yield r, "update", name, value
+        for name, value in r.outputs.items():
+            yield r, "output", name, value
+
+
+def _map_rows(spec: Spec, f: Callable[[Expr], Expr | None]) -> tuple[Row, ...]:
+    return tuple(
+        replace(
+            r,
+            guard=_rewrite(r.guard, f),
+            updates=_frozen({k: _rewrite(v, f) for k, v in r.updates.items()}),
+            outputs=_frozen({k: _rewrite(v, f) for k, v in r.outputs.items()}),
+        )
+        for r in spec.rows
+    )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _regroup(spec: Spec) -> Iterator[Candidate]:
+    """A trigger moved to another group (who decides it)."""
+    groups = list(dict.fromkeys(t.group for t in spec.triggers))
+    if len(groups) < 2:
+        return
+    for t in spec.triggers:
+        for g in groups:
+            if g == t.group:
+                continue
+            moved = replace(t, group=g)
+            yield (
+                "regroup",
+                None,
+                f"trigger {t.name} in group {g or '(none)'}",
+                lambda moved=moved: replace(  # type: ignore[misc]
+                    spec,
+                    triggers=tuple(moved if x.name == moved.name else x for x in spec.triggers),
+                ),
+            )
+
+
+def _table_constants(spec: Spec) -> Iterator[Candidate]:
+    """An integer constant of a guard, update or output changed by one, in every row whose
+    same expression holds it (a saturation bound, a count's step, a limit in a guard)."""
+    seen: dict[Expr, list[str]] = {}
+    for r, _, _, e in _slots(spec):
+        if any(isinstance(n, Cmp) for n in walk(e)):
+            seen.setdefault(e, []).append(r.name)
+    for e, rows in seen.items():
+        numbers = sorted({n.value for n in walk(e) if isinstance(n, Const) and _is_int(n.value)})
+        for n in numbers:
+            for m in (n - 1, n + 1):
+                if m < 0:
+                    continue
+
+                def change(x: Expr, e: Expr = e, n: int = n, m: int = m) -> Expr | None:
+                    if x != e:
+                        return None
+                    return _rewrite(e, lambda y: Const(m) if y == Const(n) else None)
+
+                yield (
+                    "table-constant",
+                    rows[0] if len(rows) == 1 else None,
+                    f"{n} → {m} in {show(spec, e)[:40]} ({plural(len(rows), 'row')})",
+                    lambda change=change: replace(  # type: ignore[misc]
+                        spec, rows=_map_rows(spec, change)
+                    ),
+                )
+
+
+def _guard_constants(spec: Spec, rng: random.Random) -> Iterator[Candidate]:
+    """A constant a guard compares a variable or argument with, replaced by another value of
+    its domain, in every row whose guard holds that comparison (a guard's table entry)."""
+    found: dict[Expr, tuple[Domain, list[str]]] = {}
+    for r in spec.rows:
+        domains = {("pre", v.name): v.domain for v in spec.vars}
+        domains.update({("param", p.name): p.domain for p in spec.trigger(r.trigger).params})
+        for n in walk(r.guard):
+            if isinstance(n, Eq | Cmp) and isinstance(n.right, Const) and isinstance(n.left, Ref):
+                domain = domains.get((n.left.scope, n.left.name))
+                if domain is not None:
+                    found.setdefault(n, (domain, []))[1].append(r.name)
+    for node, (domain, rows) in found.items():
+        assert isinstance(node, Eq | Cmp) and isinstance(node.right, Const)
+        for other in _others(rng, domain, node.right.value):
+            new = replace(node, right=Const(other))
+
+            def change(x: Expr, node: Expr = node, new: Expr = new) -> Expr | None:
+                return new if x == node else None
+
+            yield (
+                "guard-constant",
+                rows[0] if len(rows) == 1 else None,
+                f"{show(spec, node)[:30]} → {domain.label(other)} ({plural(len(rows), 'row')})",
+                lambda change=change: replace(spec, rows=_map_rows(spec, change)),  # type: ignore[misc]
+            )
+
+
+def _set_entries(spec: Spec) -> Iterator[Candidate]:
+    """One entry dropped from a set a row tests membership of (a mode's tool table), in
+    every row that tests the same set."""
+    found: dict[tuple[Value, ...], list[str]] = {}
+    for r, _, _, e in _slots(spec):
+        for n in walk(e):
+            if isinstance(n, In) and len(n.options) > 1:
+                rows = found.setdefault(n.options, [])
+                if r.name not in rows:
+                    rows.append(r.name)
+    for options, rows in found.items():
+        for k, entry in enumerate(options):
+            rest = options[:k] + options[k + 1 :]
+
+            def change(
+                x: Expr, options: tuple[Value, ...] = options, rest: tuple[Value, ...] = rest
+            ) -> Expr | None:
+                return In(x.item, rest) if isinstance(x, In) and x.options == options else None
+
+            yield (
+                "drop-set-entry",
+                rows[0] if len(rows) == 1 else None,
+                f"{str(entry)[:24]} dropped from a set of {len(options)} "
+                f"({plural(len(rows), 'row')})",
+                lambda change=change: replace(spec, rows=_map_rows(spec, change)),  # type: ignore[misc]
+            )
+
+
+def _resets(spec: Spec) -> Iterator[Candidate]:
+    """A field left out of a state reset: a row that puts two or more variables back to
+    their initial value resets them; one variable is dropped from every such row."""
+    initial = {v.name: Const(v.init) for v in spec.vars if not isinstance(v.init, AnyOf)}
+    resetting: dict[str, list[str]] = {}
+    for r in spec.rows:
+        reset = [k for k, e in r.updates.items() if initial.get(k) == e]
+        if len(reset) >= 2:
+            for k in reset:
+                resetting.setdefault(k, []).append(r.name)
+    for name, rows in resetting.items():
+
+        def forget(name: str = name, rows: tuple[str, ...] = tuple(rows)) -> Spec:
+            return replace(
+                spec,
+                rows=tuple(
+                    replace(r, updates=_frozen({k: e for k, e in r.updates.items() if k != name}))
+                    if r.name in rows
+                    else r
+                    for r in spec.rows
+                ),
+            )
+
+        yield (
+            "reset-forgets",
+            rows[0] if len(rows) == 1 else None,
+            f"{name} left out of the reset ({plural(len(rows), 'row')})",
+            forget,
+        )
+
+
+def _inits(spec: Spec) -> Iterator[Candidate]:
+    """Each initial value of each variable replaced by every other value of its domain (at
+    most `INIT_VALUES`), or dropped when the variable has several. The spec keeps its
+    variants, so each variant starts in the changed state too, and must still fail."""
+    for v in spec.vars:
+        values = v.domain.sample()
+        for k, current in enumerate(v.inits):
+            others = [x for x in values if x not in v.inits][:INIT_VALUES]
+            news: list[tuple[str, Value | AnyOf]] = [
+                (
+                    f"{v.name} starts at {v.domain.label(x)} for {v.domain.label(current)}",
+                    AnyOf(*v.inits[:k], x, *v.inits[k + 1 :]) if len(v.inits) > 1 else x,
+                )
+                for x in others
+            ]
+            if len(v.inits) > 1:
+                rest = v.inits[:k] + v.inits[k + 1 :]
+                news.append(
+                    (
+                        f"{v.name} no longer starts at {v.domain.label(current)}",
+                        AnyOf(*rest) if len(rest) > 1 else rest[0],
+                    )
+                )
+            for detail, init in news:
+                new = replace(v, init=init)
+                yield (
+                    "init-each",
+                    None,
+                    detail,
+                    lambda new=new: replace(  # type: ignore[misc]
+                        spec, vars=tuple(new if x.name == new.name else x for x in spec.vars)
+                    ),
+                )
+
+
+def _echo_swaps(spec: Spec) -> Iterator[Candidate]:
+    """A property reading an output where it meant the trigger's argument of the same name and
+    domain, or the argument where it meant the output."""
+    params: dict[str, Domain] = {}
+    for t in spec.triggers:
+        for a in t.params:
+            params.setdefault(a.name, a.domain)
+    outputs = {o.name: o.domain for o in spec.outputs}
+    both = {n for n in params if outputs.get(n) == params[n]}
+    for p in spec.properties:
+        sites = sorted({(n.scope, n.name) for n in walk(p.as_written) if isinstance(n, Ref)})
+        for scope, name in sites:
+            if name not in both or scope not in ("out", "param"):
+                continue
+            other: Scope = "param" if scope == "out" else "out"
+            original, swapped = Ref(scope, name), Ref(other, name)
+
+            def change(x: Expr, old: Expr = original, new: Expr = swapped) -> Expr | None:
+                return new if x == old else None
+
+            mutated = replace(p, pred=_rewrite(p.as_written, change), written=None)
+            yield (
+                "out-for-param" if scope == "param" else "param-for-out",
+                None,
+                f"{p.name} reads {other} {name} for {scope} {name}",
+                lambda mutated=mutated: replace(  # type: ignore[misc]
+                    spec,
+                    properties=tuple(
+                        mutated if q.name == mutated.name else q for q in spec.properties
+                    ),
+                ),
+            )
+
+
+def definition_candidates(spec: Spec, *, seed: int = SEED) -> list[Candidate]:
+    """Every mutant the definition operators make of the spec, not yet built (deterministic;
+    `guard-constant`'s replacement values are sampled with a generator of its own)."""
+    rng = random.Random(f"{seed}:{spec.name}:guard-constant")
+    return [
+        *_regroup(spec),
+        *_guard_constants(spec, rng),
+        *_table_constants(spec),
+        *_set_entries(spec),
+        *_resets(spec),
+        *_inits(spec),
+        *_echo_swaps(spec),
+    ]
+
+
 def candidates(spec: Spec, *, seed: int = SEED) -> tuple[list[Candidate], random.Random]:
     """Every mutant the operators make of the spec, not yet built: (operator, row, detail,
     build). The value replacements are sampled with the seeded generator it returns."""
@@ -276,14 +619,26 @@ def candidates(spec: Spec, *, seed: int = SEED) -> tuple[list[Candidate], random
     return found, rng
 
 
-def generate(spec: Spec, *, limit: int = LIMIT, seed: int = SEED) -> Generation:
-    """The spec's mutants: every operator on every row and variable, at most `limit` kept."""
-    candidates_, rng = candidates(spec, seed=seed)
+def _ranked(found: list[Candidate], rng: random.Random, limit: int) -> list[Candidate]:
     # One seeded ranking of every candidate: a smaller limit keeps a subset of a larger one.
-    ranking = list(range(len(candidates_)))
+    ranking = list(range(len(found)))
     rng.shuffle(ranking)
     keep = set(ranking[:limit])
-    chosen = [c for k, c in enumerate(candidates_) if k in keep]
+    return [c for k, c in enumerate(found) if k in keep]
+
+
+def generate(
+    spec: Spec, *, limit: int = LIMIT, extra_limit: int = EXTRA_LIMIT, seed: int = SEED
+) -> Generation:
+    """The spec's mutants: every row operator on every row and variable, at most `limit`
+    kept, then every definition operator (`definition_candidates`), at most `extra_limit`
+    kept. The two samples are ranked apart, so the row sample is the same with or without
+    the definition operators."""
+    candidates_, rng = candidates(spec, seed=seed)
+    chosen = _ranked(candidates_, rng, limit)
+    extra = definition_candidates(spec)
+    chosen += _ranked(extra, random.Random(f"{seed}:{spec.name}:definition"), extra_limit)
+    candidates_ = candidates_ + extra
     mutants: list[Mutant] = []
     invalid = 0
     for op, row, detail, build in chosen:
@@ -333,6 +688,9 @@ def _steps(spec: Spec, g: Exploration, states: Sequence[Mapping[str, Value]]) ->
             yield i, k, code.rows[r].name, number[target], emitted
 
 
+# `_leaves_domain` looks this deep for a state whose update leaves its domain.
+BMC_DEPTH = 12
+
 # A mutant whose graph outgrows the original's this many times over gets no model verdict.
 GROWTH = 20
 
@@ -358,24 +716,29 @@ def model_kill(base: Baseline, spec: Spec) -> Kill | None:
     A mutant changes one row (or one initial value), and the original satisfies
     every check (verify proves it): so a property whose predicate is unchanged is
     only tested on what the original lacks (new states; steps from new states or
-    of a changed trigger), the others everywhere. Checks run in `verify`'s order.
+    of a changed trigger), the others everywhere. Checks run in `verify`'s order, but
+    determinism first.
     """
     try:
         g = explore(spec, max_states=_bound(base))
     except OracleError as err:  # a row leaves its variable's domain, as the oracle reports
-        return Kill("model", f"explorer ({err})", None)
+        return Kill("model", f"explorer ({err})", None, partial(_leaves_domain, spec))
     except ExplorationLimit:
         return None  # no model verdict: the later layers and the equivalence proof decide
     view = _View(base, spec, g)
+    # Determinism first: the explorer fires the first enabled row of a trigger (an if/elif
+    # chain), so its graph is all the mutant does only when no two rows are enabled at once;
+    # z3's relation, which the kills are replayed in, takes any enabled row.
     checks: list[Callable[[], Kill | None]] = [
-        *[partial(view.prop, p) for p in spec.properties],
         view.determinism,
+        *[partial(view.prop, p) for p in spec.properties],
         view.totality,
         view.deadlock,
         view.defined,
         view.terminal,
         view.rows_fire,
         view.vacuity,
+        *[partial(_variant, base, spec, v.name) for v in spec.variants],
     ]
     for check in checks:
         kill = check()
@@ -417,27 +780,54 @@ class _View:
             )
             self.edges.append((i, row, firing.trigger, env, new))
         self.props = {p.name: p.pred for p in base.spec.properties}
+        # A trigger in another group changes what every property reading a group sees.
+        self.regrouped = spec.triggers != base.spec.triggers
 
-    def _first_state(self, check: str, test: Callable[[Env], Value], every: bool) -> Kill | None:
+    # ------------------------------------------------------------ counterexamples for z3
+
+    def _trace_to(self, i: int) -> Trace:
+        return self.g.path_to(i)
+
+    def _trace_through(self, source: int, env: Env) -> Trace:
+        head = self.g.path_to(source)
+        assert env.post is not None and env.trigger is not None and env.row is not None
+        step = TraceStep(env.row, env.trigger, env.params or {}, env.post, env.outputs or {})
+        return Trace(head.init, (*head.steps, step))
+
+    def _reach(self, trace: Trace, target: Expr, step: bool) -> Confirm:
+        return partial(smt.replay, self.spec, trace, target, step=step)
+
+    def _absent(self, target: Expr, step: bool) -> Confirm:
+        return partial(smt.absent, self.spec, [e.pre for e in self.states], target, step=step)
+
+    # ------------------------------------------------------------ the checks
+
+    def _first_state(self, check: str, test: Expr, every: bool) -> Kill | None:
+        fn = compiled(test)
         for i, env in enumerate(self.states):
-            if (every or self.new_state[i]) and test(env):
-                return Kill("model", check, self.g.depth[i])
+            if (every or self.new_state[i]) and fn(env):
+                trace = self._trace_to(i)
+                return Kill("model", check, self.g.depth[i], self._reach(trace, test, False))
         return None
 
-    def _first_edge(self, check: str, test: Callable[[Env], Value], every: bool) -> Kill | None:
+    def _first_edge(self, check: str, test: Expr, every: bool) -> Kill | None:
+        fn = compiled(test)
         for source, _, _, env, new in self.edges:
-            if (every or new) and test(env):
-                return Kill("model", check, self.g.depth[source] + 1)
+            if (every or new) and fn(env):
+                trace = self._trace_through(source, env)
+                return Kill(
+                    "model", check, self.g.depth[source] + 1, self._reach(trace, test, True)
+                )
         return None
 
     def prop(self, p: Property) -> Kill | None:
-        if p.kind is Kind.SOMETIMES:
-            test = compiled(p.pred)
-            found = self._first_edge if p.over_steps else self._first_state
-            return Kill("model", p.name, None) if found("", test, True) is None else None
-        every = p.pred != self.props.get(p.name)
         find = self._first_edge if p.over_steps else self._first_state
-        return find(p.name, compiled(p.bad), every)
+        if p.kind is Kind.SOMETIMES:
+            if find("", p.pred, True) is not None:
+                return None
+            return Kill("model", p.name, None, self._absent(p.pred, p.over_steps))
+        every = p.pred != self.props.get(p.name) or self.regrouped
+        return find(p.name, p.bad, every)
 
     def determinism(self) -> Kill | None:
         spec, base, g = self.spec, self.base, self.g
@@ -459,14 +849,39 @@ class _View:
                     if not any(guards[r.name](env) for r in suspects):
                         continue
                     if sum(1 for r in rows if guards[r.name](env)) > 1:
-                        return Kill("model", "determinism", g.depth[i] + 1)
+                        confirm = self._both(i, t.name, params, lambda n: n > 1, "two rows")
+                        return Kill("model", "determinism", g.depth[i] + 1, confirm)
         return None
+
+    def _both(
+        self,
+        i: int,
+        trigger: str,
+        params: Mapping[str, Value],
+        ok: Callable[[int], bool],
+        what: str,
+    ) -> Confirm:
+        """z3 replays the path to state i, and finds `ok` of the rows it enables there."""
+        trace, spec = self._trace_to(i), self.spec
+
+        def confirm() -> str | None:
+            found = smt.replay(spec, trace, TRUE, step=False)
+            if found is not None:
+                return found
+            enabled = smt.enabled_rows(spec, trace.states()[-1], trigger, params)
+            if not ok(len(enabled)):
+                return f"z3 finds {sorted(enabled) or 'no row'} of {trigger} enabled, not {what}"
+            return None
+
+        return confirm
 
     def totality(self) -> Kill | None:
         g = self.g
         if not g.undefined or self.spec.totality == "enabled-only":
             return None
-        return Kill("model", "totality", g.depth[g.undefined[0][0]] + 1)
+        i, trigger, params = g.undefined[0]
+        confirm = self._both(i, trigger, params, lambda n: n == 0, "none")
+        return Kill("model", "totality", g.depth[i] + 1, confirm)
 
     def deadlock(self) -> Kill | None:
         spec = self.spec
@@ -476,8 +891,26 @@ class _View:
         terminal = compiled(spec.terminal) if spec.terminal is not None else None
         for i, env in enumerate(self.states):
             if i not in live and not (terminal is not None and terminal(env)):
-                return Kill("model", "no-deadlock", self.g.depth[i])
+                return Kill("model", "no-deadlock", self.g.depth[i], self._stuck(i))
         return None
+
+    def _stuck(self, i: int) -> Confirm:
+        spec, trace = self.spec, self._trace_to(i)
+        target = Not(spec.terminal) if spec.terminal is not None else TRUE
+
+        def confirm() -> str | None:
+            found = smt.replay(spec, trace, target, step=False)
+            if found is not None:
+                return found
+            state = trace.states()[-1]
+            for t in spec.triggers:
+                for params in spec.param_assignments(t.name):
+                    live = [r for r in smt.enabled_rows(spec, state, t.name, params)]
+                    if any(not spec.row(r).ignore for r in live):
+                        return f"z3 finds {live} of {t.name} enabled in the deadlocked state"
+            return None
+
+        return confirm
 
     def defined(self) -> Kill | None:
         """`well-defined`: no reachable state lets a row append to a full sequence, etc."""
@@ -486,7 +919,7 @@ class _View:
             when = spec.defined(r)
             if when is not None:
                 bad = spec.for_some_arguments(r.trigger, And((spec.source_expr(r), Not(when))))
-                kill = self._first_state("well-defined", compiled(bad), True)
+                kill = self._first_state("well-defined", bad, True)
                 if kill is not None:
                     return kill
         return None
@@ -495,19 +928,21 @@ class _View:
         spec = self.spec
         if spec.terminal is None:
             return None
-        test = compiled(spec.terminal)
-
-        def moves(env: Env) -> bool:
-            return env.pre != env.post and bool(test(env))
-
-        return self._first_edge(
-            "terminal-absorbing", moves, spec.terminal != self.base.spec.terminal
+        moves = And(
+            (
+                spec.terminal,
+                Or(tuple(Not(Eq(Ref("pre", v.name), Ref("post", v.name))) for v in spec.vars)),
+            )
         )
+        every = spec.terminal != self.base.spec.terminal
+        return self._first_edge("terminal-absorbing", moves, every)
 
     def rows_fire(self) -> Kill | None:
         fired = {row for _, row, _, _, _ in self.edges}
         dead = [r.name for r in self.spec.rows if r.name not in fired]
-        return Kill("model", "rows-fire", None) if dead else None
+        if not dead:
+            return None
+        return Kill("model", "rows-fire", None, self._absent(StepIs("row", (dead[0],)), True))
 
     def vacuity(self) -> Kill | None:
         """`vacuity` (kernel/vacuity.py), on the edges already generated."""
@@ -518,5 +953,72 @@ class _View:
             else:
                 hit = any(test(env) for env in self.states)
             if not hit:
-                return Kill("model", "vacuity", None)
+                return Kill("model", "vacuity", None, self._absent(premise, step))
         return None
+
+
+def _variant(base: Baseline, spec: Spec, name: str) -> Kill | None:
+    """A mutant keeps the spec's variants: each, applied to the mutant, must still violate
+    what it is declared to violate (a variant's rows replace the mutant's, its start is the
+    mutant's start)."""
+    faulty = spec.with_variant(name)
+    try:
+        g = explore(faulty, max_states=_bound(base))
+    except (OracleError, ExplorationLimit):
+        return None  # the variant's own verdict is not the mutant's to give
+    states = [g.as_dict(i) for i in range(len(g.states))]
+    for p in faulty.properties:
+        step = p.over_steps
+        if p.kind is Kind.SOMETIMES:
+            edge = g.first_edge(p.pred) if step else None
+            state = None if step else g.first_state(p.pred)
+            if edge is None and state is None:
+                continue  # still violated: no witness
+            trace = g.path_through(edge) if edge is not None else g.path_to(state or 0)
+            confirm: Confirm = partial(smt.replay, faulty, trace, p.pred, step=step)
+        else:
+            if (g.first_edge(p.bad) if step else g.first_state(p.bad)) is not None:
+                continue
+            confirm = partial(smt.absent, faulty, states, p.bad, step=step)
+        return Kill("model", f"variant {name} no longer violates {p.name}", None, confirm)
+    return None
+
+
+def _conjuncts(e: Expr) -> list[Expr]:
+    """What a property demands, piece by piece: the conjuncts of its conclusion."""
+    if isinstance(e, Implies):
+        return _conjuncts(e.conclusion)
+    if isinstance(e, And):
+        return [c for a in e.args for c in _conjuncts(a)]
+    return [e]
+
+
+def toothless(original: Spec, mutant: Spec) -> Kill | None:
+    """A changed property one of whose demands z3 proves true of every step, whatever the
+    rows do, where the original's was not: the change took that demand's teeth out."""
+    for p in mutant.properties:
+        if p in original.properties or p.kind is Kind.SOMETIMES:
+            continue
+        before = _conjuncts(original.prop(p.name).pred)
+        after = _conjuncts(p.pred)
+        for old, new in zip(before, after, strict=False):
+            if old != new and smt.valid(mutant, new) and not smt.valid(original, old):
+                # Decided by z3 itself, not by the kernel's evaluator: nothing to replay.
+                return Kill("model", f"{p.name} demands nothing (z3)", None, lambda: None)
+    return None
+
+
+def _leaves_domain(spec: Spec) -> str | None:
+    """z3's reading of an explorer refusal: some reachable state lets a row's update leave
+    its variable's domain (found by BMC over the mutant, with the update's value free)."""
+    engines = smt.Engines(smt.Encoding(spec))
+    for r in spec.rows:
+        for name, update in r.updates.items():
+            values = spec.var(name).domain.values
+            if values is None or not any(isinstance(n, Add) for n in walk(update)):
+                continue
+            target = And((spec.step_guard(r), Not(In(update, tuple(values)))))
+            found = engines.bmc(target, step=False, max_depth=BMC_DEPTH, params_of=r.trigger)
+            if isinstance(found, smt.Found):
+                return None
+    return f"z3 finds no update leaving its domain within {BMC_DEPTH} steps"

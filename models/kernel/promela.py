@@ -67,6 +67,7 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from types import MappingProxyType
+from typing import assert_never
 
 from .domains import (
     Bool,
@@ -86,6 +87,7 @@ from .expr import (
     Add,
     And,
     At,
+    Bound,
     Cmp,
     Const,
     Enabled,
@@ -100,6 +102,7 @@ from .expr import (
     Ite,
     Not,
     Or,
+    Quant,
     Ref,
     Scope,
     SeqOp,
@@ -110,6 +113,7 @@ from .expr import (
     Update,
     evaluate,
     infer,
+    node,
     unroll,
     walk,
 )
@@ -476,6 +480,7 @@ class _Translator:
 
     def __call__(self, expr: Expr, expected: Domain | None = None) -> str:
         tr = self.__call__
+        expr = node(expr)
         if isinstance(expr, Const):
             if expected is None:
                 if isinstance(expr.value, bool):
@@ -538,7 +543,11 @@ class _Translator:
             assert d is not None
             (only,) = self._part(expr, d)
             return only
-        raise PromelaError(f"no Promela form for {type(expr).__name__}")
+        if isinstance(
+            expr, StepIs | Enabled | Bound | Quant | Update | FuncLit
+        ):  # unrolled, folded, or data (`slots`)
+            raise PromelaError(f"no Promela form for {type(expr).__name__}")
+        assert_never(expr)
 
     def _set_test(self, expr: SetOp) -> str:
         d = self.domain(expr.set)

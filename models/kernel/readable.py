@@ -1,8 +1,9 @@
 """Printing for reviewers: a property as written, why it fails, and a certificate.
 
-- `show` prints an expression in the spec's own vocabulary: `x` before the
-  step, `x'` after it, `out(o)` for an output, `?p` for a trigger parameter,
-  values by their labels (`state ≠ OVERLAP ∧ pending is none`).
+- `show` (printer.py, the one printer every face uses) prints an expression in
+  the spec's own vocabulary: `x` before the step, `x'` after it, `out(o)` for an
+  output, `?p` for a trigger parameter, values by their labels
+  (`state ≠ OVERLAP ∧ pending is none`).
 - `why` says, for the last step of a counterexample, which part of the
   predicate fails and with which values (`fails: …`), so that two checks
   sharing a counterexample each name their own failure.
@@ -16,170 +17,42 @@ Nothing here imports z3: the certificate arrives as the text `smt.py` made.
 
 from __future__ import annotations
 
-import enum
 import itertools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from .domains import Bool, Domain, Finite, IntRange, Option, Value
+from .domains import Bool, Domain, Finite, IntRange, Option
 from .expr import (
     Add,
     And,
     Cmp,
+    CmpOp,
     Const,
     Enabled,
     Env,
     Eq,
     Expr,
     Implies,
-    In,
     IsSome,
     Ite,
     Not,
     Or,
     Quant,
     Ref,
-    Some,
     StepIs,
     Unwrap,
     evaluate,
     instances,
-    render,
 )
+from .printer import domain_of, is_bool, label, show, side
 from .spec import Kind, Property, Spec
 from .trace import Trace
 
 WIDTH = 70
 
 # ---------------------------------------------------------------- expressions
-
-_NEGATED = {"<": "≥", "<=": ">", ">": "≤", ">=": "<"}
-_SHOWN = {"<": "<", "<=": "≤", ">": ">", ">=": "≥"}
-
-
-def _plain(value: Value) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, enum.Enum):
-        return value.name
-    return str(value)
-
-
-def _domain(spec: Spec, expr: Expr) -> Domain | None:
-    """The domain an expression's values come from, when it names one (for labels)."""
-    if isinstance(expr, Ref):
-        try:
-            if expr.scope in ("pre", "post"):
-                return spec.var(expr.name).domain
-            if expr.scope == "out":
-                return spec.output(expr.name).domain
-        except KeyError:
-            return None
-        for t in spec.triggers:
-            for p in t.params:
-                if p.name == expr.name:
-                    return p.domain
-        return None
-    if isinstance(expr, Unwrap):
-        dom = _domain(spec, expr.arg)
-        return dom.inner if isinstance(dom, Option) else None
-    if isinstance(expr, Some | Add):
-        return _domain(spec, expr.children()[0])
-    return None
-
-
-def _label(domain: Domain | None, value: Value) -> str:
-    if domain is not None:
-        try:
-            return domain.label(value)
-        except (AttributeError, KeyError, TypeError, ValueError):
-            pass
-    return _plain(value)
-
-
-def show(spec: Spec, expr: Expr, context: Domain | None = None) -> str:
-    """`expr` in the spec's vocabulary; `context` labels a bare constant."""
-    if isinstance(expr, Const):
-        return _label(context, expr.value)
-    if isinstance(expr, Ref):
-        return {
-            "pre": expr.name,
-            "post": f"{expr.name}'",
-            "out": f"out({expr.name})",
-            "param": f"?{expr.name}",
-        }[expr.scope]
-    if isinstance(expr, Eq) and (_is_bool(expr.left) or _is_bool(expr.right)):
-        return f"{_side(spec, expr.left)} ⇔ {_side(spec, expr.right)}"
-    if isinstance(expr, Eq | Cmp):
-        dom = _domain(spec, expr.left) or _domain(spec, expr.right)
-        left, right = show(spec, expr.left, dom), show(spec, expr.right, dom)
-        op = "=" if isinstance(expr, Eq) else _SHOWN[expr.op]
-        return f"{left} {op} {right}"
-    if isinstance(expr, In):
-        dom = _domain(spec, expr.item)
-        options = ", ".join(_label(dom, o) for o in expr.options)
-        return f"{show(spec, expr.item)} ∈ {{{options}}}"
-    if isinstance(expr, Not):
-        arg = expr.arg
-        if isinstance(arg, Eq):
-            return show(spec, arg).replace(" = ", " ≠ ", 1)
-        if isinstance(arg, IsSome):
-            return f"{show(spec, arg.arg)} is none"
-        if isinstance(arg, Cmp):
-            dom = _domain(spec, arg.left) or _domain(spec, arg.right)
-            left, right = show(spec, arg.left, dom), show(spec, arg.right, dom)
-            return f"{left} {_NEGATED[arg.op]} {right}"
-        if isinstance(arg, StepIs | Ref):
-            return f"not {show(spec, arg)}"
-        return f"¬({show(spec, arg)})"
-    if isinstance(expr, And | Or):
-        joint = " ∧ " if isinstance(expr, And) else " ∨ "
-        return joint.join(_inner(spec, a, expr) for a in expr.args)
-    if isinstance(expr, Implies):
-        return f"{_inner(spec, expr.premise, expr)} → {_inner(spec, expr.conclusion, expr)}"
-    if isinstance(expr, Ite):
-        return (
-            f"(if {show(spec, expr.cond)} then {show(spec, expr.then, context)} "
-            f"else {show(spec, expr.other, context)})"
-        )
-    if isinstance(expr, Add):
-        return f"{show(spec, expr.left, context)} {expr.op} {show(spec, expr.right, context)}"
-    if isinstance(expr, IsSome):
-        return f"{show(spec, expr.arg)} is set"
-    if isinstance(expr, Some | Unwrap):
-        return show(spec, expr.arg, context.inner if isinstance(context, Option) else context)
-    if isinstance(expr, StepIs):
-        if len(expr.names) == 1:
-            return f"{expr.kind} is {expr.names[0]}"
-        return f"{expr.kind} ∈ {{{', '.join(expr.names)}}}"
-    if isinstance(expr, Enabled):
-        return f"enabled({', '.join(expr.triggers)})"
-    return render(expr, _plain, lambda r: show(spec, r))  # data, quantifiers: TLA+'s notation
-
-
-_BOOL = (Eq, Not, And, Or, Implies, Cmp, In, IsSome, StepIs, Enabled)
-
-
-def _is_bool(expr: Expr) -> bool:
-    return isinstance(expr, _BOOL)
-
-
-def _side(spec: Spec, expr: Expr) -> str:
-    text = show(spec, expr)
-    return f"({text})" if isinstance(expr, _BOOL) and " " in text else text
-
-
-def _inner(spec: Spec, child: Expr, parent: Expr) -> str:
-    text = show(spec, child)
-    # Mixed connectives are bracketed, whatever the precedence: `(a ∧ b) ∨ c` reads at once.
-    mixed = isinstance(child, And | Or | Implies) and type(child) is not type(parent)
-    chained = isinstance(child, Implies) and isinstance(parent, Implies)
-    return f"({text})" if mixed or chained else text
-
 
 # ---------------------------------------------------------------- why a step fails
 
@@ -234,10 +107,10 @@ def _false(spec: Spec, e: Expr, env: Env) -> str:
         # The first instance that fails, named by its value.
         for v, case in zip(e.domain.values or (), instances(e), strict=True):
             if not _holds(spec, case, env):
-                return f"for {e.name} = {_label(e.domain, v)}: {_false(spec, case, env)}"
-    if isinstance(e, Eq) and _is_bool(e.left) and _is_bool(e.right):
+                return f"for {e.name} = {label(e.domain, v)}: {_false(spec, case, env)}"
+    if isinstance(e, Eq) and is_bool(e.left) and is_bool(e.right):
         if _holds(spec, e.left, env):
-            return f"{_side(spec, e.left)} holds, but {_false(spec, e.right, env)}"
+            return f"{side(spec, e.left)} holds, but {_false(spec, e.right, env)}"
         return f"{_false(spec, e.left, env)}, but {_true(spec, e.right, env)}"
     return f"{show(spec, e)} is false{_values(spec, e, env)}"
 
@@ -256,7 +129,7 @@ def _true(spec: Spec, e: Expr, env: Env) -> str:
     if isinstance(e, Quant) and e.kind == "any":
         for v, case in zip(e.domain.values or (), instances(e), strict=True):
             if _holds(spec, case, env):
-                return f"for {e.name} = {_label(e.domain, v)}: {_true(spec, case, env)}"
+                return f"for {e.name} = {label(e.domain, v)}: {_true(spec, case, env)}"
     return f"{show(spec, e)}{_values(spec, e, env)}"
 
 
@@ -272,7 +145,7 @@ def _values(spec: Spec, e: Expr, env: Env) -> str:
         if isinstance(node, Ref):
             name = show(spec, node)
             if name not in seen:
-                seen[name] = _label(_domain(spec, node), evaluate(node, env))
+                seen[name] = label(domain_of(spec, node), evaluate(node, env))
         elif isinstance(node, StepIs):
             fired = {"trigger": env.trigger, "row": env.row, "group": env.group}[node.kind]
             seen[node.kind] = str(fired)
@@ -469,48 +342,98 @@ def _restates_domain(spec: Spec, clause: _Node) -> bool:
         return False
 
 
-def _readable(spec: Spec, node: _Node, top: bool = True) -> str:
+def _readable(spec: Spec, node: _Node) -> str:
+    """A clause in the spec's vocabulary, printed as every face prints (printer.py); a
+    clause that names something the spec does not know is shown as z3 wrote it."""
+    try:
+        return show(spec, _as_expr(spec, node))
+    except ValueError:
+        return _raw(node)
+
+
+def _as_expr(spec: Spec, node: _Node, want: Domain | None = None) -> Expr:
+    """The clause as an expression over the spec's variables (`want`: the domain a bare
+    name is a value of, from the other side of a comparison); ValueError if it is not one."""
     k, t, a = node.kind, node.text, node.args
-    options = {v.name for v in spec.vars if isinstance(v.domain, Option)}
     if k == "name":
-        base, _, field = t.partition(".")
-        if base in options and field == "0":
-            return f"{base} is set"
-        if base in options and field == "1":
-            return f"{base}.value"
-        return {"True": "true", "False": "false"}.get(t, t)
+        if t in ("True", "False"):
+            return Const(t == "True")
+        base, dot, part = t.partition(".")
+        if _var_of(spec, t) is not None:
+            domain = spec.var(base).domain
+            if not dot:
+                return Ref("pre", base)
+            if isinstance(domain, Option) and part in ("0", "1"):
+                ref = Ref("pre", base)
+                return IsSome(ref) if part == "0" else Unwrap(ref)
+        for value in (want.values or ()) if want is not None else ():
+            if want is not None and want.label(value) == t:
+                return Const(value)
+        raise ValueError(f"not the spec's: {t}")
     if k == "num":
-        return t
+        return Const(float(t) if "." in t else int(t))
     if k == "neg":
-        return f"-{_readable(spec, a[0], False)}"
-    if k == "cmp":
-        op = {"==": "=", "<=": "≤", ">=": "≥"}.get(t, t)
-        return f"{_readable(spec, a[0], False)} {op} {_readable(spec, a[1], False)}"
-    if k == "arith":
-        return f"{_readable(spec, a[0], False)} {t} {_readable(spec, a[1], False)}"
-    if t == "Not" and len(a) == 1:
-        arg = a[0]
-        if arg.kind == "name" and arg.text.partition(".")[0] in options:
-            return f"{arg.text.partition('.')[0]} is none"
-        if arg.kind == "cmp" and arg.text in ("<=", ">=", "<", ">", "=="):
-            op = {"<=": ">", ">=": "<", "<": "≥", ">": "≤", "==": "≠"}[arg.text]
-            return (
-                f"{_readable(spec, arg.args[0], False)} {op} {_readable(spec, arg.args[1], False)}"
-            )
-        if arg.kind == "name":
-            return f"not {_readable(spec, arg)}"
-        return f"¬({_readable(spec, arg)})"
-    if t in ("And", "Or"):
-        joint = " ∧ " if t == "And" else " ∨ "
-        text = joint.join(_readable(spec, x, False) for x in a)
-        return text if top else f"({text})"
-    if t == "Implies":
-        text = f"{_readable(spec, a[0], False)} → {_readable(spec, a[1], False)}"
-        return text if top else f"({text})"
-    if t == "If":
-        parts = [_readable(spec, x, False) for x in a]
-        return f"(if {parts[0]} then {parts[1]} else {parts[2]})"
-    return f"{t}({', '.join(_readable(spec, x) for x in a)})"
+        inner = _as_expr(spec, a[0])
+        if isinstance(inner, Const) and isinstance(inner.value, int | float):
+            return Const(-inner.value)
+        raise ValueError("a negated term")
+    if k in ("cmp", "arith"):
+        left, right = _pair(spec, a[0], a[1])
+        if t == "==":
+            return Eq(left, right)
+        if t == "≠":
+            return Not(Eq(left, right))
+        if t in _CMP:
+            return Cmp(_CMP[t], left, right)
+        if t in _ARITH:
+            return Add(left, right, _ARITH[t])
+        raise ValueError(f"no expression for {t}")
+    args = tuple(_as_expr(spec, x) for x in a)
+    if t == "Not" and len(args) == 1:
+        return Not(args[0])
+    if t == "And":
+        return And(args)
+    if t == "Or":
+        return Or(args)
+    if t == "Implies" and len(args) == 2:
+        return Implies(*args)
+    if t == "If" and len(a) == 3:
+        cond = args[0]
+        then, other = _pair(spec, a[1], a[2])
+        return Ite(cond, then, other)
+    raise ValueError(f"no expression for {t}")
+
+
+_CMP: dict[str, CmpOp] = {"<": "<", "<=": "<=", ">": ">", ">=": ">="}
+_ARITH: dict[str, Literal["+", "-"]] = {"+": "+", "-": "-"}
+
+
+def _pair(spec: Spec, a: _Node, b: _Node) -> tuple[Expr, Expr]:
+    """Two sides of a comparison: a bare name on one side is a value of the other's domain."""
+    sides: list[Expr | None] = []
+    for node in (a, b):
+        try:
+            sides.append(_as_expr(spec, node))
+        except ValueError:
+            sides.append(None)
+    known = [domain_of(spec, e) for e in sides if e is not None]
+    want = next((d for d in known if d is not None), None)
+    left, right = sides
+    return (
+        left if left is not None else _as_expr(spec, a, want),
+        right if right is not None else _as_expr(spec, b, want),
+    )
+
+
+def _raw(node: _Node) -> str:
+    """A clause as z3 wrote it."""
+    if node.kind in ("name", "num"):
+        return node.text
+    if node.kind == "neg":
+        return f"-{_raw(node.args[0])}"
+    if node.kind in ("cmp", "arith"):
+        return f"{_raw(node.args[0])} {node.text} {_raw(node.args[1])}"
+    return f"{node.text}({', '.join(_raw(x) for x in node.args)})"
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, assert_never
 
 import z3
 
@@ -41,8 +41,10 @@ from .expr import (
     Add,
     And,
     At,
+    Bound,
     Cmp,
     Const,
+    Enabled,
     Env,
     Eq,
     Expr,
@@ -64,10 +66,11 @@ from .expr import (
     Update,
     evaluate,
     infer,
+    node,
     unroll,
     walk,
 )
-from .spec import Row, Spec
+from .spec import Kind, Property, Row, Spec
 from .trace import Step, Trace, plural
 
 Term = Any  # a z3 expression; z3 has no type stubs
@@ -671,6 +674,7 @@ class _Ctx:
         return next(p.domain for p in spec.trigger(self.trigger).params if p.name == name)
 
     def tr(self, e: Expr, want: Domain) -> Enc:
+        e = node(e)
         if isinstance(e, Const):
             return encode_value(want, e.value)
         if not any(isinstance(n, Ref | StepIs) for n in walk(e)):
@@ -727,7 +731,9 @@ class _Ctx:
             return tuple(t for item in e.items for t in self.tr(item, e.domain.value))
         if isinstance(e, SetOp):
             return self.set_op(e)
-        raise TypeError(f"cannot translate {type(e).__name__}")
+        if isinstance(e, Enabled | Bound):  # expanded, or substituted by `unroll`
+            raise TypeError(f"cannot translate {type(e).__name__}")
+        assert_never(e)
 
     def seq_op(self, e: SeqOp) -> Enc:
         dom = infer(e.seq, self.typer)
@@ -1421,3 +1427,172 @@ def _moves(enc: Encoding, trigger: str, pre: Frame, post: Frame, act: Action) ->
         for r in enc.spec.rows_of(trigger)
     ]
     return z3.simplify(z3.Or(*steps)) if steps else z3.BoolVal(False)
+
+
+# ---------------------------------------------------------------- confirming a mutant's kill
+#
+# The mutant gate's model layer decides on the kernel explorer's graph; these replay what it
+# found in z3 over the mutant's own transition relation, so that a kill never rests on the
+# explorer alone (kernel/mutants.py `confirm`). Each returns None when z3 agrees, else why not.
+
+
+def replay(spec: Spec, trace: Trace, target: Expr, *, step: bool) -> str | None:
+    """The trace starts in an initial state, every step is a z3 transition of `spec` (its
+    row, arguments, states and outputs pinned), and it ends on `target` (a state predicate,
+    or a step predicate on its last step). A value the trace holds outside its domain (the
+    explorer's reading of `unwrap(none)`) is left for z3 to choose: z3 must then find the
+    same path to the target on its own."""
+    enc = Encoding(spec)
+    frames = [enc.frame(f"rp{n}") for n in range(len(trace) + 1)]
+    acts = [enc.action(f"rp{n}") for n in range(len(trace))]
+    solver = _solver()
+    solver.add(enc.init(frames[0]), *(enc.frame_ok(f) for f in frames))
+    for f, state in zip(frames, trace.states(), strict=True):
+        solver.add(*_pin_known(enc, f, state))
+    for n, st in enumerate(trace.steps):
+        act = acts[n]
+        # The row is pinned, so T narrows to that row's step (the others' disjuncts are
+        # false): the same relation, without encoding every row for every step.
+        solver.add(
+            enc.row_step(spec.row(st.row), frames[n], frames[n + 1], act), enc.action_ok(act)
+        )
+        for p in spec.trigger(st.trigger).params:
+            if p.domain.contains(st.params[p.name]):
+                value = encode_value(p.domain, st.params[p.name])
+                pinned = zip(act.params[(st.trigger, p.name)], value, strict=True)
+                solver.add(*(a == b for a, b in pinned))
+        for o in spec.outputs:
+            if o.domain.contains(st.outputs[o.name]):
+                value = encode_value(o.domain, st.outputs[o.name])
+                solver.add(*(a == b for a, b in zip(act.outputs[o.name], value, strict=True)))
+    if step:
+        if not trace.steps:
+            return "z3 replay: a step target on a trace of no steps"
+        solver.add(enc.expr(target, pre=frames[-2], post=frames[-1], act=acts[-1]))
+    else:
+        solver.add(enc.expr(target, pre=frames[-1]))
+    if _check(Budget(), "z3-confirm", solver) == z3.sat:
+        return None
+    return (
+        f"z3 replay: no z3 run of the mutant follows the {plural(len(trace), 'step')} to the target"
+    )
+
+
+def _pin_known(enc: Encoding, frame: Frame, state: Mapping[str, Value]) -> list[Term]:
+    """`frame` pinned to `state`, except where the state holds a value outside its domain."""
+    return [
+        a == b
+        for v in enc.spec.vars
+        if v.domain.contains(state[v.name])
+        for a, b in zip(frame[v.name], encode_value(v.domain, state[v.name]), strict=True)
+    ]
+
+
+def enabled_rows(
+    spec: Spec, state: Mapping[str, Value], trigger: str, params: Mapping[str, Value]
+) -> set[str]:
+    """The rows of `trigger` whose guard z3 finds true in `state` with these arguments."""
+    enc = Encoding(spec)
+    act = enc.action("enabled")
+    pre = enc.frame("enabled")
+    found = set()
+    for r in spec.rows_of(trigger):
+        pins = [
+            a == b
+            for p in spec.trigger(trigger).params
+            for a, b in zip(
+                act.params[(trigger, p.name)], encode_value(p.domain, params[p.name]), strict=True
+            )
+        ]
+        solver = _solver()
+        solver.add(enc.frame_ok(pre), *_pin_known(enc, pre, state))
+        solver.add(enc.enabled(r, pre, act), *pins)
+        if _check(Budget(), "z3-confirm", solver) == z3.sat:
+            found.add(r.name)
+    return found
+
+
+def absent(
+    spec: Spec, states: Sequence[Mapping[str, Value]], target: Expr, *, step: bool
+) -> str | None:
+    """Nothing reachable meets `target`: the explorer's set R (finite part) holds every
+    initial state and is closed under z3's T, and no state of R (or step from R) meets it."""
+    enc = Encoding(spec)
+    budget = Budget()
+    distinct = {finite_key(spec, x): x for x in states}
+    s, s2, act = enc.frame("ab"), enc.frame("ab2"), enc.action("ab")
+    member = z3.Or(*[finite_view(enc, s, x) for x in distinct.values()])
+    member2 = z3.Or(*[finite_view(enc, s2, x) for x in distinct.values()])
+    hit = (
+        z3.And(enc.trans(s, s2, act), enc.expr(target, pre=s, post=s2, act=act))
+        if step
+        else enc.expr(target, pre=s)
+    )
+    queries = (
+        ("z3 has an initial state outside the explorer's set", z3.And(enc.init(s), z3.Not(member))),
+        (
+            "z3 steps out of the explorer's set",
+            z3.And(member, enc.trans(s, s2, act), z3.Not(member2)),
+        ),
+        ("z3 finds what the explorer did not", z3.And(member, hit)),
+    )
+    for what, query in queries:
+        solver = _solver()
+        solver.add(enc.frame_ok(s), enc.frame_ok(s2), enc.action_ok(act), query)
+        try:
+            result = _check(budget, "z3-confirm", solver)
+        except SolverLimit as limit:
+            return f"{what}? {limit.reason}"
+        if result != z3.unsat:
+            where = enc.read_state(solver.model(), s) if result == z3.sat else result
+            return f"{what}: {where}"
+    return None
+
+
+def _step_terms(
+    enc: Encoding, props: Sequence[Property], pre: Frame, post: Frame, act: Action
+) -> list[Term]:
+    return [
+        enc.expr(p.pred if p.kind is Kind.ALWAYS else Not(p.pred), pre=pre, post=post, act=act)
+        for p in props
+        if p.kind is not Kind.SOMETIMES
+    ]
+
+
+def same_requirements(original: Spec, mutant: Spec) -> Equivalence:
+    """Prove that the mutant's properties demand what the original's do, of any step at all
+    (any typed states, trigger, arguments and outputs, whatever the rows): the properties the
+    two share, with either version of the changed ones, hold of exactly the same steps."""
+    enc = Encoding(original)
+    s, s2, act = enc.frame("rq"), enc.frame("rq2"), enc.action("rq")
+    shared = [p for p in mutant.properties if p in original.properties]
+    before = [p for p in original.properties if p not in mutant.properties]
+    after = [p for p in mutant.properties if p not in original.properties]
+    solver = _solver()
+    solver.add(enc.frame_ok(s), enc.frame_ok(s2), enc.action_ok(act))
+    solver.add(z3.Or(*[act.trigger == c for c in enc.trigger_consts.values()]))
+    solver.add(*_step_terms(enc, shared, s, s2, act))
+    one = z3.And(*_step_terms(enc, before, s, s2, act))
+    other = z3.And(*_step_terms(enc, after, s, s2, act))
+    solver.add(one != other)
+    try:
+        result = _check(Budget(), "equivalence", solver)
+    except SolverLimit as limit:
+        return Equivalence(False, f"not proved: {limit.reason}")
+    if result == z3.sat:
+        return Equivalence(
+            False, f"the two differ on a step from {enc.read_state(solver.model(), s)}"
+        )
+    names = ", ".join(p.name for p in after)
+    return Equivalence(True, f"{names}: the same steps pass, given the other properties")
+
+
+def valid(spec: Spec, pred: Expr) -> bool:
+    """Does `pred` hold of every typed step (states, trigger, arguments, outputs)?"""
+    enc = Encoding(spec)
+    s, s2, act = enc.frame("va"), enc.frame("va2"), enc.action("va")
+    solver = _solver()
+    solver.add(enc.frame_ok(s), enc.frame_ok(s2), enc.action_ok(act))
+    solver.add(z3.Or(*[act.trigger == c for c in enc.trigger_consts.values()]))
+    solver.add(z3.Not(enc.expr(pred, pre=s, post=s2, act=act)))
+    return bool(_check(Budget(), "validity", solver) == z3.unsat)

@@ -18,12 +18,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, Protocol, TypeVar, assert_never
 
 from .domains import Bool, Domain, Finite, Value, all_assignments
 from .expr import (
     FALSE,
     TRUE,
+    VALUED,
     And,
     Bound,
     Cmp,
@@ -35,8 +36,10 @@ from .expr import (
     ExprTypeError,
     Implies,
     In,
+    Ite,
     Not,
     Or,
+    Quant,
     Ref,
     Scope,
     StepIs,
@@ -45,6 +48,7 @@ from .expr import (
     defined,
     evaluate,
     is_step_expr,
+    node,
     partial,
     walk,
 )
@@ -329,6 +333,22 @@ class Variant:
     remove: tuple[str, ...] = ()
 
 
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_N = TypeVar("_N", bound=_Named)
+
+
+def _named(items: Iterable[_N], name: str) -> _N:
+    """The item called `name` (a variable, trigger, row, property or output)."""
+    for item in items:
+        if item.name == name:
+            return item
+    raise KeyError(name)
+
+
 @dataclass(frozen=True)
 class Spec:
     name: str
@@ -381,28 +401,16 @@ class Spec:
     # ------------------------------------------------------------ lookups
 
     def var(self, name: str) -> Var:
-        for v in self.vars:
-            if v.name == name:
-                return v
-        raise KeyError(name)
+        return _named(self.vars, name)
 
     def trigger(self, name: str) -> Trigger:
-        for t in self.triggers:
-            if t.name == name:
-                return t
-        raise KeyError(name)
+        return _named(self.triggers, name)
 
     def row(self, name: str) -> Row:
-        for r in self.rows:
-            if r.name == name:
-                return r
-        raise KeyError(name)
+        return _named(self.rows, name)
 
     def prop(self, name: str) -> Property:
-        for p in self.properties:
-            if p.name == name:
-                return p
-        raise KeyError(name)
+        return _named(self.properties, name)
 
     def live(self, name: str) -> Liveness:
         for p in self.liveness:
@@ -423,10 +431,7 @@ class Spec:
         return frozenset(t.name for t in self.triggers if f.name in (t.name, t.group))
 
     def output(self, name: str) -> Output:
-        for o in self.outputs:
-            if o.name == name:
-                return o
-        raise KeyError(name)
+        return _named(self.outputs, name)
 
     @property
     def control_domain(self) -> Domain | None:
@@ -802,6 +807,7 @@ def _row_definedness(spec: Spec) -> Mapping[str, Expr]:
 
 
 def _expand_enabled(spec: Spec, expr: Expr) -> Expr:
+    expr = node(expr)
     if isinstance(expr, Enabled):
         alternatives: list[Expr] = []
         for name in expr.triggers:
@@ -815,8 +821,10 @@ def _expand_enabled(spec: Spec, expr: Expr) -> Expr:
                 for params in all_assignments(named):
                     alternatives.append(bind(guard, params))
         return Or(tuple(alternatives)) if alternatives else FALSE
-    if isinstance(expr, Const | Ref | StepIs):
+    if isinstance(expr, Const | Ref | StepIs | Bound):
         return expr
+    if isinstance(expr, Quant):
+        return Quant(expr.kind, expr.name, expr.domain, _expand_enabled(spec, expr.body))
     if isinstance(expr, Eq):
         return Eq(_expand_enabled(spec, expr.left), _expand_enabled(spec, expr.right))
     if isinstance(expr, Not):
@@ -827,7 +835,12 @@ def _expand_enabled(spec: Spec, expr: Expr) -> Expr:
         return Or(tuple(_expand_enabled(spec, a) for a in expr.args))
     if isinstance(expr, Implies):
         return Implies(_expand_enabled(spec, expr.premise), _expand_enabled(spec, expr.conclusion))
-    return expr  # the remaining nodes cannot contain a boolean `enabled`
+    if isinstance(expr, Ite):
+        cond = _expand_enabled(spec, expr.cond)
+        return Ite(cond, _expand_enabled(spec, expr.then), _expand_enabled(spec, expr.other))
+    if isinstance(expr, VALUED):
+        return expr  # their arguments are values, never a boolean `enabled`
+    assert_never(expr)
 
 
 def bind(expr: Expr, params: Mapping[str, Value]) -> Expr:

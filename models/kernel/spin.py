@@ -9,7 +9,7 @@ proves them all and counts the states; otherwise a search with nothing
 selected counts them and each is searched alone), then once per other
 property (`SC_PROP=k`, stopping at the first failed assertion), and
 replays each failed property's trail (`pan -S -r`) into the project's
-`Trace`. A compiled `pan` is cached under `build/spin/` by the hash of the
+`Trace`. A compiled `pan` is cached under `.cache/spin/` by the hash of the
 Promela text and the compiler flags, so an unchanged spec is not recompiled.
 
 Verdicts: for `always`/`never` a failed assertion is a counterexample
@@ -44,7 +44,7 @@ from .promela import PROPERTY_ENV, SETUP_STATES, Export, export
 from .spec import Kind, Property, Spec
 from .trace import Trace
 
-CACHE = Path(__file__).resolve().parents[2] / "build" / "spin"
+CACHE = Path(__file__).resolve().parents[2] / ".cache" / "spin"
 CFLAGS = ("-O0", "-DSAFETY", "-DNOREDUCE", "-DBFS")  # -O0: gcc is most of SPIN's cost here
 MAX_DEPTH = 10_000_000  # pan's default (-m10000) silently truncates deep searches
 

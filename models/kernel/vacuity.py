@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .explore import Exploration
-from .expr import Bound, Env, Expr, Implies, Quant, compiled, is_step_expr, render, walk
+from .expr import Bound, Env, Expr, Implies, Quant, compiled, is_step_expr, walk
+from .printer import show
 from .spec import Spec
 
 
@@ -25,7 +26,7 @@ class Vacuous:
     premise: Expr
 
     def describe(self) -> str:
-        return f"{self.prop}: the premise {render(self.premise)} is never reachable"
+        return f"{self.prop}: the premise {show(None, self.premise)} is never reachable"
 
 
 def premises(spec: Spec) -> list[tuple[str, bool, Expr]]:
