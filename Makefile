@@ -34,6 +34,7 @@ help:
 	@echo "make kernel-mutation  mutmut over models/kernel/ (KERNEL_MODULES=checks vacuity ...; slow)"
 	@echo "make package-check  build the wheel, install it apart, mypy a user script against it"
 	@echo "make spin       install SPIN and gcc (the SPIN agreement test needs them)"
+	@echo "make mermaid    install the pinned mermaid renderer (tests/mermaid, npm ci) for the .mmd render test"
 
 # tests/install.py prints a line per package as pip goes (n of the total), never silent long.
 $(STAMP): pyproject.toml
