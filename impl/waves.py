@@ -609,14 +609,18 @@ class _Front:
         """True once answered; False when the deadline passed first."""
         loop = asyncio.get_running_loop()
         deadline = self.until
+        turned = False
         watch = None if signal is None else loop.create_task(signal.wait())
         try:
             while not self.task.done():
                 if watch is not None and watch.done() and not self.aborted:
                     self.aborted = True
                     deadline = min(deadline, loop.time() + WAVE_STOP_GRACE_MS / 1000)
-                if loop.time() >= deadline:
+                # Judged only after the call had its turn on the loop: an answer ready at
+                # once wins over any deadline, however long the process was descheduled.
+                if turned and loop.time() >= deadline:
                     return False
+                turned = True
                 wake: asyncio.Future[None] = loop.create_future()
 
                 def ring(*_: object, wake: asyncio.Future[None] = wake) -> None:

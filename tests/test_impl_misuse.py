@@ -4,7 +4,8 @@ each case it does not, an error the caller sees, never a crash the contract does
 The seed decisions: transport.ts prints `timed out after ${timeoutMs}ms` with the value as
 given (so `0ms`, `NaNms`, `Infinityms`) and a JS number past a double's range is Infinity;
 duplex.rs carries the ERL as `Erl(f32)`, and `as f32` saturates to an infinity. No verdict
-here rests on the wall clock: the timeouts fire after 1 ms of the loop's own timer, and the
+here rests on the wall clock: the waves run on the virtual clock (a stalling one, where a
+second passes at every read), the abandoned stop waits on nothing a timer decides, and the
 threaded completion is released by an event the test sets.
 """
 
@@ -22,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from conformance.fakes import VirtualClock, run_virtual
 from impl import waves
 from impl.duplex import Erl
 from impl.mode import AxCode, AxError, PolicyCell, PolicyReader, RunPolicy
@@ -54,11 +56,33 @@ def test_a_timeout_the_clock_cannot_wait_fires_at_once_and_prints_as_given(
     timeout_ms: float, shown: str
 ) -> None:
     adapter = MemoryWaveAdapter(completion=False)
-    result = asyncio.run(run_wave_script(adapter, spec(timeout_ms)))
+    result = run_virtual(run_wave_script(adapter, spec(timeout_ms)))
     assert result.failure is not None
     assert result.failure.detail == f"wave '{FLOW}' timed out after {shown}ms"
     if timeout_ms == 10**400:  # narrowed as a JS number holds it, in the spawn params too
         assert adapter.calls.spawn[0].timeout_ms == math.inf
+
+
+class Stalling(VirtualClock):
+    """A loop on a machine so busy that a second passes between any two reads of its clock."""
+
+    def time(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+@pytest.mark.parametrize("timeout_ms", [0, 1, 500])
+def test_a_ping_and_spawn_that_answer_at_once_beat_any_deadline_however_slow_the_machine(
+    timeout_ms: int,
+) -> None:
+    # CI found this: under load, a ping ready at once lost to its 1 ms deadline, because the
+    # deadline was judged before the ping had had a turn on the loop.
+    adapter = MemoryWaveAdapter(completion=False)
+    with asyncio.Runner(loop_factory=Stalling) as runner:
+        result = runner.run(run_wave_script(adapter, spec(timeout_ms)))
+    assert result.failure is not None
+    assert result.failure.detail.startswith(f"wave '{FLOW}' timed out after {timeout_ms}ms")
+    assert adapter.calls.ping == 1 and len(adapter.calls.spawn) == 1
 
 
 def test_an_erl_past_a_doubles_range_saturates_as_the_seeds_f32() -> None:
