@@ -36,6 +36,7 @@ from models.kernel import (
     is_in,
     not_,
     nxt,
+    out,
     row,
     some,
     sometimes,
@@ -309,3 +310,35 @@ def test_spin_agrees_on_the_pair() -> None:
     result = run_spin(spec)
     assert disagreements(spec, result, graph) == []
     assert result.states == len(graph.states) == 42
+
+
+def test_a_clearing_trigger_empties_the_fifo_and_each_part_says_its_step() -> None:
+    spec = compose(
+        "pair",
+        {"snd": SENDER, "rcv": RECEIVER},
+        [
+            channel(
+                "q",
+                ("snd", "msg"),
+                "rcv",
+                {M.X: "x", M.Y: "y"},
+                capacity=2,
+                faults=("loss",),
+                cleared_by=[("rcv", "y")],
+                cite="test",
+            )
+        ],
+        source="t",
+        properties=(
+            always("y-empties-q", implies(eq(out("rcv_step"), "y"), eq(nxt("q"), ())), cite="t"),
+            always(
+                "only-the-sender-ticks",
+                eq(eq(out("snd_step"), "tick"), trigger_is("snd_tick")),
+                cite="t",
+            ),
+        ),
+    )
+    report = verify(spec)
+    assert report.ok, [(c.id, c.verdict) for c in report.checks if not c.ok]
+    # Delivering Y drops the X queued behind it: fewer states than the same lossy pair.
+    assert len(explore(spec).states) < len(_product({"loss"}, 2))

@@ -8,7 +8,10 @@ unchanged: there is no second engine. Its shape:
   `edge_speaker`): the brief's `component.var`, spelled with `_` because every face needs
   a plain identifier (`spec.IDENTIFIER`). `System.var(c, name)` gives the spelling. A
   component's control variable is an ordinary variable of the system (its `control` is
-  None): a row's source becomes a guard on it and its target an update.
+  None): a row's source becomes a guard on it and its target an update. Each component
+  also gets the output `c_step`: the trigger it took in this step (none if it did not
+  move), so a system property can say which component did what
+  (`is_in(out("edge_step"), "play", "resume")`), in every variant.
 - **Triggers.** A component trigger no channel delivers to stays free: system trigger
   `c_<trigger>`, same parameters, group `c_<group>` (or `c` when it has none). A trigger
   a channel delivers to is fired only by that channel.
@@ -27,7 +30,8 @@ unchanged: there is no second engine. Its shape:
   after the channel (a `Seq`), delivered by trigger `<channel>_deliver`. A full FIFO
   blocks its sender (Promela's default). Its `faults` are environment triggers:
   `<channel>_lose` drops the head, `<channel>_duplicate` sends the head again at the tail,
-  `<channel>_reorder` moves the head behind the rest.
+  `<channel>_reorder` moves the head behind the rest. `cleared_by` names the component
+  triggers that empty it (a lost connection drops what was in flight).
 - **Totality** is `enabled-only` (a blocked hand-over is no step); each component's own
   totality is checked on its own spec. `init` conjoins the components' own.
 - **Variants** are component variants, `(component, Variant)`: the component's rows are
@@ -73,6 +77,7 @@ from .layout import Layout
 from .spec import (
     Fairness,
     Liveness,
+    Output,
     Property,
     Row,
     Spec,
@@ -82,6 +87,7 @@ from .spec import (
     Variant,
 )
 
+STEP = "step"  # the output `<component>_step`: the trigger the component took, or none
 Fault = Literal["loss", "duplication", "reordering"]
 FAULTS: tuple[Fault, ...] = ("loss", "duplication", "reordering")
 _FAULT_TRIGGER: Mapping[Fault, str] = {
@@ -111,6 +117,9 @@ class Channel:
     faults: tuple[Fault, ...] = ()
     cite: str = ""
     doc: str = ""
+    # (component, trigger): a step of that component on that trigger empties the FIFO (a
+    # connection lost or re-made drops what was in flight)
+    cleared_by: tuple[tuple[str, str], ...] = ()
 
     @property
     def synchronous(self) -> bool:
@@ -130,6 +139,7 @@ def channel(
     *,
     capacity: int = 0,
     faults: Iterable[Fault] = (),
+    cleared_by: Iterable[tuple[str, str]] = (),
     cite: str,
     doc: str = "",
 ) -> Channel:
@@ -153,6 +163,7 @@ def channel(
         tuple(faults),
         cite,
         doc,
+        tuple(cleared_by),
     )
 
 
@@ -354,8 +365,13 @@ class _Builder:
             seen.add((ch.source, ch.output))
             if ch.capacity < 0:
                 raise SpecError(f"{where}: capacity must be 0 (synchronous) or more")
-            if ch.synchronous and ch.faults:
-                raise SpecError(f"{where}: a synchronous hand-over has no faults")
+            if ch.synchronous and (ch.faults or ch.cleared_by):
+                raise SpecError(f"{where}: a synchronous hand-over has no faults and holds nothing")
+            for comp, by in ch.cleared_by:
+                if comp not in self.components or by not in {
+                    t.name for t in self.components[comp].triggers
+                }:
+                    raise SpecError(f"{where}: cleared by unknown trigger {comp}.{by}")
             for f in ch.faults:
                 if f not in FAULTS:
                     raise SpecError(f"{where}: unknown fault {f!r} (faults: {', '.join(FAULTS)})")
@@ -398,12 +414,13 @@ class _Builder:
         element = Finite(f"{ch.name}_message", ch.messages, namer=_label)
         return Seq(element, ch.capacity, name=f"Fifo[{ch.name}]")
 
-    def outputs(self) -> tuple[Any, ...]:
-        return tuple(
-            dataclasses.replace(o, name=self.sys(c, o.name))
-            for c, s in self.components.items()
-            for o in s.outputs
-        )
+    def outputs(self) -> tuple[Output, ...]:
+        out: list[Output] = []
+        for c, s in self.components.items():
+            out += [dataclasses.replace(o, name=self.sys(c, o.name)) for o in s.outputs]
+            steps = Finite(f"{c}_triggers", tuple(t.name for t in s.triggers))
+            out.append(Output(self.sys(c, STEP), Option(steps), None, doc=f"the trigger {c} took"))
+        return tuple(out)
 
     def triggers(self) -> tuple[Trigger, ...]:
         out = [
@@ -444,7 +461,9 @@ class _Builder:
                 c,
                 s,
                 MappingProxyType({v.name: self.sys(c, v.name) for v in s.vars}),
-                MappingProxyType({o.name: self.sys(c, o.name) for o in s.outputs}),
+                MappingProxyType(
+                    {o.name: self.sys(c, o.name) for o in s.outputs} | {STEP: self.sys(c, STEP)}
+                ),
                 MappingProxyType(
                     {
                         t.name: self.sys(c, t.name)
@@ -588,6 +607,10 @@ class _Builder:
         }
         for name in r.outputs:
             step.outputs[self.sys(c, name)] = outs[name]
+        step.outputs[self.sys(c, STEP)] = Const(r.trigger)
+        for cleared in self.channels:
+            if (c, r.trigger) in cleared.cleared_by:
+                step.fifo[cleared.name] = Const(())
         steps = [step]
         for od in spec.outputs:
             ch = self.sending.get((c, od.name))
