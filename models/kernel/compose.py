@@ -167,6 +167,32 @@ def channel(
     )
 
 
+def with_domain(spec: Spec, old: Domain, new: Domain) -> Spec:
+    """`spec` with every variable, parameter and output of domain `old` (or an option of
+    it) taken from `new` instead; its rows are unchanged. Sound for a spec that only stores,
+    copies and compares its `old` values for equality (data independence): the rows are
+    re-typed, so one that computes with them is refused."""
+
+    def swap(d: Domain) -> Domain:
+        if d == old:
+            return new
+        if isinstance(d, Option) and d.inner == old:
+            return Option(new)
+        return d
+
+    return dataclasses.replace(
+        spec,
+        vars=tuple(dataclasses.replace(v, domain=swap(v.domain)) for v in spec.vars),
+        triggers=tuple(
+            dataclasses.replace(
+                t, params=tuple(dataclasses.replace(p, domain=swap(p.domain)) for p in t.params)
+            )
+            for t in spec.triggers
+        ),
+        outputs=tuple(dataclasses.replace(o, domain=swap(o.domain)) for o in spec.outputs),
+    )
+
+
 # ---------------------------------------------------------------- the metadata the views read
 
 
