@@ -507,7 +507,8 @@ SPEC = compose(
     doc=__doc__ or "",
     properties=PROPERTIES,
     variants=VARIANTS,
-    layout=Layout(rankdir="TB"),
+    # The step outputs repeat the trigger; the table shows what crosses a channel.
+    layout=Layout(edge_outputs=("daemon_impulse", "daemon_commands", "gate_verdict")),
 )
 
 SPECS = (SPEC,)

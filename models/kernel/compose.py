@@ -10,7 +10,9 @@ unchanged: there is no second engine. Its shape:
   component's control variable is an ordinary variable of the system (its `control` is
   None): a row's source becomes a guard on it and its target an update. Each component
   also gets the output `c_step`: the trigger it took in this step (none if it did not
-  move), so a system property can say which component did what
+  take one, or answered with an ignore row, the seed's no-op, which stays an ignore row of
+  the system when nothing else happens), so a system property can say which component
+  did what
   (`is_in(out("edge_step"), "play", "resume")`), in every variant.
 - **Triggers.** A component trigger no channel delivers to stays free: system trigger
   `c_<trigger>`, same parameters, group `c_<group>` (or `c` when it has none). A trigger
@@ -633,7 +635,8 @@ class _Builder:
         }
         for name in r.outputs:
             step.outputs[self.sys(c, name)] = outs[name]
-        step.outputs[self.sys(c, STEP)] = Const(r.trigger)
+        if not r.ignore:  # an ignore row is the seed's no-op: no step, and no output
+            step.outputs[self.sys(c, STEP)] = Const(r.trigger)
         for cleared in self.channels:
             if (c, r.trigger) in cleared.cleared_by:
                 step.fifo[cleared.name] = Const(())

@@ -922,6 +922,9 @@ def _edge_attrs(a: Arrow, colours: Mapping[str, int], key: str = "label") -> dic
     return attrs
 
 
+_ONE_OUTPUT = re.compile(r", (?=[A-Za-z_][A-Za-z0-9_]*=)")
+
+
 def _table_label(pic: Picture) -> str:
     head = (
         "<TR><TD><B>#</B></TD><TD><B>trigger</B></TD><TD><B>row</B></TD>"
@@ -930,6 +933,8 @@ def _table_label(pic: Picture) -> str:
     rows = []
     for k, d in enumerate(pic.table, start=1):
         when = '<BR ALIGN="LEFT"/>'.join(_html(x) for x in d.when)
+        # one output a line (a value's own ", " stays on its line)
+        answers = '<BR ALIGN="LEFT"/>'.join(_html(x) for x in _ONE_OUTPUT.split(d.answers))
         bg = ' BGCOLOR="#FBD5D5"' if d.marks else ""
         mark = f"#{','.join(str(m) for m in d.marks)} " if d.marks else ""
         rows.append(
@@ -938,7 +943,7 @@ def _table_label(pic: Picture) -> str:
             f'TITLE="{_html(d.cite)}"{bg}>'
             f"{_html(mark + d.row)}</TD>"
             f'<TD ALIGN="LEFT">{when}<BR ALIGN="LEFT"/></TD>'
-            f'<TD ALIGN="LEFT">{_html(d.answers)}</TD></TR>'
+            f'<TD ALIGN="LEFT">{answers}</TD></TR>'
         )
     return (
         '<<TABLE BORDER="1" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">'
