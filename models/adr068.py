@@ -22,8 +22,9 @@ Built by `compose` from four component specs (duplex-d1.md §7, §8; seed `duple
 
 Channels: the daemon's TurnClaim impulses to the gate and the gate's verdicts to the
 daemon are synchronous (ECC's tick is the gate's `floor_read`); the daemon's commands
-reach the edge through the control lane, a FIFO of two that delays them and loses what
-is in flight when the link is lost or re-made (a new connection starts empty).
+reach the edge through the control lane, a FIFO of two that delays them, loses what does
+not fit, and loses what is in flight when the link is lost or re-made (a new connection
+starts empty): the link drops or delays commands.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from models import duplex
 from models.duplex import COMMANDS, OVERLAP, SPEAKING, Command, Impulse
 from models.kernel import (
     Bool,
+    Expr,
     Finite,
     Option,
     Output,
@@ -51,7 +53,9 @@ from models.kernel import (
     ignore,
     implies,
     is_in,
+    is_none,
     is_some,
+    ne,
     not_,
     nxt,
     or_,
@@ -142,8 +146,14 @@ GATE = Spec(
             cite="duplex-d1 §5.1 (ECC judges at the floor read); §7",
         ),
         *_reads(ADMITTED, GATE_CITE).values(),
+        ignore(
+            "read_nothing_held",
+            "floor_read",
+            None,
+            guard=eq(var("held"), False),
+            cite="duplex-d1 §7 (a verdict answers a claim)",
+        ),
     ),
-    totality="enabled-only",
 )
 
 
@@ -269,8 +279,9 @@ LINK = Spec(
             emits={"event": some(LinkEvent.RESTORED)},
             cite="ADR-068 D1 row 13 (link restored); duplex-d1 §8",
         ),
+        ignore("already_down", "lose", None, guard=eq(var("up"), False), cite="a lost link"),
+        ignore("already_up", "restore", None, guard=eq(var("up"), True), cite="a live link"),
     ),
-    totality="enabled-only",
 )
 
 DAEMON = with_domain(duplex.SPEC, duplex.ERL, ERL_CLASS)
@@ -301,6 +312,7 @@ CHANNELS = (
         {Command.MUTE: "mute", Command.CANCEL: "cancel", Command.RESUME: "resume"},
         capacity=2,
         cleared_by=[("link", "lose"), ("link", "restore")],
+        overflow="drop",
         cite="ADR-068 D3 (the control lane carries EdgeCommands only); duplex-d1 §8",
         doc="the control lane: EdgeCommands down to the edge, in order, delayed",
     ),
@@ -320,7 +332,70 @@ AGENT_HOLDS = (SPEAKING, OVERLAP, duplex.BACKCHANNEL)
 AT_REST = and_(eq(var("link_up"), True), eq(var("control"), ()))
 speaker_turns_on = and_(eq(var("edge_speaker"), False), eq(nxt("edge_speaker"), True))
 
+
+def _moved(component: str, names: tuple[str, ...]) -> Expr:
+    return or_(*(ne(nxt(f"{component}_{n}"), var(f"{component}_{n}")) for n in names))
+
+
 PROPERTIES = (
+    # ---- the loop's wiring, as the docs describe it
+    always(
+        "claims-reach-ecc",
+        and_(
+            eq(eq(out("daemon_impulse"), Impulse.TURN_CLAIM), eq(out("gate_step"), "claim")),
+            implies(
+                eq(out("gate_step"), "claim"),
+                and_(eq(nxt("gate_held"), True), eq(nxt("gate_erl"), out("daemon_impulse_erl"))),
+            ),
+        ),
+        cite="duplex.rs turn_claim (the ERL rides the TurnClaim to ECC's floor read); "
+        "duplex-d1 §5.1, §7",
+        doc="Every TurnClaim, and only a TurnClaim, reaches the gate, with the ERL it carried.",
+    ),
+    always(
+        "steps-are-attributed",
+        and_(
+            implies(_moved("daemon", ("state", "last_erl")), is_some(out("daemon_step"))),
+            implies(_moved("gate", ("held", "erl")), is_some(out("gate_step"))),
+            implies(_moved("edge", ("state", "tx", "speaker")), is_some(out("edge_step"))),
+            implies(_moved("link", ("up",)), is_some(out("link_step"))),
+        ),
+        cite="compose: a component that moves names the trigger it took (the sequence charts "
+        "read it)",
+    ),
+    always(
+        "edge-streams-exactly-while-linked",
+        and_(
+            eq(eq(var("edge_state"), EDGE_DEGRADED), eq(var("link_up"), False)),
+            eq(var("edge_tx"), var("link_up")),
+        ),
+        cite="duplex-d1 §1 (the edge always streams), §8 (link loss → Degraded, tx off; "
+        "restore → Streaming, tx on)",
+    ),
+    always(
+        "edge-follows-its-table",
+        and_(
+            implies(
+                is_in(out("edge_step"), "mute", "cancel"),
+                and_(
+                    eq(nxt("edge_state"), MUTED),
+                    eq(nxt("edge_speaker"), False),
+                    eq(nxt("edge_tx"), var("edge_tx")),
+                ),
+            ),
+            implies(
+                is_in(out("edge_step"), "resume", "play"),
+                and_(eq(nxt("edge_state"), STREAMING), eq(nxt("edge_speaker"), True)),
+            ),
+        ),
+        cite="duplex-d1 §8 (Mute, Cancel → Muted, speaker off, tx unchanged; Resume, Play → "
+        "Streaming, speaker on)",
+    ),
+    always(
+        "gate-holds-an-erl-only-with-a-claim",
+        implies(eq(var("gate_held"), False), is_none(var("gate_erl"))),
+        cite="duplex-d1 §7 (the gate judges the claim's own ERL)",
+    ),
     # ---- D4, both halves
     always(
         "d4-no-open-mic-into-a-dead-link",
@@ -506,6 +581,9 @@ SPEC = compose(
     source="docs/duplex-d1.md §7, §8; seeds/duplex.rs (ADR-068 closed loop)",
     doc=__doc__ or "",
     properties=PROPERTIES,
+    # duplex's own properties hold of the daemon inside the loop (`daemon-<name>`)
+    inherit={"daemon": tuple(p.name for p in duplex.SPEC.properties)},
+    totality="explicit",
     variants=VARIANTS,
     # The step outputs repeat the trigger; the table shows what crosses a channel.
     layout=Layout(edge_outputs=("daemon_impulse", "daemon_commands", "gate_verdict")),

@@ -33,9 +33,17 @@ unchanged: there is no second engine. Its shape:
   blocks its sender (Promela's default). Its `faults` are environment triggers:
   `<channel>_lose` drops the head, `<channel>_duplicate` sends the head again at the tail,
   `<channel>_reorder` moves the head behind the rest. `cleared_by` names the component
-  triggers that empty it (a lost connection drops what was in flight).
-- **Totality** is `enabled-only` (a blocked hand-over is no step); each component's own
-  totality is checked on its own spec. `init` conjoins the components' own.
+  triggers that empty it (a lost connection drops what was in flight); `overflow="drop"`
+  loses a message that does not fit instead of blocking the sender.
+- **Totality** is `enabled-only` by default (a blocked hand-over is no step); with
+  `totality="explicit"` every system trigger must be answered in every reachable state,
+  as the seeds require, and the system adds the no-ops a channel needs: `<ch>_deliver`
+  on an empty FIFO, a fault with nothing to act on, a send refused by a full FIFO
+  (`<row>__blocked`). `init` conjoins the components' own.
+- **Inherited properties.** `inherit={"daemon": names}` carries a component's own
+  properties into the system as `daemon-<name>`: its names prefixed; "the component took
+  trigger t" reads the system trigger when t is free, else the system rows where a row of
+  t fires; a group reads the system's group of its free triggers and those rows.
 - **Variants** are component variants, `(component, Variant)`: the component's rows are
   changed and the system re-derived; the system's `Variant` is the difference.
 - **Metadata** for the views: `spec.system` (a `System`) names each component (`Part`,
@@ -61,6 +69,9 @@ from .expr import (
     Enabled,
     Expr,
     In,
+    Ite,
+    Not,
+    Or,
     Ref,
     Some,
     StepIs,
@@ -72,6 +83,7 @@ from .expr import (
     head,
     le,
     length,
+    lt,
     tail,
     var,
 )
@@ -84,6 +96,7 @@ from .spec import (
     Row,
     Spec,
     SpecError,
+    Totality,
     Trigger,
     Var,
     Variant,
@@ -122,6 +135,8 @@ class Channel:
     # (component, trigger): a step of that component on that trigger empties the FIFO (a
     # connection lost or re-made drops what was in flight)
     cleared_by: tuple[tuple[str, str], ...] = ()
+    # a full FIFO blocks its sender ("block", Promela's default) or loses what does not fit
+    overflow: Literal["block", "drop"] = "block"
 
     @property
     def synchronous(self) -> bool:
@@ -142,6 +157,7 @@ def channel(
     capacity: int = 0,
     faults: Iterable[Fault] = (),
     cleared_by: Iterable[tuple[str, str]] = (),
+    overflow: Literal["block", "drop"] = "block",
     cite: str,
     doc: str = "",
 ) -> Channel:
@@ -166,6 +182,7 @@ def channel(
         cite,
         doc,
         tuple(cleared_by),
+        overflow,
     )
 
 
@@ -288,11 +305,13 @@ def compose(
     variants: Sequence[tuple[str, Variant]] = (),
     expect_violated: Sequence[str] = (),
     check_deadlock: bool = True,
+    totality: Totality = "enabled-only",
+    inherit: Mapping[str, Sequence[str]] = MappingProxyType({}),
     doc: str = "",
     layout: Layout | None = None,
 ) -> Spec:
     """One spec for the system of `components` (name -> spec) joined by `channels`."""
-    b = _Builder(name, dict(components), tuple(channels))
+    b = _Builder(name, dict(components), tuple(channels), totality == "explicit")
     rows, origins = b.rows({c: s.rows for c, s in b.components.items()})
     system_variants = tuple(b.variant(rows, comp, v) for comp, v in variants)
     inits = [b.lift(c, s.init) for c, s in b.components.items() if s.init is not None]
@@ -302,7 +321,7 @@ def compose(
         vars=b.vars(),
         triggers=b.triggers(),
         rows=tuple(rows.values()),
-        properties=tuple(properties),
+        properties=(*b.inherited(inherit, origins), *properties),
         outputs=b.outputs(),
         control=None,
         variants=system_variants,
@@ -310,7 +329,7 @@ def compose(
         expect_violated=tuple(expect_violated),
         layout=layout or Layout(),
         init=and_(*inits) if inits else None,
-        totality="enabled-only",
+        totality=totality,
         check_deadlock=check_deadlock,
         liveness=tuple(liveness),
         fairness=tuple(fairness),
@@ -331,6 +350,7 @@ class _Step:
     updates: dict[str, Expr]
     outputs: dict[str, Expr]
     fifo: dict[str, Expr]  # FIFO variable -> its value so far in this step
+    room: list[Expr]  # each FIFO it sends on has room for what it sends
     sends: list[tuple[str, Value]]
     cites: list[str]
     ignore: bool
@@ -344,6 +364,7 @@ class _Step:
             dict(self.updates),
             dict(self.outputs),
             dict(self.fifo),
+            list(self.room),
             list(self.sends),
             list(self.cites),
             self.ignore,
@@ -351,8 +372,15 @@ class _Step:
 
 
 class _Builder:
-    def __init__(self, name: str, components: dict[str, Spec], channels: tuple[Channel, ...]):
+    def __init__(
+        self,
+        name: str,
+        components: dict[str, Spec],
+        channels: tuple[Channel, ...],
+        explicit: bool,
+    ):
         self.name = name
+        self.explicit = explicit
         self.components = components
         self.channels = channels
         if not components:
@@ -536,6 +564,62 @@ class _Builder:
 
         return _rewrite(expr, f)
 
+    def inherited(
+        self, inherit: Mapping[str, Sequence[str]], origins: Mapping[str, Origin]
+    ) -> list[Property]:
+        """The named properties of each component, read in the system as `<c>-<name>`."""
+        out: list[Property] = []
+        for c, names in inherit.items():
+            if c not in self.components:
+                raise SpecError(f"system {self.name!r}: inherits from unknown component {c!r}")
+            for n in names:
+                try:
+                    p = self.components[c].prop(n)
+                except KeyError:
+                    raise SpecError(
+                        f"system {self.name!r}: component {c!r} has no property {n!r}"
+                    ) from None
+                pred = self._lift_step(c, p.pred, origins)
+                out.append(Property(f"{c}-{p.name}", p.kind, pred, p.cite, p.doc))
+        return out
+
+    def _lift_step(self, c: str, expr: Expr, origins: Mapping[str, Origin]) -> Expr:
+        """A component's property in the system: its names prefixed; "the component took
+        trigger t" is the system trigger when t is free, else the system rows where a row
+        of t takes part; a group, the free triggers' system group and those rows."""
+        spec = self.components[c]
+
+        def rows_where(own: set[str]) -> list[str]:
+            return [n for n, o in origins.items() if any(p == (c, r) for p in o.parts for r in own)]
+
+        def of_triggers(triggers: set[str], groups: tuple[str, ...] = ()) -> Expr:
+            free = sorted(t for t in triggers if (c, t) not in self.delivered)
+            held = {r.name for r in spec.rows if r.trigger in triggers and r.trigger not in free}
+            parts: list[Expr] = []
+            if free and groups:  # the system's own groups: a regrouped trigger is seen
+                parts.append(StepIs("group", tuple(self.group(c, g) for g in groups)))
+            elif free:
+                parts.append(StepIs("trigger", tuple(self.sys(c, t) for t in free)))
+            if held and rows_where(held):
+                parts.append(StepIs("row", tuple(rows_where(held))))
+            return parts[0] if len(parts) == 1 else Or(tuple(parts)) if parts else Const(False)
+
+        def f(e: Expr) -> Expr | None:
+            if isinstance(e, Ref) and e.scope in ("pre", "post", "out"):
+                return Ref(e.scope, self.sys(c, e.name))
+            if isinstance(e, StepIs):
+                if e.kind == "trigger":
+                    return of_triggers(set(e.names))
+                if e.kind == "group":
+                    return of_triggers(
+                        {t.name for t in spec.triggers if t.group in e.names}, e.names
+                    )
+                found = rows_where(set(e.names))
+                return StepIs("row", tuple(found)) if found else Const(False)
+            return None
+
+        return _rewrite(expr, f)
+
     # ------------------------------------------------------------ rows
 
     def rows(
@@ -550,7 +634,7 @@ class _Builder:
                 params: dict[str, Expr] = {p.name: Ref("param", p.name) for p in t.params}
                 for r in rows_of[c]:
                     if r.trigger == t.name:
-                        start = _Step(self.sys(c, t.name), [], [], [], {}, {}, {}, [], [], True)
+                        start = _Step(self.sys(c, t.name), [], [], [], {}, {}, {}, [], [], [], True)
                         steps += [
                             (s, None, None) for s in self.fire(c, r, params, start, rows_of, ())
                         ]
@@ -570,6 +654,7 @@ class _Builder:
                     {},
                     {ch.name: tail(q)},
                     [],
+                    [],
                     [ch.cite],
                     False,
                 )
@@ -581,12 +666,42 @@ class _Builder:
                 steps.append((self._fault(ch, fault), None, (ch.name, fault)))
         rows: dict[str, Row] = {}
         origins: dict[str, Origin] = {}
-        for s, delivers, broken in steps:
-            r = self._row(s)
+
+        def add(r: Row, origin: Origin) -> None:
             if r.name in rows:
                 raise SpecError(f"system {self.name!r}: two system rows named {r.name!r}")
             rows[r.name] = r
-            origins[r.name] = Origin(tuple(s.parts), tuple(s.sends), delivers, broken)
+            origins[r.name] = origin
+
+        for s, delivers, broken in steps:
+            add(self._row(s), Origin(tuple(s.parts), tuple(s.sends), delivers, broken))
+            if self.explicit and s.room:
+                # A full FIFO refuses the send: the step is the seed's no-op (totality).
+                blocked = Row(
+                    "__".join(s.names) + "__blocked",
+                    s.trigger,
+                    None,
+                    None,
+                    _and([*s.guard, Not(_and(s.room))]),
+                    cite="; ".join(dict.fromkeys(c for c in s.cites if c)),
+                    ignore=True,
+                    doc="the FIFO it sends on is full",
+                )
+                add(blocked, Origin(()))  # nothing fired
+        if self.explicit:
+            for ch in self.channels:
+                if ch.synchronous:
+                    continue
+                idle = [(f"{ch.name}_deliver", eq(length(var(ch.name)), 0))]
+                idle += [
+                    (f"{ch.name}_{_FAULT_TRIGGER[f]}", Not(_and(self._fault(ch, f).guard)))
+                    for f in ch.faults
+                ]
+                for trigger, guard in idle:
+                    r = Row(
+                        f"{trigger}_nothing", trigger, None, None, guard, cite=ch.cite, ignore=True
+                    )
+                    add(r, Origin((), fault=None))
         return rows, origins
 
     def _fault(self, ch: Channel, fault: Fault) -> _Step:
@@ -597,7 +712,7 @@ class _Builder:
             "reordering": ([ge(length(q), 2)], append(tail(q), head(q))),
         }[fault]
         name = f"{ch.name}_{_FAULT_TRIGGER[fault]}"
-        return _Step(name, [name], [], guard, {}, {}, {ch.name: new}, [], [ch.cite], False)
+        return _Step(name, [name], [], guard, {}, {}, {ch.name: new}, [], [], [ch.cite], False)
 
     def fire(
         self,
@@ -671,9 +786,13 @@ class _Builder:
             elif carried:
                 for s in steps:
                     q = s.fifo.get(ch.name, var(ch.name))
-                    s.guard.append(le(length(q), ch.capacity - len(carried)))
+                    if ch.overflow == "block":
+                        s.room.append(le(length(q), ch.capacity - len(carried)))
                     for m in carried:
-                        q = append(q, m)
+                        if ch.overflow == "block":
+                            q = append(q, m)
+                        else:  # a message that does not fit is lost
+                            q = Ite(lt(length(q), ch.capacity), append(q, m), q)
                         s.sends.append((ch.name, m))
                     s.fifo[ch.name] = q
         return steps
@@ -705,7 +824,7 @@ class _Builder:
 
     def _row(self, s: _Step) -> Row:
         updates = {**s.updates, **s.fifo}
-        guard = s.guard[0] if len(s.guard) == 1 else And(tuple(s.guard)) if s.guard else TRUE
+        guard = _and([*s.guard, *s.room])
         return Row(
             "__".join(s.names),
             s.trigger,
@@ -740,6 +859,10 @@ class _Builder:
             add=tuple(r for n, r in rows.items() if n not in base),
             remove=tuple(n for n in base if n not in rows),
         )
+
+
+def _and(parts: Sequence[Expr]) -> Expr:
+    return parts[0] if len(parts) == 1 else And(tuple(parts)) if parts else TRUE
 
 
 def _rewrite(e: Expr, f: Callable[[Expr], Expr | None]) -> Expr:
