@@ -364,6 +364,12 @@ PROPERTIES = (
         "read it)",
     ),
     always(
+        "a-new-connection-starts-empty",
+        implies(is_some(out("link_step")), eq(nxt("control"), ())),
+        cite="duplex-d1 §8 (link loss degrades both sides and sends no command): what was in "
+        "flight on the lost connection is gone, and a restored one starts empty",
+    ),
+    always(
         "edge-streams-exactly-while-linked",
         and_(
             eq(eq(var("edge_state"), EDGE_DEGRADED), eq(var("link_up"), False)),
@@ -442,9 +448,14 @@ PROPERTIES = (
         "gate-follows-floor-rs",
         implies(
             eq(out("gate_step"), "floor_read"),
-            eq(eq(out("gate_verdict"), GRANT_USER), is_in(var("gate_erl"), *ADMITTED)),
+            and_(
+                eq(eq(out("gate_verdict"), GRANT_USER), is_in(var("gate_erl"), *ADMITTED)),
+                is_some(out("gate_verdict")),
+                eq(nxt("gate_held"), False),
+            ),
         ),
-        cite="duplex-d1 §7 (ERL_BARGE_FLOOR = 0.50 inclusive; NaN, ±inf, missing → DenyBarge)",
+        cite="duplex-d1 §7 (ERL_BARGE_FLOOR = 0.50 inclusive; NaN, ±inf, missing → DenyBarge; "
+        "one verdict per claim)",
     ),
     sometimes(
         "barge-at-the-floor-is-granted",

@@ -40,6 +40,8 @@ unchanged: there is no second engine. Its shape:
   as the seeds require, and the system adds the no-ops a channel needs: `<ch>_deliver`
   on an empty FIFO, a fault with nothing to act on, a send refused by a full FIFO
   (`<row>__blocked`). `init` conjoins the components' own.
+- **Attribution.** Every system gets the property `steps-name-their-triggers`: each
+  `c_step` is the trigger c took (or none).
 - **Inherited properties.** `inherit={"daemon": names}` carries a component's own
   properties into the system as `daemon-<name>`: its names prefixed; "the component took
   trigger t" reads the system trigger when t is free, else the system rows where a row of
@@ -68,6 +70,7 @@ from .expr import (
     Const,
     Enabled,
     Expr,
+    Implies,
     In,
     Ite,
     Not,
@@ -90,6 +93,7 @@ from .expr import (
 from .layout import Layout
 from .spec import (
     Fairness,
+    Kind,
     Liveness,
     Output,
     Property,
@@ -321,7 +325,7 @@ def compose(
         vars=b.vars(),
         triggers=b.triggers(),
         rows=tuple(rows.values()),
-        properties=(*b.inherited(inherit, origins), *properties),
+        properties=(b.attribution(origins), *b.inherited(inherit, origins), *properties),
         outputs=b.outputs(),
         control=None,
         variants=system_variants,
@@ -582,6 +586,28 @@ class _Builder:
                 pred = self._lift_step(c, p.pred, origins)
                 out.append(Property(f"{c}-{p.name}", p.kind, pred, p.cite, p.doc))
         return out
+
+    def attribution(self, origins: Mapping[str, Origin]) -> Property:
+        """`<c>_step` names the trigger component c took, in every step (the charts read it)."""
+        terms = [
+            self._lift_step(
+                c,
+                And(
+                    tuple(
+                        Implies(StepIs("trigger", (t.name,)), In(Ref("out", STEP), (None, t.name)))
+                        for t in s.triggers
+                    )
+                ),
+                origins,
+            )
+            for c, s in self.components.items()
+        ]
+        return Property(
+            "steps-name-their-triggers",
+            Kind.ALWAYS,
+            _and(terms),
+            cite="compose.py: `<component>_step` is the trigger the component took",
+        )
 
     def _lift_step(self, c: str, expr: Expr, origins: Mapping[str, Origin]) -> Expr:
         """A component's property in the system: its names prefixed; "the component took
