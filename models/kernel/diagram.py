@@ -148,6 +148,8 @@ class Picture:
     trace_title: str = ""
     trace_steps: list[str] = field(default_factory=list)
     path_nodes: tuple[str, ...] = ()
+    # a system's components: their inherited checks (`daemon-…`) are counted, not listed
+    components: tuple[str, ...] = ()
 
     def node(self, node_id: str) -> Node:
         return next(n for n in self.nodes if n.id == node_id)
@@ -205,6 +207,8 @@ def picture(
     title = spec.name + (f" ({view})" if view else "")
     pic = Picture(file_stem(spec, view), title, spec.source, findings=list(findings))
     pic.rankdir = spec.layout.rankdir
+    if spec.system is not None:
+        pic.components = tuple(p.name for p in spec.system.parts)
     if spec.control is None:
         _decision_table(spec, pic)
         return pic
@@ -1125,10 +1129,20 @@ CHECKS_LISTED = 16  # up to this many checks, one line each; more are grouped by
 GROUP_WIDTH = 72  # characters per line of a group's check names
 
 
+def _collapsed(pic: Picture, ids: list[str]) -> tuple[list[str], dict[str, str]]:
+    """A system's inherited checks, one entry per component (`daemon-… (22)`), and per
+    component the names it stands for (the entry's tooltip)."""
+    inherited = {c: [i for i in ids if i.startswith(c + "-")] for c in pic.components}
+    own = [i for i in ids if not any(i in names for names in inherited.values())]
+    shown = own + [f"{c}-… ({len(names)})" for c, names in inherited.items() if names]
+    return shown, {c: ", ".join(names) for c, names in inherited.items() if names}
+
+
 def _check_rows(pic: Picture) -> list[str]:
     rows = ['<TR><TD COLSPAN="3"><B>checks (last verify)</B></TD></TR>']
-    if _panel_over(pic) and len(pic.findings) > CHECKS_LISTED:
-        # One line per check would make the panel taller than fits (wave has ~40):
+    if (_panel_over(pic) or len(pic.table) > CHECKS_LISTED) and len(pic.findings) > CHECKS_LISTED:
+        # One line per check would make the panel taller than fits (wave has ~40, a system's
+        # decision table is itself tall):
         # each kind and verdict once, its checks' names wrapped beside it.
         groups: dict[tuple[str, str], list[str]] = {}
         for f in pic.findings:
@@ -1139,10 +1153,13 @@ def _check_rows(pic: Picture) -> list[str]:
                 f'<TD ALIGN="LEFT">{_html(kind)}</TD>'
                 f'<TD ALIGN="LEFT"><FONT COLOR="{colour}">{_html(shown)}</FONT> ({len(ids)})</TD>'
             )
-            for k, line in enumerate(wrap(ids, GROUP_WIDTH, ", ")):
+            shown_ids, hidden = _collapsed(pic, ids)
+            for k, line in enumerate(wrap(shown_ids, GROUP_WIDTH, ", ")):
                 # A row per line, so that a long group still splits into short tables.
                 first = head if k == 0 else '<TD COLSPAN="2"></TD>'
-                rows.append(f'<TR>{first}<TD ALIGN="LEFT">{_html(line)}</TD></TR>')
+                names = [h for c, h in hidden.items() if f"{c}-… (" in line]
+                title = f' TITLE="{_html(", ".join(names))}"' if names else ""
+                rows.append(f'<TR>{first}<TD ALIGN="LEFT"{title}>{_html(line)}</TD></TR>')
         return rows
     if pic.findings:
         for f in pic.findings:
