@@ -239,7 +239,8 @@ EDGE = Spec(
             "link_restored",
             EDGE_DEGRADED,
             STREAMING,
-            sets={"tx": True, "speaker": False},
+            # The speaker is already off (link loss turned it off): it stays off.
+            sets={"tx": True},
             cite=f"{EDGE_CITE}: link restored → Streaming, tx on, speaker off (never speaks "
             "unprompted)",
         ),
@@ -368,6 +369,32 @@ PROPERTIES = (
         implies(is_some(out("link_step")), eq(nxt("control"), ())),
         cite="duplex-d1 §8 (link loss degrades both sides and sends no command): what was in "
         "flight on the lost connection is gone, and a restored one starts empty",
+    ),
+    always(
+        "the-link-announces-its-changes",
+        and_(
+            eq(
+                eq(out("link_event"), LinkEvent.LOST),
+                and_(eq(var("link_up"), True), eq(nxt("link_up"), False)),
+            ),
+            eq(
+                eq(out("link_event"), LinkEvent.RESTORED),
+                and_(eq(var("link_up"), False), eq(nxt("link_up"), True)),
+            ),
+        ),
+        cite="duplex-d1 §8 (link loss is the edge's self-firing rule; the restore re-handshakes)",
+    ),
+    always(
+        "a-linked-edge-acts-on-every-command",
+        implies(
+            and_(
+                trigger_is("control_deliver"),
+                ne(var("control"), ()),
+                ne(var("edge_state"), EDGE_DEGRADED),
+            ),
+            is_some(out("edge_step")),
+        ),
+        cite="duplex-d1 §8 (only a Degraded edge ignores a command)",
     ),
     always(
         "edge-streams-exactly-while-linked",

@@ -325,7 +325,15 @@ def compose(
         vars=b.vars(),
         triggers=b.triggers(),
         rows=tuple(rows.values()),
-        properties=(b.attribution(origins), *b.inherited(inherit, origins), *properties),
+        # Safety first, witnesses last: the mutant gate kills with the first failing check,
+        # and a counterexample replays cheaply where a missing witness needs z3 to prove
+        # it absent from the whole reachable set.
+        properties=tuple(
+            sorted(
+                (b.attribution(origins), *properties, *b.inherited(inherit, origins)),
+                key=lambda p: p.kind is Kind.SOMETIMES,
+            )
+        ),
         outputs=b.outputs(),
         control=None,
         variants=system_variants,
