@@ -318,7 +318,11 @@ def test_spin_json_is_what_the_reports_summary_reads(
     assert main(["spin", "policy", "--json", str(out)]) == 0
     capsys.readouterr()
     written = json.loads(out.read_text())["specs"]
-    assert [s["name"] for s in written] == ["policy", "policy:eager-reading"]
+    assert [s["name"] for s in written] == [
+        "policy",
+        "policy:eager-reading",
+        "policy:copies-the-arrival",
+    ]
     assert written[0]["disagreements"] == [] and written[0]["states"] == 15
     monkeypatch.setattr(report_figures, "SPIN", out)
     spec = lookup("policy")

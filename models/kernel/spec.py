@@ -264,7 +264,8 @@ class Liveness:
     reaches `pred`; `leads_to`: on every fair run, a state where `pred` holds is followed
     (at once or later) by one where `then` holds; `infinitely_often`: `pred` holds again
     and again. Runs may stutter: without fairness a run may stop anywhere. `fairness`
-    adds to the spec's own."""
+    adds to the spec's own. `promised=False` states what the spec does not promise: the
+    check must find a fair run that violates it, and that lasso is the witness."""
 
     name: str
     kind: LiveKind
@@ -273,6 +274,7 @@ class Liveness:
     then: Expr | None = None
     fairness: tuple[Fairness, ...] = ()
     doc: str = ""
+    promised: bool = True
 
 
 def _fair(fairness: Iterable[Fairness | tuple[Fairness, ...]]) -> tuple[Fairness, ...]:
@@ -289,8 +291,9 @@ def eventually(
     cite: str,
     fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
     doc: str = "",
+    promised: bool = True,
 ) -> Liveness:
-    return Liveness(name, LiveKind.EVENTUALLY, pred, cite, None, _fair(fair), doc)
+    return Liveness(name, LiveKind.EVENTUALLY, pred, cite, None, _fair(fair), doc, promised)
 
 
 def leads_to(
@@ -301,8 +304,9 @@ def leads_to(
     cite: str,
     fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
     doc: str = "",
+    promised: bool = True,
 ) -> Liveness:
-    return Liveness(name, LiveKind.LEADS_TO, p, cite, q, _fair(fair), doc)
+    return Liveness(name, LiveKind.LEADS_TO, p, cite, q, _fair(fair), doc, promised)
 
 
 def infinitely_often(
@@ -312,8 +316,9 @@ def infinitely_often(
     cite: str,
     fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
     doc: str = "",
+    promised: bool = True,
 ) -> Liveness:
-    return Liveness(name, LiveKind.INFINITELY_OFTEN, pred, cite, None, _fair(fair), doc)
+    return Liveness(name, LiveKind.INFINITELY_OFTEN, pred, cite, None, _fair(fair), doc, promised)
 
 
 @dataclass(frozen=True)
