@@ -116,7 +116,8 @@ LIVE = [(s.name, p.name) for s in SPECS for p in s.liveness]
 
 def _unfair(name: str, prop: str) -> Spec:
     spec = lookup(name)
-    return replace(spec, fairness=(), liveness=(replace(spec.live(prop), fairness=()),))
+    one = (replace(spec.live(prop), fairness=()),)
+    return replace(spec, fairness=(), liveness=one, variants=())
 
 
 def _tiny() -> list[Spec]:
