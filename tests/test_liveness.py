@@ -110,6 +110,16 @@ def test_strong_fairness_is_needed_where_the_step_is_only_intermittently_enabled
     assert (alone.verdict, _xs(alone.trace), alone.loop) == ("violated", [0], 0)
 
 
+def test_a_cycle_past_the_goal_does_not_violate_eventually() -> None:
+    # x goes 0 → 1 → 2 and rests at 2: a run passes x = 1 before it can stop outside it.
+    passed = eventually("passes-one", eq(var("x"), 1), cite="t")
+    spec = _spec((GO,), ("go",), (passed,), fairness=weak("go"))
+    assert _check(spec, "passes-one").verdict == "proved"
+    # Without fairness it may stop at 0, before the goal: the only lasso there is.
+    bare = _check(_spec((GO,), ("go",), (passed,)), "passes-one")
+    assert (bare.verdict, _xs(bare.trace), bare.loop) == ("violated", [0], 0)
+
+
 ASK = row("ask", "ask", None, guard=not_(var("r")), sets={"r": True}, cite="t")
 SERVE = row("serve", "serve", None, guard=var("r"), sets={"r": False}, cite="t")
 ANSWERED = leads_to("answered", var("r"), not_(var("r")), cite="t: a request is served")

@@ -325,7 +325,7 @@ class Checker:
         if self._live_graph is None:
             self._live_graph = Graph(self.graph)
         found = check_liveness(self._live_graph, p)
-        fair = ", ".join(f"{f.kind}({f.name})" for f in self.spec.fairness_of(p))
+        fair = ", ".join(str(f) for f in self.spec.fairness_of(p))
         fairness = f"fairness: {fair}" if fair else "no fairness: a run may stop anywhere"
         basis: Basis = "sampled" if self.sampled else "exhaustive"
         searched = (
