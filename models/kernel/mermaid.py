@@ -10,6 +10,11 @@ diagrams cannot style a single transition, so who decides an edge is the first
 line of its label (`by runner`), the deciders listed in a note. Characters
 Mermaid would parse are written as its entity codes (`#58;` for `:`), never as
 look-alikes; every node class sets its text colour, so the dark theme keeps it.
+
+A trace of a system of machines (sequence.py's `Chart`) prints as a
+`sequenceDiagram`: a participant per lifeline, an arrow per step (a message
+that never arrives ends in a cross, `-x`), each party's new state in a note
+over it, and each fault in a `critical` box titled with what went wrong.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import json
 import re
 
 from .diagram import ANY, Picture
+from .sequence import Chart
 
 # Notes dark on light in every theme (the dark theme's own note colours reach only 4.49:1).
 NOTE_COLOURS = (
@@ -112,3 +118,30 @@ def mermaid_source(pic: Picture) -> str:
             lines.append(f"        ({number}) {_safe(row)} {_safe(' '.join(body))}")
         lines.append("    end note")
     return "\n".join(lines) + "\n"
+
+
+def sequence_source(chart: Chart) -> str:
+    """The chart as a Mermaid `sequenceDiagram` (participant ids are prefixed, so that no
+    lifeline is named like a keyword: `end`, `loop`, `note`)."""
+    title = json.dumps(chart.title, ensure_ascii=False)  # YAML, quoted
+    lines = ["---", f"title: {title}", *NOTE_COLOURS, "---", "sequenceDiagram"]
+    ids = {ln.id: f"p_{ln.id}" for ln in chart.lifelines}
+    lines += [f"    participant {ids[ln.id]} as {_safe(ln.label)}" for ln in chart.lifelines]
+    notes = [f"    Note over {ids[lane]}: {_safe(state)}" for lane, state in chart.initial]
+    for e in chart.events:
+        arrow = "-x" if e.lost else "->>"
+        text = f"{e.step}. {_safe(e.label)}"
+        step = [f"    {ids[e.src]}{arrow}{ids[e.dst]}: {text}"]
+        if e.fault:
+            step = [
+                f"    critical fault {e.step}#58; {_safe(e.fault)}",
+                "    " + step[0],
+                "    end",
+            ]
+        notes += step + [f"    Note over {ids[lane]}: {_safe(state)}" for lane, state in e.states]
+    if chart.ending and chart.lifelines:
+        span = ids[chart.lifelines[0].id]
+        if len(chart.lifelines) > 1:
+            span += "," + ids[chart.lifelines[-1].id]
+        notes.append(f"    Note over {span}: {_safe(chart.ending)}")
+    return "\n".join(lines + notes) + "\n"
