@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 
-from .diagram import ANY, Picture
+from .diagram import Picture
 from .sequence import Chart
 
 # Notes dark on light in every theme (the dark theme's own note colours reach only 4.49:1).
@@ -61,6 +61,8 @@ def mermaid_source(pic: Picture) -> str:
         "    classDef arm fill:#F2F2F2,color:#1A1A1A",
         "    classDef plain fill:#FFFFFF,color:#1A1A1A",
     ]
+    if any(n.kind == "channel" for n in pic.nodes):
+        lines.append("    classDef channel fill:#E8F1FA,color:#1A1A1A")
     if pic.table:
         lines.append("    state decide <<choice>>")
         triggers = list(dict.fromkeys(d.trigger for d in pic.table))
@@ -73,18 +75,33 @@ def mermaid_source(pic: Picture) -> str:
             lines.append(
                 f"    decide --> {answer} : {k}. {_safe(d.trigger)} [{_safe(' '.join(d.when))}]"
             )
-    # Flat states: Mermaid cannot draw a transition between states of two composite
-    # states, so clusters are listed in the note instead.
-    for n in pic.nodes:
-        label = "any state" if n.id == ANY else n.label
-        lines.append(f'    state "{_safe(label)}" as {n.id}')
+    # Mermaid cannot draw a transition between states of two composite states: clusters
+    # such a transition joins are listed in the note instead, and the states drawn flat.
+    # A system's components only meet at its channels, so each is drawn as a box.
+    cluster_of = {n.id: n.cluster for n in pic.nodes}
+    boxed = not any(
+        cluster_of.get(a.src) and cluster_of.get(a.dst) and cluster_of[a.src] != cluster_of[a.dst]
+        for a in pic.arrows
+    )
+    for cid, title in [("", ""), *pic.clusters]:
+        inside = [n for n in pic.nodes if n.cluster == cid]
+        indent = "        " if cid and boxed else "    "
+        if cid and boxed and inside:
+            lines.append(f'    state "{_safe(title)}" as {cid} {{')
+        for n in inside:
+            label = "any state" if n.kind == "any" else n.label
+            lines.append(f'{indent}state "{_safe(label)}" as {n.id}')
+        if cid and boxed and inside:
+            # Each box its own start, so each component shows where it begins.
+            lines += [f"        [*] --> {n.id}" for n in inside if n.initial]
+            lines.append("    }")
     groups = [
         f"{title}: {', '.join(n.label for n in pic.nodes if n.cluster == cid)}"
         for cid, title in pic.clusters
-        if any(n.cluster == cid for n in pic.nodes)
+        if any(n.cluster == cid for n in pic.nodes) and not boxed
     ]
     for n in pic.nodes:
-        if n.initial:
+        if n.initial and not (n.cluster and boxed):
             lines.append(f"    [*] --> {n.id}")
     deciders = len(pic.deciders) > 1
     for a in pic.arrows:
@@ -98,9 +115,14 @@ def mermaid_source(pic: Picture) -> str:
         ("provisional", [n.id for n in pic.nodes if n.provisional]),
         ("unreachable", [n.id for n in pic.nodes if n.greyed]),
         ("arm", [n.id for n in pic.nodes if n.kind == "arm" and not n.greyed]),
+        ("channel", [n.id for n in pic.nodes if n.kind == "channel"]),
         (
             "plain",
-            [n.id for n in pic.nodes if n.kind != "arm" and not n.greyed and not n.provisional],
+            [
+                n.id
+                for n in pic.nodes
+                if n.kind not in ("arm", "channel") and not n.greyed and not n.provisional
+            ],
         ),
     ):
         if members:
