@@ -15,9 +15,15 @@ The chart itself is derived from a spec's composition metadata and a trace
 
 from __future__ import annotations
 
+import enum
 import html
 import textwrap
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from .domains import Value
+from .spec import Spec
+from .trace import Trace
 
 # The diagrams' palette (diagram.py): the trace red for faults, a grey for what is quiet.
 FAULT = "#B3123A"
@@ -53,6 +59,139 @@ class Chart:
     events: tuple[Event, ...]
     initial: tuple[tuple[str, str], ...] = ()  # (lifeline, its initial state)
     ending: str = ""  # under the last step: what the trace shows (a counterexample's `fails:`)
+
+
+# ---------------------------------------------------------------- from a trace
+
+ENVIRONMENT = "env"
+
+
+def chart(spec: Spec, trace: Trace, title: str, ending: str = "") -> Chart:
+    """The chart of a trace of a system (`spec.system`, compose.py): the environment, each
+    component and, after its sender, each FIFO channel get a lifeline. Each step is read
+    from its row's `Origin`: a free trigger is an arrow from the environment, a delivery
+    one from the FIFO, each message it sends one from its sender (to the receiver over a
+    synchronous channel, to the FIFO otherwise), and a fault is marked on its channel (a
+    lost message's arrow ends in a cross before its receiver)."""
+    system = spec.system
+    if system is None:
+        raise ValueError(f"spec {spec.name!r} is not a system of machines (compose.py)")
+    comp = {p.name: f"c_{p.name}" for p in system.parts}
+    fifo = {c.name: f"q_{c.name}" for c in system.channels if not c.synchronous}
+    lifelines = [Lifeline(ENVIRONMENT, "environment", "environment")]
+    for part in system.parts:
+        lifelines.append(Lifeline(comp[part.name], part.name))
+        lifelines += [
+            Lifeline(fifo[c.name], f"{c.name} (FIFO of {c.capacity})", "channel")
+            for c in system.channels
+            if c.source == part.name and c.name in fifo
+        ]
+    fed = {(c.source, c.output) for c in system.channels}
+
+    def arrives(component: str, row: str, outputs: Mapping[str, Value], args: str = "") -> str:
+        """The trigger a component's row answers, with what it emits besides its messages:
+        `vad_onset / impulse=TURN_CLAIM`."""
+        part = system.part(component)
+        shown = [
+            f"{o}={spec.output(name).domain.label(outputs[name])}"
+            for o, name in part.outputs.items()
+            if (component, o) not in fed and outputs[name] != spec.output(name).default
+        ]
+        call = part.spec.row(row).trigger + (f"({args})" if args else "")
+        return call + (f" / {', '.join(shown)}" if shown else "")
+
+    events: list[Event] = []
+    before = trace.init
+    for k, step in enumerate(trace.steps, start=1):
+        origin = system.origins[step.row]
+        parts = list(origin.parts)
+        mine: list[Event] = []
+        if origin.fault is not None:
+            name, fault = origin.fault
+            queue = before[name]
+            assert isinstance(queue, tuple) and queue
+            head = _message(queue[0])
+            if fault == "loss":
+                target = comp[system.channel(name).target]
+                mine.append(Event(k, fifo[name], target, head, fault="lost", lost=True))
+            elif fault == "duplication":
+                mine.append(Event(k, fifo[name], fifo[name], f"{head} again", fault="duplicated"))
+            else:
+                mine.append(Event(k, fifo[name], fifo[name], f"{head} last", fault="reordered"))
+        elif origin.delivers is not None:
+            name, message = origin.delivers
+            component, row = parts.pop(0)
+            label = f"{_message(message)}: {arrives(component, row, step.outputs)}"
+            mine.append(Event(k, fifo[name], comp[component], label))
+        else:
+            component, row = parts.pop(0)
+            args = ", ".join(
+                f"{p.name}={p.domain.label(step.params[p.name])}"
+                for p in spec.trigger(step.trigger).params
+            )
+            call = arrives(component, row, step.outputs, args)
+            mine.append(Event(k, ENVIRONMENT, comp[component], call))
+        for name, message in origin.sends:
+            ch = system.channel(name)
+            if ch.synchronous:
+                component, row = parts.pop(0)
+                label = f"{_message(message)}: {arrives(component, row, step.outputs)}"
+                mine.append(Event(k, comp[ch.source], comp[component], label))
+            else:
+                mine.append(Event(k, comp[ch.source], fifo[name], _message(message)))
+        changed = _changes(spec, comp, fifo, before, step.state)
+        mine[-1] = replace(mine[-1], states=changed)
+        events += mine
+        before = step.state
+    initial = tuple(
+        (comp[p.name], p.spec.control_domain.label(trace.init[p.control]))
+        for p in system.parts
+        if p.control is not None and p.spec.control_domain is not None
+    )
+    return Chart(title, tuple(lifelines), tuple(events), initial, ending)
+
+
+def _changes(
+    spec: Spec,
+    comp: Mapping[str, str],
+    fifo: Mapping[str, str],
+    before: Mapping[str, Value],
+    after: Mapping[str, Value],
+) -> tuple[tuple[str, str], ...]:
+    """Each party whose state a step changed, with its state after: a component's control
+    value then each other variable that changed, a FIFO's contents."""
+    system = spec.system
+    assert system is not None
+    found: list[tuple[str, str]] = []
+    for part in system.parts:
+        moved = [
+            (own, name) for own, name in part.vars.items() if not _same(before[name], after[name])
+        ]
+        if not moved:
+            continue
+        words = []
+        if part.control is not None:
+            words.append(spec.var(part.control).domain.label(after[part.control]))
+        words += [
+            f"{own}={spec.var(name).domain.label(after[name])}"
+            for own, name in moved
+            if name != part.control
+        ]
+        found.append((comp[part.name], ", ".join(words)))
+    for name, lane in fifo.items():
+        if before[name] != after[name]:
+            queue = after[name]
+            assert isinstance(queue, tuple)
+            found.append((lane, "[" + ", ".join(_message(m) for m in queue) + "]"))
+    return tuple(found)
+
+
+def _same(a: Value, b: Value) -> bool:
+    return bool(a == b or (a != a and b != b))  # NaN is NaN
+
+
+def _message(value: Value) -> str:
+    return str(value.name) if isinstance(value, enum.Enum) else str(value)
 
 
 # ---------------------------------------------------------------- SVG
@@ -96,6 +235,7 @@ def sequence_svg(chart: Chart, prefix: str = "") -> str:
     top = y + HEAD
     y = top + 10
     y = _states(out, x, column, y, chart.initial)
+    numbered = 0
     for e in chart.events:
         span = abs(lanes[e.dst] - lanes[e.src]) or 1
         chars = max(12, int((column * span - 24) / CHAR))
@@ -108,7 +248,9 @@ def sequence_svg(chart: Chart, prefix: str = "") -> str:
                 f'<rect x="{MARGIN:.1f}" y="{y:.1f}" width="{right - MARGIN:.1f}" '
                 f'height="{band + (8 if e.src == e.dst else 0):.1f}" fill="#FBE9ED"/>'
             )
-        out.append(_text(MARGIN + 4, y + LINE, str(e.step), colour=GREY))
+        if e.step != numbered:  # a step's number once, on its first arrow
+            out.append(_text(MARGIN + 4, y + LINE, str(e.step), colour=GREY))
+            numbered = e.step
         x1, x2 = x[e.src], x[e.dst]
         label_x = (x1 + x2) / 2 if x1 != x2 else x1 + 10
         anchor = "middle" if x1 != x2 else "start"
