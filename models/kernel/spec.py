@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Literal, Protocol, TypeVar, assert_never
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, assert_never
 
 from .domains import Bool, Domain, Finite, Value, all_assignments
 from .expr import (
@@ -53,6 +53,9 @@ from .expr import (
     walk,
 )
 from .layout import Layout
+
+if TYPE_CHECKING:
+    from .compose import System
 
 
 class SpecError(ValueError):
@@ -363,6 +366,8 @@ class Spec:
     # Liveness properties, and the fairness every one of them assumes (liveness.py).
     liveness: tuple[Liveness, ...] = ()
     fairness: tuple[Fairness, ...] = ()
+    # A system built by `compose` (compose.py): its components, channels and who owns what.
+    system: System | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -885,4 +890,5 @@ def _apply_variant(spec: Spec, variant: Variant) -> Spec:
         check_deadlock=spec.check_deadlock,
         liveness=live,
         fairness=spec.fairness,
+        system=spec.system,
     )
