@@ -278,43 +278,29 @@ class Liveness:
     doc: str = ""
 
 
-def _fair(fairness: Iterable[Fairness | tuple[Fairness, ...]]) -> tuple[Fairness, ...]:
+# What `fair=` takes: constraints, or the tuples `weak(...)`/`strong(...)` return.
+FairArg = Iterable[Fairness | tuple[Fairness, ...]]
+
+
+def _fair(fairness: FairArg) -> tuple[Fairness, ...]:
     flat: list[Fairness] = []
     for f in fairness:
         flat.extend(f if isinstance(f, tuple) else (f,))
     return tuple(flat)
 
 
-def eventually(
-    name: str,
-    pred: Expr,
-    *,
-    cite: str,
-    fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
-    doc: str = "",
-) -> Liveness:
+def eventually(name: str, pred: Expr, *, cite: str, fair: FairArg = (), doc: str = "") -> Liveness:
     return Liveness(name, LiveKind.EVENTUALLY, pred, cite, None, _fair(fair), doc)
 
 
 def leads_to(
-    name: str,
-    p: Expr,
-    q: Expr,
-    *,
-    cite: str,
-    fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
-    doc: str = "",
+    name: str, p: Expr, q: Expr, *, cite: str, fair: FairArg = (), doc: str = ""
 ) -> Liveness:
     return Liveness(name, LiveKind.LEADS_TO, p, cite, q, _fair(fair), doc)
 
 
 def infinitely_often(
-    name: str,
-    pred: Expr,
-    *,
-    cite: str,
-    fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
-    doc: str = "",
+    name: str, pred: Expr, *, cite: str, fair: FairArg = (), doc: str = ""
 ) -> Liveness:
     return Liveness(name, LiveKind.INFINITELY_OFTEN, pred, cite, None, _fair(fair), doc)
 
