@@ -18,11 +18,15 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
-from systems import SYSTEM, trace_of
+from systems import SYSTEM, Device, trace_of
 
 from models.cli.main import main
+from models.cli.report import build
+from models.cli.results import load
+from models.kernel import always, eq, ne, sometimes, var
 from models.kernel.diagram import dot_source, pictures, render
 from models.kernel.mermaid import mermaid_source, sequence_source
 from models.kernel.sequence import Event, Lifeline, chart, sequence_svg
@@ -217,3 +221,19 @@ def test_diagram_trace_of_a_system_draws_its_chart(
     assert got.err == (
         "error: 'zz_plant' is a system: its trace is a sequence chart, drawn as mermaid or svg\n"
     )
+
+
+def test_the_report_draws_each_trace_of_a_system_as_a_chart() -> None:
+    runs = sometimes("runs", eq(var("dev_d"), Device.RUN), cite="t")
+    never = always("never_runs", ne(var("dev_d"), Device.RUN), cite="t")
+    spec = replace(SYSTEM, properties=(runs, never), system=SYSTEM.system)
+    results, origin = load([spec])
+    page = build([spec], results, origin)
+    charts = re.findall(r'<figure class="sequence">(<svg .*?</svg>)</figure>', page)
+    assert len(charts) == 2  # the witness of runs, the counterexample of never_runs
+    assert 'aria-label="plant: witness of runs"' in charts[0]
+    assert 'aria-label="plant: counterexample of never_runs"' in charts[1]
+    # The counterexample's `fails:` line closes its chart.
+    assert 'font-weight="bold">fails: dev_d ≠ RUN is false</text>' in charts[1]
+    ids = re.findall(r'<marker id="([^"]+)"', page)
+    assert len(ids) == len(set(ids)) == 8  # each chart's arrowheads are its own
