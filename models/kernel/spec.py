@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Literal, Protocol, TypeVar, assert_never
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, assert_never
 
 from .domains import Bool, Domain, Finite, Value, all_assignments
 from .expr import (
@@ -53,6 +53,9 @@ from .expr import (
     walk,
 )
 from .layout import Layout
+
+if TYPE_CHECKING:
+    from .compose import System
 
 
 class SpecError(ValueError):
@@ -298,7 +301,11 @@ class Liveness:
     promised: bool = True
 
 
-def _fair(fairness: Iterable[Fairness | tuple[Fairness, ...]]) -> tuple[Fairness, ...]:
+# What `fair=` takes: constraints, or the tuples `weak(...)`/`strong(...)` return.
+FairArg = Iterable[Fairness | tuple[Fairness, ...]]
+
+
+def _fair(fairness: FairArg) -> tuple[Fairness, ...]:
     flat: list[Fairness] = []
     for f in fairness:
         flat.extend(f if isinstance(f, tuple) else (f,))
@@ -310,7 +317,7 @@ def eventually(
     pred: Expr,
     *,
     cite: str,
-    fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
+    fair: FairArg = (),
     doc: str = "",
     promised: bool = True,
 ) -> Liveness:
@@ -323,7 +330,7 @@ def leads_to(
     q: Expr,
     *,
     cite: str,
-    fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
+    fair: FairArg = (),
     doc: str = "",
     promised: bool = True,
 ) -> Liveness:
@@ -335,7 +342,7 @@ def infinitely_often(
     pred: Expr,
     *,
     cite: str,
-    fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
+    fair: FairArg = (),
     doc: str = "",
     promised: bool = True,
 ) -> Liveness:
@@ -403,6 +410,8 @@ class Spec:
     # Liveness properties, and the fairness every one of them assumes (liveness.py).
     liveness: tuple[Liveness, ...] = ()
     fairness: tuple[Fairness, ...] = ()
+    # A system built by `compose` (compose.py): its components, channels and who owns what.
+    system: System | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -958,4 +967,5 @@ def _apply_variant(spec: Spec, variant: Variant) -> Spec:
         check_deadlock=spec.check_deadlock,
         liveness=live,
         fairness=spec.fairness,
+        system=spec.system,
     )
