@@ -624,7 +624,7 @@ SPEC = compose(
     totality="explicit",
     variants=VARIANTS,
     # The step outputs repeat the trigger; the table shows what crosses a channel.
-    layout=Layout(edge_outputs=("daemon_impulse", "daemon_commands", "gate_verdict")),
+    layout=Layout(edge_outputs=("daemon_impulse", "daemon_commands", "gate_verdict"), rankdir="TB"),
 )
 
 SPECS = (SPEC,)

@@ -1301,6 +1301,17 @@ def sample_states(total: int) -> list[int]:
 
 # z3's own exception type, for the checker's last line of defence (it must not import z3).
 Z3_ERRORS: tuple[type[Exception], ...] = (z3.Z3Exception,)
+# Everything z3 gives up with: a limit it reached, or an error of its own.
+GAVE_UP: tuple[type[Exception], ...] = (SolverLimit, *Z3_ERRORS)
+
+
+def gave_up(error: Exception) -> Unknown:
+    """The `unknown` an exception in `GAVE_UP` stands for: a limit names its engine."""
+    if isinstance(error, SolverLimit):
+        return Unknown(error.engine, error.reason)
+    return Unknown("z3", str(error))
+
+
 # ---------------------------------------------------------------- mutant equivalence
 
 
