@@ -286,6 +286,7 @@ LINK = Spec(
 )
 
 DAEMON = with_domain(duplex.SPEC, duplex.ERL, ERL_CLASS)
+LANE = (Command.MUTE, Command.CANCEL, Command.RESUME)  # what the daemon sends down
 
 CHANNELS = (
     channel(
@@ -310,7 +311,7 @@ CHANNELS = (
         "control",
         ("daemon", "commands"),
         "edge",
-        {Command.MUTE: "mute", Command.CANCEL: "cancel", Command.RESUME: "resume"},
+        dict(zip(LANE, ("mute", "cancel", "resume"), strict=True)),
         capacity=2,
         cleared_by=[("link", "lose"), ("link", "restore")],
         overflow="drop",
@@ -363,6 +364,23 @@ PROPERTIES = (
         ),
         cite="compose: a component that moves names the trigger it took (the sequence charts "
         "read it)",
+    ),
+    always(
+        "the-control-lane-hands-over-its-head",
+        implies(
+            trigger_is("control_deliver"),
+            or_(
+                and_(eq(var("control"), ()), eq(nxt("control"), ())),
+                *(and_(eq(var("control"), (a,)), eq(nxt("control"), ())) for a in LANE),
+                *(
+                    and_(eq(var("control"), (a, b)), eq(nxt("control"), (b,)))
+                    for a in LANE
+                    for b in LANE
+                ),
+            ),
+        ),
+        cite="ADR-068 D3 (the control lane: EdgeCommands in order); duplex-d1 §8",
+        doc="A delivery takes the first command off the lane and leaves the rest, in order.",
     ),
     always(
         "a-new-connection-starts-empty",

@@ -35,11 +35,12 @@ unchanged: there is no second engine. Its shape:
   `<channel>_reorder` moves the head behind the rest. `cleared_by` names the component
   triggers that empty it (a lost connection drops what was in flight); `overflow="drop"`
   loses a message that does not fit instead of blocking the sender.
+- **Init** conjoins the components' own and says that every FIFO starts empty.
 - **Totality** is `enabled-only` by default (a blocked hand-over is no step); with
   `totality="explicit"` every system trigger must be answered in every reachable state,
   as the seeds require, and the system adds the no-ops a channel needs: `<ch>_deliver`
   on an empty FIFO, a fault with nothing to act on, a send refused by a full FIFO
-  (`<row>__blocked`). `init` conjoins the components' own.
+  (`<row>__blocked`).
 - **Attribution.** Every system gets the property `steps-name-their-triggers`: each
   `c_step` is the trigger c took (or none).
 - **Inherited properties.** `inherit={"daemon": names}` carries a component's own
@@ -319,6 +320,8 @@ def compose(
     rows, origins = b.rows({c: s.rows for c, s in b.components.items()})
     system_variants = tuple(b.variant(rows, comp, v) for comp, v in variants)
     inits = [b.lift(c, s.init) for c, s in b.components.items() if s.init is not None]
+    # A channel starts empty: said in Init too, so every face states it (TLA+'s q = <<>>).
+    inits += [eq(var(ch.name), ()) for ch in b.channels if not ch.synchronous]
     return Spec(
         name=name,
         source=source,
