@@ -26,7 +26,6 @@ from pathlib import Path
 
 import graphviz
 
-from .domains import Value
 from .explore import Exploration, explore
 from .expr import TRUE, And, Const, Env, Expr, In, Not, Or, Ref, Some, evaluate
 from .files import write_atomic
@@ -263,8 +262,9 @@ def _state_machine(
 ) -> None:
     scene = _scene(spec, view, graph)
     pic.clusters = [(f"cluster_{k}", t) for k, (t, _) in enumerate(spec.layout.clusters)]
-    _state_nodes(spec, graph, scene, pic)
-    drawn = _drafts(spec, scene, _fired(spec, graph, scene), pic)
+    fired, arms_seen = _walk(spec, graph, scene)
+    _state_nodes(spec, scene, arms_seen, pic)
+    drawn = _drafts(spec, scene, fired, pic)
     numbers = _footnotes(spec, scene, drawn, pic, numbering) if spec.layout.footnotes else {}
     # One arrow per source, target and decider: the rows between them are stacked on it.
     groups: dict[tuple[str, str, str, bool], list[_Draft]] = {}
@@ -291,8 +291,12 @@ def _scene(spec: Spec, view: str, graph: Exploration) -> _Scene:
     domain = spec.control_domain
     assert control is not None and domain is not None and domain.values is not None
     pred = views(spec)[view]
-    inside = [i for i in range(len(graph.states)) if evaluate(pred, Env(pre=graph.as_dict(i)))]
-    ctrl = {i: domain.label(graph.as_dict(i)[control]) for i in inside}
+    ctrl: dict[int, str] = {}
+    for i in range(len(graph.states)):
+        state = graph.as_dict(i)
+        if evaluate(pred, Env(pre=state)):
+            ctrl[i] = domain.label(state[control])
+    inside = list(ctrl)
     arm_output, arm_state = (
         (layout.arms[0], domain.label(layout.arms[1])) if layout.arms else ("", "")
     )
@@ -308,7 +312,9 @@ def _scene(spec: Spec, view: str, graph: Exploration) -> _Scene:
     )
 
 
-def _state_nodes(spec: Spec, graph: Exploration, scene: _Scene, pic: Picture) -> None:
+def _state_nodes(
+    spec: Spec, scene: _Scene, arms_seen: Sequence[tuple[str, str]], pic: Picture
+) -> None:
     """Every control value, greyed where the explorer never reaches it in this view. The
     arms state is drawn once per output value and per cluster it is entered from."""
     domain = spec.control_domain
@@ -317,7 +323,7 @@ def _state_nodes(spec: Spec, graph: Exploration, scene: _Scene, pic: Picture) ->
     for v in domain.values:
         label = domain.label(v)
         if label == scene.arm_state:
-            _arm_nodes(spec, graph, scene, pic)
+            _arm_nodes(spec, scene, arms_seen, pic)
             continue
         pic.nodes.append(
             Node(
@@ -331,19 +337,13 @@ def _state_nodes(spec: Spec, graph: Exploration, scene: _Scene, pic: Picture) ->
         )
 
 
-def _arm_nodes(spec: Spec, graph: Exploration, scene: _Scene, pic: Picture) -> None:
-    """The arms state: one node per output value, in a box per cluster it is entered from."""
+def _arm_nodes(
+    spec: Spec, scene: _Scene, arms_seen: Sequence[tuple[str, str]], pic: Picture
+) -> None:
+    """The arms state: one node per output value, in a box per cluster it is entered from
+    (`arms_seen`: each arm and the cluster it is entered from, as `_walk` meets them)."""
     label, arm_output = scene.arm_state, scene.arm_output
     out_domain = spec.output(arm_output).domain
-    arms_seen: list[tuple[str, str]] = []
-    for e in graph.edges:
-        if e.source in scene.inside and scene.ctrl.get(e.target) == label:
-            seen = (
-                out_domain.label(e.outputs[arm_output]),
-                scene.cluster_of.get(scene.ctrl[e.source], ""),
-            )
-            if seen not in arms_seen:
-                arms_seen.append(seen)
     pic.arm_state, pic.arm_output = label, arm_output
     assert out_domain.values is not None
     arms = [out_domain.label(o) for o in out_domain.values if o != spec.output(arm_output).default]
@@ -366,28 +366,41 @@ def _arm_nodes(spec: Spec, graph: Exploration, scene: _Scene, pic: Picture) -> N
             pic.nodes.append(Node(node_id, arm, kind="arm", greyed=arm in never, cluster=box))
 
 
-def _fired(spec: Spec, graph: Exploration, scene: _Scene) -> dict[str, list[tuple[str, str]]]:
-    """Which rows fire from which node, to which node (explorer edges inside the view)."""
-
-    def target_node(source: int, target: int, outputs: Mapping[str, Value]) -> str:
-        label = scene.ctrl[target]
-        if label == scene.arm_state:
-            arm = spec.output(scene.arm_output).domain.label(outputs[scene.arm_output])
-            return arm_id(label, arm, scene.cluster_of.get(scene.ctrl[source], ""))
-        return state_id(label)
-
+def _walk(
+    spec: Spec, graph: Exploration, scene: _Scene
+) -> tuple[dict[str, list[tuple[str, str]]], list[tuple[str, str]]]:
+    """One pass over the explorer's moves inside the view, in BFS order: which rows fire
+    from which node to which node, and which arms are entered from which cluster. A move
+    carries no outputs: they are computed only for a move into the arms state, whose arm
+    they name, and a row's move between two nodes already drawn is skipped unseen."""
+    rows = [r.name for r in graph.code.rows]
+    ids = {label: state_id(label) for label in scene.ctrl.values()}
+    arm_domain = spec.output(scene.arm_output).domain if scene.arm_output else None
     fired: dict[str, list[tuple[str, str]]] = {}
-    for e in graph.edges:
-        if e.source not in scene.inside:
-            continue
-        src = scene.ctrl[e.source]
-        pair = (state_id(src), target_node(e.source, e.target, e.outputs))
-        if src == scene.arm_state:
-            pair = ("", pair[1])  # which arm a settled state is in is not in the state
-        pairs = fired.setdefault(e.row, [])
-        if pair not in pairs:
-            pairs.append(pair)
-    return fired
+    arms_seen: list[tuple[str, str]] = []
+    seen: set[tuple[int, str, str]] = set()
+    for i in sorted(scene.inside):
+        src = scene.ctrl[i]
+        for k, r, t in graph.moves(i):
+            label = scene.ctrl[t]
+            if label == scene.arm_state and arm_domain is not None:
+                outputs = graph.edge_of(i, k, r, t).outputs
+                arm = arm_domain.label(outputs[scene.arm_output])
+                group = scene.cluster_of.get(src, "")
+                if (arm, group) not in arms_seen:
+                    arms_seen.append((arm, group))
+                dst = arm_id(label, arm, group)
+            elif (r, src, label) in seen:
+                continue
+            else:
+                seen.add((r, src, label))
+                dst = ids[label]
+            # Which arm a settled state is in is not in the state: its rows start nowhere.
+            pair = ("" if src == scene.arm_state else ids[src], dst)
+            pairs = fired.setdefault(rows[r], [])
+            if pair not in pairs:
+                pairs.append(pair)
+    return fired, arms_seen
 
 
 def _drafts(
