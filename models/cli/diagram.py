@@ -15,7 +15,9 @@ command (unknown spec, variant, view or check, or a check with no trace).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -87,25 +89,29 @@ def _all(args: argparse.Namespace) -> int:
         print(f"error: models/{b.module}.py is broken, not drawn: {b.error}", file=sys.stderr)
     results, origin = load(specs)
     stale: list[Path] = []
-    for spec in specs:
-        for pic in pictures(spec, findings(results[spec.name])):
-            dot = dot_source(pic)
-            files = {
-                args.out / f"{pic.name}.dot": dot,
-                args.out / f"{pic.name}.mmd": mermaid_source(pic),
-            }
-            for path, text in files.items():
-                if args.check:
-                    if not path.exists() or path.read_text() != text:
-                        stale.append(path)
-                else:
-                    write(path, text)
-                    print(f"wrote {path}")
-            if args.render:
-                svg = args.out / f"{pic.name}.svg"
-                write(svg, render(dot, "svg"))
-                if not args.check:
-                    print(f"wrote {svg}")
+    # graphviz lays the pictures out in threads, while the next spec is explored and drawn.
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as layouts:
+        svgs: list[tuple[Path, Future[bytes]]] = []
+        for spec in specs:
+            for pic in pictures(spec, findings(results[spec.name])):
+                dot = dot_source(pic)
+                files = {
+                    args.out / f"{pic.name}.dot": dot,
+                    args.out / f"{pic.name}.mmd": mermaid_source(pic),
+                }
+                for path, text in files.items():
+                    if args.check:
+                        if not path.exists() or path.read_text() != text:
+                            stale.append(path)
+                    else:
+                        write(path, text)
+                        print(f"wrote {path}")
+                if args.render:
+                    svgs.append((args.out / f"{pic.name}.svg", layouts.submit(render, dot, "svg")))
+        for svg, laid_out in svgs:
+            write(svg, laid_out.result())
+            if not args.check:
+                print(f"wrote {svg}")
     if stale:
         for path in stale:
             print(f"stale diagram: {path} (run `make diagrams` and commit it)", file=sys.stderr)

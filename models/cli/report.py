@@ -21,12 +21,14 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import os
 import platform
 import re
 import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -124,17 +126,22 @@ def build(
 ) -> str:
     """The page; `out` is where it is written (doc links are relative to it); `changes`: the
     section `diff.diff_html` writes for `--baseline`."""
-    sections: list[str] = []
+    sections: list[str | Future[str]] = []
     traces: dict[str, dict[str, Any]] = {}
     sources = Sources(out.resolve())
     conformance, mutants = report_figures.read(CONFORMANCE), report_figures.read(MUTANTS)
     drawn: dict[str, tuple[Spec, list[Picture]]] = {}  # each base spec and its pictures
-    for spec in specs:
-        measured = report_figures.conformance_html(spec, conformance)
-        measured += report_figures.mutants_html(spec, mutants)
-        figures = (conformance, mutants, measured)
-        base = drawn.get(spec.name.partition(":")[0]) if ":" in spec.name else None
-        sections.append(_section(spec, results[spec.name], traces, sources, figures, base, drawn))
+    # graphviz lays the pictures out in threads, while the next spec is explored and drawn.
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as layouts:
+        for spec in specs:
+            measured = report_figures.conformance_html(spec, conformance)
+            measured += report_figures.mutants_html(spec, mutants)
+            figures = (conformance, mutants, measured)
+            base = drawn.get(spec.name.partition(":")[0]) if ":" in spec.name else None
+            sections += _section(
+                spec, results[spec.name], traces, sources, figures, layouts, base, drawn
+            )
+        body = "".join(p if isinstance(p, str) else p.result() for p in sections)
     ok = all(c.ok for r in results.values() for c in r.checks)
     total = sum(len(r.checks) for r in results.values())
     nav = "".join(f'<li><a href="#{_anchor(s.name)}">{_e(s.name)}</a></li>' for s in specs)
@@ -151,7 +158,7 @@ def build(
         f'<nav><ul class="nav">{nav}<li><a href="#sources">sources</a></li></ul></nav>'
         f"{filter_bar({s.name: s for s in specs})}</header><main>"
         + changes
-        + "".join(sections)
+        + body
         + sources.html()
         + "</main>"
         + PLAYER
@@ -210,12 +217,14 @@ def _section(
     traces: dict[str, dict[str, Any]],
     sources: Sources,
     figures: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, str],
+    layouts: ThreadPoolExecutor,
     base: tuple[Spec, list[Picture]] | None = None,
     drawn: dict[str, tuple[Spec, list[Picture]]] | None = None,
-) -> str:
-    """`figures`: conformance.json, mutants.json, and their HTML (report_figures); `base`: a
-    variant's base spec and its pictures, which the variant is drawn against; `drawn`
-    collects a base spec's pictures for its variants."""
+) -> list[str | Future[str]]:
+    """The section's HTML, its figures still being laid out in `layouts`. `figures`:
+    conformance.json, mutants.json, and their HTML (report_figures); `base`: a variant's
+    base spec and its pictures, which the variant is drawn against; `drawn` collects a base
+    spec's pictures for its variants."""
     graph = explore(spec)
     counted = state_count(spec, graph.states)
     measured = report_figures.summary_html(spec, results, counted, *figures[:2]) + figures[2]
@@ -226,16 +235,7 @@ def _section(
             drawn[spec.name] = (spec, pics)
     else:
         header, pics = _variant(spec, results, graph, *base)
-    shown = []
-    for pic in pics:
-        prefix = _anchor(pic.name) + "-"
-        svg = render(dot_source(pic), "svg").decode()
-        svg = _titled(pic, svg[svg.index("<svg") :])  # no XML prolog: it is inline
-        svg = re.sub(r'\bid="', f'id="{prefix}', svg)
-        shown.append(
-            f'<figure class="diagram" id="d-{_anchor(pic.name)}" data-prefix="{prefix}">'
-            f"{svg}<figcaption>{_e(pic.title)}</figcaption></figure>"
-        )
+    shown = [layouts.submit(_figure, pic) for pic in pics]
     cards = []
     for c in results.checks:
         key = None
@@ -243,16 +243,24 @@ def _section(
             key = f"{spec.name}/{c.id}"
             traces[key] = _trace_data(spec, pics, c, c.trace)
         cards.append(card(spec, c, sources, key))
-    return (
+    return [
         f'<section id="{_anchor(spec.name)}" class="spec"><h2>{_e(spec.name)}</h2>'
         f'<p class="source">{_e(spec.source)} — {_e(counted)}, '
-        f"{plural(len(spec.rows), 'row')}</p>"
-        + header
-        + measured
-        + "".join(shown)
-        + f'<div class="cards">{"".join(cards)}</div>'
-        + _rows(spec, graph)
-        + "</section>"
+        f"{plural(len(spec.rows), 'row')}</p>" + header + measured,
+        *shown,
+        f'<div class="cards">{"".join(cards)}</div>' + _rows(spec, graph) + "</section>",
+    ]
+
+
+def _figure(pic: Picture) -> str:
+    """The picture laid out by graphviz, inline: its ids prefixed, its titles row names."""
+    prefix = _anchor(pic.name) + "-"
+    svg = render(dot_source(pic), "svg").decode()
+    svg = _titled(pic, svg[svg.index("<svg") :])  # no XML prolog: it is inline
+    svg = re.sub(r'\bid="', f'id="{prefix}', svg)
+    return (
+        f'<figure class="diagram" id="d-{_anchor(pic.name)}" data-prefix="{prefix}">'
+        f"{svg}<figcaption>{_e(pic.title)}</figcaption></figure>"
     )
 
 
