@@ -2067,6 +2067,7 @@ SPEC = Spec(
         edge_outputs=("calls",),
         footnotes=True,
         rankdir="TB",
+        split=("front", "back"),
     ),
 )
 

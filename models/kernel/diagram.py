@@ -147,6 +147,7 @@ class Picture:
     trace_title: str = ""
     trace_steps: list[str] = field(default_factory=list)
     path_nodes: tuple[str, ...] = ()
+    ranksep: str = ""  # graphviz's, when not the default (a part of a `split` picture)
 
     def node(self, node_id: str) -> Node:
         return next(n for n in self.nodes if n.id == node_id)
@@ -471,6 +472,9 @@ def _footnotes(
     numbers: dict[str, int] = {}
     given = dict(numbering or {})
     free = max(given.values(), default=0) + 1
+    edges: dict[str, list[tuple[str, str]]] = {}
+    for d in drawn:
+        edges.setdefault(d.row.name, []).append((d.src, d.dst))
     for d in drawn:
         if d.row.name in numbers:
             continue
@@ -480,7 +484,9 @@ def _footnotes(
         when = _under(d.row.guard, scene.pred)
         found = guard_lines(spec, when, FOOTNOTE_WIDTH) if when != TRUE else ()
         outs = _outputs(spec, d.row)
-        body = _bracket(found, "") if found else []
+        # The footnote names its row and edges: it reads without hovering the picture.
+        body = _edge_names(pic, d.row.name, edges[d.row.name])
+        body += _bracket(found, "") if found else []
         after = ["/ " + x for x in wrap(outs, FOOTNOTE_WIDTH, ", ")] if outs else []
         if body and after and len(body[-1]) + 1 + len(after[0]) <= FOOTNOTE_WIDTH:
             body[-1] += " " + after.pop(0)
@@ -488,6 +494,27 @@ def _footnotes(
         pic.footnotes.append((numbers[d.row.name], d.row.name, body))
     pic.footnotes.sort()
     return numbers
+
+
+def _edge_names(pic: Picture, row: str, pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """`row: FROM → TO; ...`, wrapped FOOTNOTE_WIDTH wide; an arm reads `SETTLED/OK`."""
+
+    def name(node_id: str) -> str:
+        n = pic.node(node_id)
+        return (
+            "any state"
+            if n.kind == "any"
+            else f"{pic.arm_state}/{n.label}"
+            if n.kind == "arm"
+            else n.label
+        )
+
+    edges = [f"{name(src)} → {name(dst)}" for src, dst in pairs]
+    first = f"{row}: {edges[0]}"
+    if len(first) > FOOTNOTE_WIDTH:
+        return [f"{row}:", *("  " + line for line in wrap(edges, FOOTNOTE_WIDTH - 2, ", "))]
+    lines = wrap([first, *edges[1:]], FOOTNOTE_WIDTH, ", ")
+    return [lines[0], *("  " + line for line in lines[1:])]
 
 
 @dataclass(frozen=True)
@@ -789,7 +816,8 @@ def dot_source(pic: Picture) -> str:
         fontsize="14",
         rankdir=pic.rankdir,
         nodesep="0.3",
-        ranksep="0.3" if under else "0.45",  # the panel above takes height from the ranks
+        # The panel above takes height from the ranks; a part of a split picture has room.
+        ranksep=pic.ranksep or ("0.3" if under else "0.45"),
         newrank="true",
         forcelabels="true",
     )
@@ -960,7 +988,7 @@ def _table_label(pic: Picture) -> str:
 
 
 def _footnote_rows(pic: Picture) -> list[str]:
-    rows = ['<TR><TD COLSPAN="3"><B>edges: (n) [guard] / outputs</B></TD></TR>']
+    rows = ['<TR><TD COLSPAN="3"><B>edges: (n) row: from → to [guard] / outputs</B></TD></TR>']
     for n, row, lines in pic.footnotes:
         body = '<BR ALIGN="LEFT"/>'.join(_html(x) for x in lines or ["-"]) + '<BR ALIGN="LEFT"/>'
         rows.append(
@@ -1173,7 +1201,57 @@ def pictures(
 ) -> list[Picture]:
     """One picture per view; `numbering`: footnote numbers to keep (a base spec's)."""
     graph = graph or explore(spec)
-    return [picture(spec, view, graph, findings, numbering) for view in views(spec)]
+    return [
+        part
+        for view in views(spec)
+        for part in split(spec, picture(spec, view, graph, findings, numbering))
+    ]
+
+
+SPLIT_RANKSEP = "0.75"  # a part's arrows get room for their labels, within 1100 pt
+
+
+def split(spec: Spec, pic: Picture) -> list[Picture]:
+    """`pic` as one picture per cluster when the spec's layout asks (`Layout.split`: wave's
+    front and back half), else `[pic]`. A part holds its cluster's states and the arms
+    entered from it, every arrow from or into them, and the other clusters' states those
+    arrows join, in their own box: an arrow between two halves is drawn in both. Node and
+    arrow ids and footnote numbers are the whole picture's, so a trace located on the whole
+    picture (`locate`) lights the same elements on a part. States in no cluster and arms
+    never reached go with the last part."""
+    names = spec.layout.split
+    if not names or pic.table:
+        return [pic]
+    ids = [cid for cid, _ in pic.clusters[: len(names)]]
+    titles = dict(pic.clusters)
+
+    def owner(n: Node) -> int:
+        return next(
+            (k for k, c in enumerate(ids) if n.cluster in (c, f"cluster_arms_{c}")), len(ids) - 1
+        )
+
+    owned = {n.id: owner(n) for n in pic.nodes}
+    parts = []
+    for k, suffix in enumerate(names):
+        mine = {i for i, o in owned.items() if o == k}
+        arrows = [a for a in pic.arrows if a.src in mine or a.dst in mine]
+        ends = mine | {a.src for a in arrows} | {a.dst for a in arrows}
+        nodes = [n for n in pic.nodes if n.id in ends]
+        rows = {r for a in arrows for r in a.rows}
+        parts.append(
+            replace(
+                pic,
+                name=f"{pic.name}-{suffix}",
+                title=f"{pic.title}: the {titles[ids[k]]}",
+                nodes=nodes,
+                arrows=arrows,
+                clusters=[c for c in pic.clusters if any(n.cluster == c[0] for n in nodes)],
+                footnotes=[f for f in pic.footnotes if f[1] in rows],
+                path_nodes=tuple(n for n in pic.path_nodes if n in ends),
+                ranksep=SPLIT_RANKSEP,
+            )
+        )
+    return parts
 
 
 def footnote_numbers(pic: Picture) -> dict[str, int]:
