@@ -51,8 +51,8 @@ from models.kernel.diagram import (
     footnote_numbers,
     locate,
     picture,
-    pictures,
     render,
+    split,
     trace_marks,
     views,
 )
@@ -230,18 +230,21 @@ def _section(
     measured = report_figures.summary_html(spec, results, counted, *figures[:2]) + figures[2]
     header = ""
     if base is None:
-        pics = pictures(spec, findings(results), graph)
+        wholes = [picture(spec, view, graph, findings(results)) for view in views(spec)]
         if drawn is not None:
-            drawn[spec.name] = (spec, pics)
+            drawn[spec.name] = (spec, wholes)
     else:
-        header, pics = _variant(spec, results, graph, *base)
-    shown = [layouts.submit(_figure, pic) for pic in pics]
+        header, wholes = _variant(spec, results, graph, *base)
+    # A view is shown in parts where the layout splits it (wave: its front and back half);
+    # a trace is located on the whole view and each step lit on the part that draws it.
+    parts = {w.name: split(spec, w) for w in wholes}
+    shown = [layouts.submit(_figure, pic) for w in wholes for pic in parts[w.name]]
     cards = []
     for c in results.checks:
         key = None
         if c.trace:
             key = f"{spec.name}/{c.id}"
-            traces[key] = _trace_data(spec, pics, c, c.trace)
+            traces[key] = _trace_data(spec, wholes, parts, c, c.trace)
         cards.append(card(spec, c, sources, key))
     return [
         f'<section id="{_anchor(spec.name)}" class="spec"><h2>{_e(spec.name)}</h2>'
@@ -305,11 +308,16 @@ def _variant(
 
 
 def _trace_data(
-    spec: Spec, pics: Sequence[Picture], c: CheckResult, trace: Trace
+    spec: Spec,
+    wholes: Sequence[Picture],
+    parts: Mapping[str, Sequence[Picture]],
+    c: CheckResult,
+    trace: Trace,
 ) -> dict[str, Any]:
     """What the player needs: per step its row, whole state (labels), what changed, the
-    outputs it emitted and where it lands on the picture."""
-    pic = _picture_for(spec, pics, trace)
+    outputs it emitted, where it lands on the picture and which figure draws it; for a
+    lasso, where its loop starts (the last state is that step's state again)."""
+    pic = _picture_for(spec, wholes, trace)
     located = locate(pic, trace_marks(spec, trace))
     states = trace.states()
     rows = ["init", *(s.row for s in trace.steps)]
@@ -325,24 +333,34 @@ def _trace_data(
     steps = []
     for k, (state, (src, dst, arrow)) in enumerate(zip(states, located, strict=True)):
         before = states[k - 1] if k else state
+        nodes = [n for n in (src, dst) if n]
+        part = _part_for(parts[pic.name], nodes)
         steps.append(
             {
                 "row": rows[k],
-                "nodes": [n for n in (src, dst) if n],
+                "figure": f"d-{_anchor(part.name)}",
+                "prefix": _anchor(part.name) + "-",
+                "nodes": nodes,
                 "edge": arrow,
                 "state": {v: spec.var(v).domain.label(x) for v, x in state.items()},
                 "changed": [v for v, x in state.items() if k and before[v] != x],
                 "outputs": outputs[k],
+                "loop": c.loop is not None and k > c.loop,
             }
         )
     what = "counterexample" if c.verdict == "violated" else "witness"
     return {
         "title": f"{spec.name}: {what} of {c.id}",
         "card": anchor(spec.name, c.id),
-        "figure": f"d-{_anchor(pic.name)}",
-        "prefix": _anchor(pic.name) + "-",
+        "figures": list(dict.fromkeys(s["figure"] for s in steps)),
+        "loop": c.loop,
         "steps": steps,
     }
+
+
+def _part_for(parts: Sequence[Picture], nodes: Sequence[str]) -> Picture:
+    """The first part that draws a step's nodes (both ends: then its arrow too)."""
+    return next((p for p in parts if all(p.has_node(n) for n in nodes)), parts[0])
 
 
 def _rows(spec: Spec, graph: Exploration) -> str:
@@ -373,7 +391,7 @@ def _rows(spec: Spec, graph: Exploration) -> str:
 
 
 def _picture_for(spec: Spec, pics: Sequence[Picture], trace: Trace) -> Picture:
-    """The picture of the view the trace starts in."""
+    """The (whole) picture of the view the trace starts in."""
     for pic, (_, pred) in zip(pics, views(spec).items(), strict=True):
         if evaluate(pred, Env(pre=dict(trace.init))):
             return pic
@@ -394,5 +412,5 @@ PLAYER = (
     '<span id="pos" aria-live="polite"></span>'
     '<button type="button" id="next">next ▶</button>'
     '<button type="button" id="close">close</button> <b id="ptitle"></b></div>'
-    '<p id="prow"></p><table id="pstate"></table></aside>'
+    '<p id="prow"></p><p id="ploop"></p><table id="pstate"></table></aside>'
 )

@@ -147,6 +147,9 @@ class Picture:
     trace_title: str = ""
     trace_steps: list[str] = field(default_factory=list)
     path_nodes: tuple[str, ...] = ()
+    # a lasso's (the step its loop starts from, its last step): the last state is that
+    # step's state again, and the steps after it repeat forever (equal: it stutters there)
+    lasso: tuple[int, int] | None = None
     ranksep: str = ""  # graphviz's, when not the default (a part of a `split` picture)
 
     def node(self, node_id: str) -> Node:
@@ -737,8 +740,10 @@ def trace_marks(spec: Spec, trace: Trace) -> list[Mark]:
     )
 
 
-def overlay(pic: Picture, path: Sequence[Mark], title: str) -> Picture:
-    """The picture with `path` drawn over it: each step's arrow numbered and highlighted."""
+def overlay(pic: Picture, path: Sequence[Mark], title: str, loop: int | None = None) -> Picture:
+    """The picture with `path` drawn over it: each step's arrow numbered and highlighted.
+    A lasso (`loop`: the step its last state repeats) has its loop's arrows dashed and its
+    last one, back to step `loop`, labelled so (`_edge_attrs`)."""
     out = replace(pic, arrows=list(pic.arrows), table=list(pic.table), trace_title=title)
     steps = locate(pic, path)
     nodes: list[str] = []
@@ -763,6 +768,14 @@ def overlay(pic: Picture, path: Sequence[Mark], title: str) -> Picture:
             )
     out.path_nodes = tuple(dict.fromkeys(n for n in nodes if n))
     out.trace_steps = [m.text for m in path]
+    if loop is not None:
+        last = len(path) - 1
+        out.lasso = (loop, last)
+        out.trace_steps.append(
+            f"↺ loop back to step {loop}: steps {loop}..{last} repeat forever"
+            if loop < last
+            else f"then it stutters at step {last} forever"
+        )
     return out
 
 
@@ -847,7 +860,8 @@ def dot_source(pic: Picture) -> str:
         if sub is not None:
             dot.subgraph(sub)
     for a in pic.arrows:
-        dot.edge(a.src, a.dst, **_edge_attrs(a, colours, "xlabel" if pic.footnotes else "label"))
+        key = "xlabel" if pic.footnotes else "label"
+        dot.edge(a.src, a.dst, **_edge_attrs(a, colours, key, pic.lasso))
     if pic.table:
         dot.node(TABLE, _table_label(pic), shape="plain", id=TABLE)
     for name, attrs in right if right else left:
@@ -925,8 +939,15 @@ def _node_attrs(n: Node, on_path: bool) -> dict[str, str]:
     return attrs
 
 
-def _edge_attrs(a: Arrow, colours: Mapping[str, int], key: str = "label") -> dict[str, str]:
-    """`key` is `xlabel` for footnoted edges: placed after layout, a label takes no room."""
+def _edge_attrs(
+    a: Arrow,
+    colours: Mapping[str, int],
+    key: str = "label",
+    lasso: tuple[int, int] | None = None,
+) -> dict[str, str]:
+    """`key` is `xlabel` for footnoted edges: placed after layout, a label takes no room.
+    On a lasso's loop (`Picture.lasso`) a trace arrow is dashed, and the loop's last arrow
+    says where it goes back to: `↺ to step k`."""
     k = colours.get(a.decider, 0)
     label = "\\l".join(graphviz_escape(line) for line in a.lines) + "\\l"
     attrs: dict[str, str] = {
@@ -957,9 +978,13 @@ def _edge_attrs(a: Arrow, colours: Mapping[str, int], key: str = "label") -> dic
         attrs["class"] += " " + a.change
     if a.marks:
         steps = ",".join(str(m) for m in a.marks)
-        attrs.update(color=TRACE, fontcolor=TRACE, penwidth="2.5", style="solid")
-        attrs[key] = f"#{steps} " + attrs[key]
-        attrs["class"] = attrs["class"] + " path"
+        looped = lasso is not None and any(m > lasso[0] for m in a.marks)
+        closes = lasso is not None and lasso[0] < lasso[1] and lasso[1] in a.marks
+        back = f"↺ to step {lasso[0]} " if lasso is not None and closes else ""
+        style = "dashed" if looped else "solid"
+        attrs.update(color=TRACE, fontcolor=TRACE, penwidth="2.5", style=style)
+        attrs[key] = f"#{steps} {back}" + attrs[key]
+        attrs["class"] = attrs["class"] + " path" + (" loop" if looped else "")
     return attrs
 
 
@@ -1143,6 +1168,11 @@ def _side_rows(pic: Picture) -> list[str]:
         rows.append(
             f'<TR><TD><FONT COLOR="{TRACE}">━━</FONT></TD>'
             '<TD COLSPAN="2" ALIGN="LEFT">the trace, its steps numbered #1, #2, …</TD></TR>'
+        )
+    if pic.lasso is not None and pic.lasso[0] < pic.lasso[1]:
+        rows.append(
+            f'<TR><TD><FONT COLOR="{TRACE}">╍╍</FONT></TD><TD COLSPAN="2" ALIGN="LEFT">'
+            f"the loop, repeated forever (↺: back to step {pic.lasso[0]})</TD></TR>"
         )
     changes = {a.change for a in pic.arrows} | {n.change for n in pic.nodes}
     if changes - {""}:
