@@ -9,7 +9,6 @@ counterexample) and byte-identical output across PYTHONHASHSEED are pinned too.
 
 from __future__ import annotations
 
-import enum
 import json
 import os
 import re
@@ -20,10 +19,10 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from families import swing
 
 from models.cli.registry import all_specs, expand, lookup
 from models.cli.results import SpecResults, findings, load
-from models.kernel import Finite, Trigger, Var, eq, eventually, row, var, weak
 from models.kernel.checks import Checker
 from models.kernel.diagram import (
     ANY,
@@ -348,37 +347,12 @@ def test_every_footnote_names_its_row_and_its_edges() -> None:
             assert f"{names[0]} → {names[1]}" in notes[r], (r, names, notes[r])
 
 
-class _Phase(enum.Enum):
-    A = "A"
-    B = "B"
-    C = "C"
-
-
-# A and B swap on `tick` forever; only `done` (unfair: weak fairness covers tick alone)
-# leaves B for C. So `finished` is violated by the lasso A, B, A: loop back to step 0.
-LOOPY = Spec(
-    name="loopy",
-    source="tests/test_diagrams.py",
-    control="phase",
-    vars=(Var("phase", Finite.of_enum(_Phase), _Phase.A),),
-    triggers=(Trigger("tick"), Trigger("done")),
-    rows=(
-        row("a_to_b", "tick", _Phase.A, _Phase.B, cite="t"),
-        row("b_to_a", "tick", _Phase.B, _Phase.A, cite="t"),
-        row("b_done", "done", _Phase.B, _Phase.C, cite="t"),
-    ),
-    liveness=(eventually("finished", eq(var("phase"), _Phase.C), cite="t"),),
-    fairness=weak("tick"),
-    totality="enabled-only",
-    check_deadlock=False,
-)
-
-
 def test_a_lassos_loop_is_dashed_and_its_back_edge_says_where_it_returns() -> None:
-    check = next(Checker(LOOPY).run("finished"))
+    spec = swing()
+    check = next(Checker(spec).run("finished"))
     assert check.verdict == "violated" and check.trace is not None and check.loop == 0
     assert [s.row for s in check.trace.steps] == ["a_to_b", "b_to_a"]
-    shown = overlay(picture(LOOPY), trace_marks(LOOPY, check.trace), "lasso", check.loop)
+    shown = overlay(picture(spec), trace_marks(spec, check.trace), "lasso", check.loop)
     assert shown.lasso == (0, 2)
     assert shown.trace_steps[-1] == "↺ loop back to step 0: steps 0..2 repeat forever"
     dot = dot_source(shown)

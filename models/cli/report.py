@@ -334,7 +334,7 @@ def _trace_data(
     for k, (state, (src, dst, arrow)) in enumerate(zip(states, located, strict=True)):
         before = states[k - 1] if k else state
         nodes = [n for n in (src, dst) if n]
-        part = _part_for(parts[pic.name], nodes)
+        part = _part_for(parts[pic.name], nodes, arrow)
         steps.append(
             {
                 "row": rows[k],
@@ -358,9 +358,20 @@ def _trace_data(
     }
 
 
-def _part_for(parts: Sequence[Picture], nodes: Sequence[str]) -> Picture:
-    """The first part that draws a step's nodes (both ends: then its arrow too)."""
-    return next((p for p in parts if all(p.has_node(n) for n in nodes)), parts[0])
+def _part_for(parts: Sequence[Picture], nodes: Sequence[str], arrow: str | None) -> Picture:
+    """The first part that draws a step: both its nodes, and its arrow when it is one (a
+    part may hold both ends of an arrow it does not draw: two of the other half's states;
+    a row folded into a note or the table is in every part)."""
+    drawn = [{a.id for a in p.arrows} for p in parts]
+    is_arrow = any(arrow in ids for ids in drawn)
+    return next(
+        (
+            p
+            for p, ids in zip(parts, drawn, strict=True)
+            if all(p.has_node(n) for n in nodes) and (not is_arrow or arrow in ids)
+        ),
+        parts[0],
+    )
 
 
 def _rows(spec: Spec, graph: Exploration) -> str:
