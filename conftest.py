@@ -1,4 +1,5 @@
-"""Hypothesis profiles, chosen by HYPOTHESIS_PROFILE (default `dev`; `make verify` uses `ci`).
+"""Hypothesis profiles, chosen by HYPOTHESIS_PROFILE (default `dev`; `make verify` uses `ci`),
+and the `spec_module` fixture.
 
 - dev: quick local runs.
 - ci: the merge gate — at least 200 examples of 50 steps, derandomized, no database.
@@ -7,8 +8,14 @@
 """
 
 import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+import models
 
 settings.register_profile("dev", max_examples=60, stateful_step_count=30, deadline=None)
 settings.register_profile(
@@ -42,3 +49,23 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 # changed in memory, which no key sees. This reaches the commands they run as subprocesses
 # too; tests/test_cache.py turns it back on, in a copy of the checkout.
 os.environ["STATECHECK_NO_CACHE"] = "1"
+
+
+@pytest.fixture
+def spec_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[[str, str], str]]:
+    """`spec_module(name, text)` writes `text` as a user's spec module `models.<name>`
+    (in `tmp_path`, put on the models package's path, where the command line finds every
+    spec module) and returns `name`; the module is forgotten after the test."""
+    monkeypatch.setattr(models, "__path__", [*models.__path__, str(tmp_path)])
+    written: list[str] = []
+
+    def write(name: str, text: str) -> str:
+        (tmp_path / f"{name}.py").write_text(text)
+        written.append(name)
+        return name
+
+    yield write
+    for name in written:
+        sys.modules.pop(f"models.{name}", None)

@@ -1,4 +1,5 @@
-"""The production library: hand-written ports of the three seeds.
+"""The production library: hand-written ports of the three seeds, and of the two
+parties around the duplex channel that docs/duplex-d1.md §7-8 specify (`ecc`, `edge`).
 
 `impl` stands alone. It never imports `models` or `conformance`; a test holds
 that line, because conformance means something only while the model and the
@@ -7,6 +8,6 @@ implementation are written apart. The public names are fixed by
 `mypy --strict` checks against these annotations.
 """
 
-from . import duplex, mode, waves
+from . import duplex, ecc, edge, mode, waves
 
-__all__ = ["duplex", "mode", "waves"]
+__all__ = ["duplex", "ecc", "edge", "mode", "waves"]

@@ -12,8 +12,10 @@ the value: `mode must be one of 'chat', 'work', got 'plan'`.
 
 from __future__ import annotations
 
+import math
+import numbers
 from enum import StrEnum
-from typing import TypeVar
+from typing import TypeVar, cast
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -25,6 +27,20 @@ def type_error(name: str, expected: str, value: object) -> TypeError:
 def expect(value: object, kind: type[object], name: str) -> None:
     if not isinstance(value, kind):
         raise type_error(name, kind.__name__, value)
+
+
+def real(value: object, name: str, expected: str = "a real number (not bool)") -> float:
+    """A real number (not bool) as a float. A number past a float's range becomes an
+    infinity of its sign, as the seeds' `f32` narrowing (`as f32` saturates) would have it,
+    rather than an OverflowError; non-finite values are kept for the caller to judge."""
+    # bool is an int, but True is no measurement.
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise type_error(name, expected, value)
+    try:
+        return float(value)
+    except OverflowError:
+        # Real orders its values, but typeshed's Real declares no `>` against an int.
+        return math.inf if cast(float, value) > 0 else -math.inf
 
 
 def expect_optional_bool(value: object, name: str) -> None:

@@ -22,12 +22,10 @@ differential allows exactly this difference (conformance/seeds/duplex.py,
 """
 
 import enum
-import math
-import numbers
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from ._args import expect, type_error
+from ._args import expect, real, type_error
 
 
 class DuplexState(enum.Enum):
@@ -103,17 +101,8 @@ class Erl:
     value: float
 
     def __post_init__(self) -> None:
-        # bool is an int, but True is no ERL reading.
-        if isinstance(self.value, bool) or not isinstance(self.value, numbers.Real):
-            raise type_error("value", "a real number (not bool)", self.value)
-        # Non-finite values are kept as they are: the floor read judges them. A number past
-        # a float's range becomes an infinity of its sign, as the seed's `Erl(f32)` narrowing
-        # (`as f32` saturates) would have it, rather than an OverflowError.
-        try:
-            value = float(self.value)
-        except OverflowError:
-            value = math.inf if self.value > 0 else -math.inf
-        object.__setattr__(self, "value", value)
+        # Non-finite values are kept as they are: the floor read (impl.ecc) judges them.
+        object.__setattr__(self, "value", real(self.value, "value"))
 
 
 @dataclass(frozen=True)

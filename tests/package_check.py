@@ -6,7 +6,7 @@ file name keeps it out of the default pytest collection.
 - the wheel builds with no warnings and ships `impl/py.typed`;
 - `mypy --strict` on a user's script checks against the installed library's
   annotations (a script with a type error is caught, so the types are read);
-- `import impl` exposes `impl.duplex`, `impl.mode`, `impl.waves`;
+- `import impl` exposes `impl.duplex`, `impl.ecc`, `impl.edge`, `impl.mode`, `impl.waves`;
 - `python -m models` works from the install, away from the source tree;
 - a plain install requires nothing: the verifier's dependencies are the `verify` extra,
   the test tools (hypothesis, pytest) the `test` extra; `impl` runs with the standard
@@ -42,9 +42,11 @@ impulse, commands = channel.observe(VadOnset())
 tools: tuple[str, ...] = core_tools(RunPolicy.of(Mode.WORK).mode)
 # The wire strings the constructors take at run time type-check too.
 wired = RunPolicy("chat", "full", "standing", "ordinary"), RunPolicy.of("work")
-modules = (impl.duplex, impl.mode, impl.waves)
+modules = (impl.duplex, impl.ecc, impl.edge, impl.mode, impl.waves)
 print(channel.state.name, len(tools), len(commands), [m.__name__ for m in modules])
 """
+
+EXPECTED = "LISTENING 7 0 ['impl.duplex', 'impl.ecc', 'impl.edge', 'impl.mode', 'impl.waves']"
 
 WRONG_SCRIPT = """
 from impl.duplex import DuplexChannel, PayloadKind
@@ -118,7 +120,7 @@ def test_mypy_strict_checks_a_user_script_against_the_installed_wheel(installed:
     assert wrong.returncode == 1
     assert 'Incompatible types in assignment (expression has type "DuplexState"' in wrong.stdout
     out = run(installed / "bin" / "python", "good.py", cwd=work)
-    assert out.strip() == "LISTENING 7 0 ['impl.duplex', 'impl.mode', 'impl.waves']"
+    assert out.strip() == EXPECTED
 
 
 def test_python_m_models_runs_from_the_install(installed: Path) -> None:
@@ -163,7 +165,7 @@ def test_a_plain_install_is_the_library_alone(installed: Path) -> None:
     work.mkdir()
     (work / "good.py").write_text(USER_SCRIPT)
     out = run(python, "good.py", cwd=work)
-    assert out.strip() == "LISTENING 7 0 ['impl.duplex', 'impl.mode', 'impl.waves']"
+    assert out.strip() == EXPECTED
     done = subprocess.run(
         [python, "-m", "models", "list"], cwd=work, capture_output=True, text=True
     )

@@ -8,12 +8,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-import models
 from models.cli.main import main
 from models.cli.registry import load
 
@@ -25,12 +24,9 @@ SPECS = (Spec(name="zz", source="x", vars=(Var("b", Bool(), False),),
 
 
 @pytest.fixture
-def broken_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def broken_module(spec_module: Callable[[str, str], str]) -> str:
     """A spec module `models/zz_broken.py` whose spec is refused (a whitespace-only cite)."""
-    (tmp_path / "zz_broken.py").write_text(BROKEN)
-    monkeypatch.setattr(models, "__path__", [*models.__path__, str(tmp_path)])
-    yield "zz_broken"
-    sys.modules.pop("models.zz_broken", None)
+    return spec_module("zz_broken", BROKEN)
 
 
 OVERFLOW = """
@@ -42,14 +38,10 @@ SPECS = (Spec(name="zz_overflow", source="x", vars=(Var("n", IntRange(0, 1), 0),
 
 
 def test_a_spec_whose_checks_stop_fails_alone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    spec_module: Callable[[str, str], str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "zz_overflow.py").write_text(OVERFLOW)
-    monkeypatch.setattr(models, "__path__", [*models.__path__, str(tmp_path)])
-    try:
-        assert main(["verify", "zz_overflow", "policy:eager-reading", "--jobs", "1"]) == 1
-    finally:
-        sys.modules.pop("models.zz_overflow", None)
+    name = spec_module("zz_overflow", OVERFLOW)
+    assert main(["verify", name, "policy:eager-reading", "--jobs", "1"]) == 1
     out, err = capsys.readouterr()
     stopped = "the checks stopped: OracleError: row 'up' sets 'n' to 2, outside int 0..1"
     assert f"  error: {stopped}" in out and f"  zz_overflow: {stopped}" in out

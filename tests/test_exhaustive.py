@@ -10,14 +10,12 @@ they must agree. The regression is two-phase commit with 4 resource managers
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from families import counters, transaction_commit
 
-import models
 from models import duplex
 from models.cli.main import main
 from models.kernel.checks import verify
@@ -31,12 +29,10 @@ SPECS = (transaction_commit(4),)
 
 
 @pytest.fixture
-def tcommit_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def tcommit_module(spec_module: Callable[[str, str], str]) -> str:
     """`tcommit4` as a spec module, so the command line verifies it as a user's spec."""
-    (tmp_path / "zz_tcommit.py").write_text(TCOMMIT)
-    monkeypatch.setattr(models, "__path__", [*models.__path__, str(tmp_path)])
-    yield "tcommit4"
-    sys.modules.pop("models.zz_tcommit", None)
+    spec_module("zz_tcommit", TCOMMIT)
+    return "tcommit4"
 
 
 def test_transaction_commit_matches_tlcs_counts() -> None:

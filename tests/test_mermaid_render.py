@@ -1,11 +1,13 @@
-"""Every committed diagrams/*.mmd renders with the real Mermaid, in light and dark themes.
+"""Every committed diagrams/*.mmd renders with the real Mermaid, in light and dark themes,
+and so do a system's views: its diagram and a trace as a `sequenceDiagram`.
 
 The `mermaid` npm package (pinned by tests/mermaid/package-lock.json, installed
 with `npm ci` by `make test` and `make verify`) runs in the system Chromium, as
 the report's browser test does. A parse error fails the test; so does a node
 whose label has a contrast below 4.5:1 on its fill (a class that sets a fill
 but not a text colour fades in the dark theme), and a transition whose label
-does not say who decides it.
+does not say who decides it. A system's sequence chart must show every lifeline, every
+message and its fault box.
 """
 
 from __future__ import annotations
@@ -102,3 +104,51 @@ def test_every_mmd_renders(browser: Any, path: Path, theme: str) -> None:
     if "by " in text:
         edges = [e for e in result["edges"] if e.strip()]
         assert edges and all(e.startswith("by ") for e in edges), json.dumps(edges[:5])
+
+
+TEXTS = r"""
+var done = arguments[arguments.length - 1];
+mermaid.initialize({startOnLoad: false, theme: arguments[1], securityLevel: 'strict'});
+mermaid.render('s' + Math.floor(Math.random() * 1e9), arguments[0]).then(function (r) {
+  var box = document.createElement('div'); box.innerHTML = r.svg; document.body.appendChild(box);
+  var texts = Array.from(box.querySelectorAll('text, foreignObject')).map(function (t) {
+    return t.textContent.trim();
+  });
+  box.remove();
+  done({ok: true, texts: texts});
+}, function (err) { done({ok: false, error: String(err && err.message || err)}); });
+"""
+
+
+def _system_views() -> list[tuple[str, str, list[str]]]:
+    """(name, Mermaid text, texts the rendering must show) for each system view that is not
+    a committed file: the plant's diagram (tests/systems.py) and its lost-message trace."""
+    from systems import SYSTEM, trace_of
+
+    from models.kernel.diagram import pictures
+    from models.kernel.mermaid import mermaid_source, sequence_source
+    from models.kernel.sequence import chart
+
+    lost = chart(
+        SYSTEM,
+        trace_of("ctl_on", "link_deliver_START__dev_run__lamp_light", "ctl_off", "link_lose"),
+        "plant: a lost STOP",
+        "the device keeps running",
+    )
+    return [
+        ("plant diagram", mermaid_source(pictures(SYSTEM)[0]), ["IDLE", "BROKEN"]),
+        (
+            "plant sequence chart",
+            sequence_source(lost),
+            ["environment", "link (FIFO of 1)", "4. STOP", "[fault 4: lost]", "[START]"],
+        ),
+    ]
+
+
+@pytest.mark.parametrize("theme", ["default", "dark"])
+def test_a_systems_views_render(browser: Any, theme: str) -> None:
+    for name, text, shown in _system_views():
+        result = browser.execute_async_script(TEXTS, text, theme)
+        assert result["ok"], f"{name} ({theme}): {result.get('error')}"
+        missing = [s for s in shown if not any(s in t for t in result["texts"])]
+        assert not missing, f"{name} ({theme}): not drawn: {missing}"

@@ -9,7 +9,9 @@ reports/verify.json of the last `make verify`, or the checks run now.
 `--trace CHECK` runs that one check and draws its witness or counterexample as
 a numbered path over the whole view (a view drawn in parts, wave's two halves, is
 one picture here); a variant's counterexample is drawn over the variant's rows,
-and a lasso's loop is dashed, its last step labelled `↺ to step k`.
+and a lasso's loop is dashed, its last step labelled `↺ to step k`. A system's
+(compose.py) trace is a message-sequence chart instead, a lifeline per
+component: Mermaid `sequenceDiagram` by default, or `--format svg`.
 Exit codes: 0 written (or up to date), 1 a committed drawing is stale, 2 a wrong
 command (unknown spec, variant, view or check, or a check with no trace).
 """
@@ -40,7 +42,9 @@ from models.kernel.diagram import (
     views,
     write,
 )
-from models.kernel.mermaid import mermaid_source
+from models.kernel.mermaid import mermaid_source, sequence_source
+from models.kernel.readable import why
+from models.kernel.sequence import chart, sequence_svg
 from models.kernel.spec import Spec
 from models.kernel.trace import Trace, plural
 
@@ -148,6 +152,8 @@ def _one(args: argparse.Namespace) -> int:
     loop: int | None = None
     if args.trace:
         trace, title, loop = _trace(spec, args.trace)
+        if spec.system is not None:
+            return _sequence(args, spec, trace, title)
         path = trace_marks(spec, trace)
     view = (
         args.view
@@ -163,6 +169,25 @@ def _one(args: argparse.Namespace) -> int:
     data = _format(pic, fmt)
     (args.output or Output("-")).write(data)
     if args.output is not None and not args.output.to_stdout:
+        print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def _sequence(args: argparse.Namespace, spec: Spec, trace: Trace, title: str) -> int:
+    """A system's trace as a message-sequence chart (sequence.py): Mermaid by default, or
+    SVG; a state picture has no one place for a step that moves several machines."""
+    to_stdout = args.output is None or args.output.to_stdout
+    fmt = _format_of(args.output, args.format or ("mermaid" if to_stdout else None))
+    if fmt not in ("mermaid", "svg"):
+        raise Refused(
+            f"{spec.name!r} is a system: its trace is a sequence chart, drawn as mermaid or svg"
+        )
+    prop = next((p for p in spec.properties if p.name == args.trace), None)
+    fails = why(spec, prop, trace) if prop is not None and title.startswith("counter") else None
+    drawn = chart(spec, trace, f"{spec.name}: {title}", fails or "")
+    data = sequence_source(drawn) if fmt == "mermaid" else sequence_svg(drawn)
+    (args.output or Output("-")).write(data)
+    if not to_stdout:
         print(f"wrote {args.output}", file=sys.stderr)
     return 0
 

@@ -5,7 +5,8 @@ cite (a doc in ../shared/docs linked, and the cited section shown once in the
 page's Sources), the verdict with its method and basis, the readable
 certificate `explain` prints (`readable.read_certificate`), and a witness or
 counterexample as numbered steps (`render_trace`) with its `fails:` line
-(`readable.why`). Proved checks are collapsed; every card has an anchor
+(`readable.why`); a system's (compose.py) trace is also drawn as a message-sequence
+chart (`sequence.py`). Proved checks are collapsed; every card has an anchor
 (`c-SPEC-CHECK`) and carries its spec, kind and verdict for the filter bar.
 """
 
@@ -21,6 +22,7 @@ from pathlib import Path
 from models.kernel.checks import CheckResult
 from models.kernel.printer import show
 from models.kernel.readable import read_certificate, why
+from models.kernel.sequence import chart, sequence_svg
 from models.kernel.spec import Kind, Property, Spec
 from models.kernel.trace import plural, render_trace
 
@@ -199,6 +201,16 @@ def card(spec: Spec, c: CheckResult, sources: Sources, trace_key: str | None) ->
                 + (f'<p class="fails">{_e(reason)}</p>' if reason else ""),
             )
         )
+        if spec.system is not None:
+            # A system's trace read as who told whom what: a lifeline per component.
+            drawn = chart(spec, c.trace, f"{spec.name}: {what} of {c.id}", reason or "")
+            prefix = anchor(spec.name, c.id) + "-"
+            rows.append(
+                (
+                    "sequence chart",
+                    f'<figure class="sequence">{sequence_svg(drawn, prefix)}</figure>',
+                )
+            )
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     ok = "ok" if c.ok else "bad"
     opened = "" if c.verdict == "proved" and c.ok else " open"

@@ -1,10 +1,12 @@
 """The modelling kernel: write a spec once, check it many ways.
 
-`spec` holds the vocabulary; `expr` the guard language; `explore` (BFS over the
-`oracle`, a transitions Machine), `smt` (z3) and `diagram` (graphviz) are the
-faces derived from one spec; `checks` runs and cross-checks them.
+`spec` holds the vocabulary; `expr` the guard language; `compose` builds one spec
+from component specs joined by channels; `explore` (BFS over the `oracle`, a
+transitions Machine), `smt` (z3) and `diagram` (graphviz) are the faces derived
+from one spec; `checks` runs and cross-checks them.
 """
 
+from .compose import Channel, Delivery, System, channel, compose
 from .domains import Bool, Domain, Finite, Func, FuncValue, IntRange, Option, Real, Seq, Set
 from .expr import (
     FALSE,
@@ -88,6 +90,8 @@ __all__ = [
     "TRUE",
     "AnyOf",
     "Bool",
+    "Channel",
+    "Delivery",
     "Domain",
     "Expr",
     "Fairness",
@@ -108,6 +112,7 @@ __all__ = [
     "Set",
     "Spec",
     "SpecError",
+    "System",
     "Totality",
     "Trigger",
     "Var",
@@ -118,6 +123,8 @@ __all__ = [
     "append",
     "at",
     "bound",
+    "channel",
+    "compose",
     "enabled",
     "eq",
     "eventually",

@@ -37,8 +37,8 @@ from .liveness import Graph, check_liveness
 from .printer import show
 from .smt import (
     FULL_SET_CHECK_UP_TO,
+    GAVE_UP,
     QUERY_TIMEOUT_MS,
-    Z3_ERRORS,
     Budget,
     Encoding,
     Engines,
@@ -51,6 +51,7 @@ from .smt import (
     check_reachable_sample,
     check_reachable_set,
     finite_key,
+    gave_up,
     sample_states,
 )
 from .spec import Kind, Liveness, Property, Spec, bind
@@ -232,21 +233,19 @@ class Checker:
                 self.budget.start()
                 try:
                     result = check()
-                except SolverLimit as limit:
-                    result = self._gave_up(name, limit.engine, limit.reason)
-                except Z3_ERRORS as error:
-                    result = self._gave_up(name, "z3", str(error))
+                except GAVE_UP as error:
+                    result = self._gave_up(name, gave_up(error))
                 yield replace(result, seconds=time.perf_counter() - started)
 
-    def _gave_up(self, name: str, engine: str, reason: str) -> CheckResult:
+    def _gave_up(self, name: str, why: Unknown) -> CheckResult:
         """z3 gave up on a check: `unknown`, naming the engine, the check and the reason."""
         head = Head(name, "structural", "kernel")
         if name in {p.name for p in self.spec.properties}:
             p = self.spec.prop(name)
             expected: Expectation = "violate" if name in self.spec.expect_violated else "hold"
             head = Head(name, str(p.kind), p.cite, expected)
-        detail = f"{engine} gave up on {name}: {reason}"
-        return _result(head, "unknown", engine, None, detail=detail)
+        detail = f"{why.method} gave up on {name}: {why.reason}"
+        return _result(head, "unknown", why.method, None, detail=detail)
 
     # ------------------------------------------------------------ properties
 
@@ -419,10 +418,8 @@ class Checker:
         self.z3.budget = self.certificate_budget
         try:
             proof = self._prove(bad, step, params_of=params_of)
-        except SolverLimit as limit:
-            proof = Unknown(limit.engine, limit.reason)
-        except Z3_ERRORS as error:
-            proof = Unknown("z3", str(error))
+        except GAVE_UP as error:
+            proof = gave_up(error)
         finally:
             self.z3.budget = self.budget
         if isinstance(proof, Unknown):
@@ -585,10 +582,8 @@ class Checker:
                         if self.z3.impossible(case[2], params_of=case[1]):
                             easy += 1
                             continue
-                    except SolverLimit as limit:
-                        missing = Unknown(limit.engine, limit.reason)
-                    except Z3_ERRORS as error:
-                        missing = Unknown("z3", str(error))
+                    except GAVE_UP as error:
+                        missing = gave_up(error)
                 hard.append(case)
         finally:
             self.z3.budget = self.budget
@@ -611,10 +606,8 @@ class Checker:
                 if isinstance(proof, Unknown):
                     missing = proof
                     break
-        except SolverLimit as limit:
-            missing = Unknown(limit.engine, limit.reason)
-        except Z3_ERRORS as error:
-            missing = Unknown("z3", str(error))
+        except GAVE_UP as error:
+            missing = gave_up(error)
         finally:
             self.z3.budget = self.budget
         if missing is not None:
@@ -775,14 +768,10 @@ class Checker:
         head = Head("reachable-set", "structural", "kernel: z3 and the explorer agree")
         try:
             agreed = self._z3_set()
-        except SolverLimit as limit:
+        except GAVE_UP as error:
             if self.sampled:
                 raise
-            return self._set_alone(head, limit.reason)
-        except Z3_ERRORS as error:
-            if self.sampled:
-                raise
-            return self._set_alone(head, str(error))
+            return self._set_alone(head, gave_up(error).reason)
         if agreed.equal:
             return _result(
                 head, "proved", "bfs", g.diameter, certificate=agreed.detail, basis="cross-check"

@@ -17,21 +17,27 @@ legend and a panel of the spec's checks with the verdicts they were given, and
 
 from __future__ import annotations
 
+import enum
 import html
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 import graphviz
 
-from .explore import Exploration, explore
+from .domains import Value
+from .explore import Edge, Exploration, explore
 from .expr import TRUE, And, Const, Env, Expr, In, Not, Or, Ref, Some, evaluate
 from .files import write_atomic
 from .printer import flat, paren, show, wrap
 from .spec import Row, Spec
 from .trace import Trace
+
+if TYPE_CHECKING:
+    from .compose import Part, System
 
 WIDTH = 34  # characters per edge-label line
 FOOTNOTE_WIDTH = 46  # characters per footnote line
@@ -159,6 +165,22 @@ class Picture:
         return any(n.id == node_id for n in self.nodes)
 
 
+class Graph(Protocol):
+    """What a drawing reads of a reachable graph: an `Exploration`, or a component's share
+    of a system's (`_Share`)."""
+
+    @property
+    def edges(self) -> Sequence[Edge]: ...
+
+    @property
+    def depth(self) -> Sequence[int]: ...
+
+    @property
+    def states(self) -> Sequence[object]: ...
+
+    def as_dict(self, i: int) -> Mapping[str, Value]: ...
+
+
 def views(spec: Spec) -> Mapping[str, Expr]:
     return spec.views or {"": TRUE}
 
@@ -208,6 +230,9 @@ def picture(
     title = spec.name + (f" ({view})" if view else "")
     pic = Picture(file_stem(spec, view), title, spec.source, findings=list(findings))
     pic.rankdir = spec.layout.rankdir
+    if spec.system is not None:
+        _system(spec.system, graph, pic)
+        return pic
     if spec.control is None:
         _decision_table(spec, pic)
         return pic
@@ -243,6 +268,173 @@ def _decision_table(spec: Spec, pic: Picture) -> None:
         pic.folded[r.name] = table_row_id(r.name)
 
 
+# ---------------------------------------------------------------- systems
+
+CHANNEL = "channel"  # the decider of the arrows to and from a channel
+FAULT = "fault"
+
+
+@dataclass
+class _Share:
+    """One component's share of a system's reachable graph, read as the component's own:
+    its variables' values in each system state (each once, at its shallowest depth) and
+    an edge for each component row a system step fires (compose's `Origin.parts`)."""
+
+    names: tuple[str, ...]
+    states: list[tuple[Value, ...]]
+    depth: list[int]
+    edges: list[Edge]
+
+    def as_dict(self, i: int) -> dict[str, Value]:
+        return dict(zip(self.names, self.states[i], strict=True))
+
+    @classmethod
+    def of(cls, system: System, part: Part, graph: Exploration, whole: _States) -> _Share:
+        names = tuple(part.vars)
+        index: dict[tuple[Value, ...], int] = {}
+        share = cls(names, [], [], [])
+        of: list[int] = []  # system state -> the component's
+        for i in range(len(graph.states)):
+            mine = tuple(whole(i)[part.vars[n]] for n in names)
+            if mine not in index:  # BFS order: the first time is the shallowest
+                index[mine] = len(share.states)
+                share.states.append(mine)
+                share.depth.append(graph.depth[i])
+            of.append(index[mine])
+        seen: set[tuple[int, str, int]] = set()
+        for e in graph.edges:
+            for c, row in system.origins[e.row].parts:
+                key = (of[e.source], row, of[e.target])
+                if c != part.name or key in seen:
+                    continue
+                seen.add(key)
+                outputs = {o: e.outputs[name] for o, name in part.outputs.items()}
+                share.edges.append(
+                    Edge(key[0], row, part.spec.row(row).trigger, {}, key[2], outputs)
+                )
+        return share
+
+
+class _States:
+    """A system graph's states as dicts, each made once (a step reads its two ends)."""
+
+    def __init__(self, graph: Exploration) -> None:
+        self.graph = graph
+        self.made: dict[int, Mapping[str, Value]] = {}
+
+    def __call__(self, i: int) -> Mapping[str, Value]:
+        if i not in self.made:
+            self.made[i] = self.graph.as_dict(i)
+        return self.made[i]
+
+
+def _system(system: System, graph: Exploration, pic: Picture) -> None:
+    """A system (compose.py): one machine per component, each in its own box and drawn by
+    the component's own rules over what the system reaches of it; each channel a node
+    between them, with an arrow from every state that sends on it and an arrow to every
+    state a message it carries leaves its receiver in."""
+    whole = _States(graph)
+    for part in system.parts:
+        _component(system, part, graph, whole, pic)
+    pic.deciders = list(dict.fromkeys(pic.deciders))
+    _channels(system, graph, whole, pic)
+
+
+def _prefix(component: str) -> str:
+    return _ident(component) + "__"
+
+
+def _component(
+    system: System, part: Part, graph: Exploration, whole: _States, pic: Picture
+) -> None:
+    spec, pre = part.spec, _prefix(part.name)
+    cluster = "cluster_" + _ident(part.name)
+    pic.clusters.append((cluster, f"{part.name}: {spec.name} ({spec.source})"))
+    if spec.control is None:
+        # A component without state (a decision table): one box, its rows in the notes.
+        pic.nodes.append(Node(pre + "self", part.name, kind="arm", cluster=cluster))
+        pic.deciders.append((part.name, f"a step of {part.name}"))
+        for r in spec.rows:
+            if not r.ignore:
+                _add_note(pic, f"{part.name}: {_note(spec, r, TRUE)}", [])
+        return
+    # Its own rules, without what a box inside a box or a numbered label would need.
+    own = replace(
+        spec, views={}, layout=replace(spec.layout, footnotes=False, clusters=(), arms=None)
+    )
+    sub = Picture(pic.name, pic.title, pic.source)
+    _state_machine(own, "", _Share.of(system, part, graph, whole), sub)
+    many = len(sub.deciders) > 1
+
+    def who(decider: str) -> str:
+        return f"{part.name}: {decider}" if many and decider else part.name
+
+    pic.nodes += [replace(n, id=pre + n.id, cluster=cluster) for n in sub.nodes]
+    pic.arrows += [
+        replace(a, id=pre + a.id, src=pre + a.src, dst=pre + a.dst, decider=who(a.decider))
+        for a in sub.arrows
+    ]
+    pic.deciders += [(who(d), m if many else f"a step of {part.name}") for d, m in sub.deciders]
+    for note in sub.notes:
+        _add_note(pic, f"{part.name}: {note}", [])
+
+
+def _channels(system: System, graph: Exploration, whole: _States, pic: Picture) -> None:
+    def node(component: str, state: Mapping[str, Value]) -> str:
+        part = system.part(component)
+        domain = part.spec.control_domain
+        if part.control is None or domain is None:
+            return _prefix(component) + "self"
+        return _prefix(component) + state_id(domain.label(state[part.control]))
+
+    carried: dict[tuple[str, str], list[str]] = {}  # (from, to) -> messages, in order
+    faults: dict[str, list[str]] = {}
+    for e in graph.edges:
+        origin = system.origins[e.row]
+        sent = list(origin.sends)
+        for name, message in sent:
+            ch = system.channel(name)
+            _carry(carried, node(ch.source, whole(e.source)), _channel_id(name), message)
+            if ch.synchronous:
+                _carry(carried, _channel_id(name), node(ch.target, whole(e.target)), message)
+        if origin.delivers is not None:
+            name, message = origin.delivers
+            target = system.channel(name).target
+            _carry(carried, _channel_id(name), node(target, whole(e.target)), message)
+        if origin.fault is not None:
+            name, fault = origin.fault
+            fired = faults.setdefault(name, [])
+            if fault not in fired:
+                fired.append(fault)
+    for ch in system.channels:
+        how = "synchronous" if ch.synchronous else f"FIFO of {ch.capacity}"
+        may = f", may suffer {', '.join(ch.faults)}" if ch.faults else ""
+        pic.nodes.append(Node(_channel_id(ch.name), f"{ch.name}: {how}{may}", kind="channel"))
+    tooltips = {_channel_id(ch.name): f"{ch.name}: {ch.cite}" for ch in system.channels}
+    for k, ((src, dst), messages) in enumerate(carried.items()):
+        tip = tooltips.get(src) or tooltips[dst]
+        lines = tuple(wrap(messages, WIDTH, ", "))
+        pic.arrows.append(Arrow(f"c{k}", src, dst, (tip.split(":")[0],), lines, CHANNEL, tip))
+    for k, (name, fired) in enumerate(faults.items()):
+        ch_id = _channel_id(name)
+        lines = tuple(wrap(fired, WIDTH, ", "))
+        pic.arrows.append(Arrow(f"f{k}", ch_id, ch_id, (name,), lines, FAULT, tooltips[ch_id]))
+    pic.deciders.append((CHANNEL, "a message on a channel: from the state that sends it"))
+    if faults:
+        pic.deciders.append((FAULT, "a channel's fault, which the environment may fire"))
+
+
+def _channel_id(name: str) -> str:
+    return "ch_" + _ident(name)
+
+
+def _carry(carried: dict[tuple[str, str], list[str]], src: str, dst: str, message: Value) -> None:
+    label = str(message.name) if isinstance(message, enum.Enum) else str(message)
+    messages = carried.setdefault((src, dst), [])
+    if label not in messages:
+        messages.append(label)
+
+
 @dataclass(frozen=True)
 class _Scene:
     """What one view of a state machine is drawn from: its states, by control label."""
@@ -260,7 +452,7 @@ class _Scene:
 def _state_machine(
     spec: Spec,
     view: str,
-    graph: Exploration,
+    graph: Graph,
     pic: Picture,
     numbering: Mapping[str, int] | None = None,
 ) -> None:
@@ -289,7 +481,7 @@ def _state_machine(
     ]
 
 
-def _scene(spec: Spec, view: str, graph: Exploration) -> _Scene:
+def _scene(spec: Spec, view: str, graph: Graph) -> _Scene:
     layout = spec.layout
     control = spec.control
     domain = spec.control_domain
@@ -371,40 +563,62 @@ def _arm_nodes(
 
 
 def _walk(
-    spec: Spec, graph: Exploration, scene: _Scene
+    spec: Spec, graph: Graph, scene: _Scene
 ) -> tuple[dict[str, list[tuple[str, str]]], list[tuple[str, str]]]:
-    """One pass over the explorer's moves inside the view, in BFS order: which rows fire
-    from which node to which node, and which arms are entered from which cluster. A move
-    carries no outputs: they are computed only for a move into the arms state, whose arm
-    they name, and a row's move between two nodes already drawn is skipped unseen."""
-    rows = [r.name for r in graph.code.rows]
+    """One pass over the edges inside the view, in order: which rows fire from which node
+    to which node, and which arms are entered from which cluster. An edge's outputs are
+    read only where it enters the arms state, whose arm they name, and a row's edge
+    between two nodes already drawn is skipped unread."""
     ids = {label: state_id(label) for label in scene.ctrl.values()}
     arm_domain = spec.output(scene.arm_output).domain if scene.arm_output else None
     fired: dict[str, list[tuple[str, str]]] = {}
     arms_seen: list[tuple[str, str]] = []
-    seen: set[tuple[int, str, str]] = set()
-    for i in sorted(scene.inside):
-        src = scene.ctrl[i]
-        for k, r, t in graph.moves(i):
-            label = scene.ctrl[t]
-            if label == scene.arm_state and arm_domain is not None:
-                outputs = graph.edge_of(i, k, r, t).outputs
-                arm = arm_domain.label(outputs[scene.arm_output])
-                group = scene.cluster_of.get(src, "")
-                if (arm, group) not in arms_seen:
-                    arms_seen.append((arm, group))
-                dst = arm_id(label, arm, group)
-            elif (r, src, label) in seen:
-                continue
-            else:
-                seen.add((r, src, label))
-                dst = ids[label]
-            # Which arm a settled state is in is not in the state: its rows start nowhere.
-            pair = ("" if src == scene.arm_state else ids[src], dst)
-            pairs = fired.setdefault(rows[r], [])
-            if pair not in pairs:
-                pairs.append(pair)
+    seen: set[tuple[str, str, str]] = set()
+    for i, row, t, outputs in _moves(graph, scene.inside):
+        src, label = scene.ctrl[i], scene.ctrl[t]
+        if label == scene.arm_state and arm_domain is not None:
+            arm = arm_domain.label(outputs()[scene.arm_output])
+            group = scene.cluster_of.get(src, "")
+            if (arm, group) not in arms_seen:
+                arms_seen.append((arm, group))
+            dst = arm_id(label, arm, group)
+        elif (row, src, label) in seen:
+            continue
+        else:
+            seen.add((row, src, label))
+            dst = ids[label]
+        # Which arm a settled state is in is not in the state: its rows start nowhere.
+        pair = ("" if src == scene.arm_state else ids[src], dst)
+        pairs = fired.setdefault(row, [])
+        if pair not in pairs:
+            pairs.append(pair)
     return fired, arms_seen
+
+
+Outputs = Callable[[], Mapping[str, Value]]
+
+
+def _moves(graph: Graph, inside: Collection[int]) -> Iterator[tuple[int, str, int, Outputs]]:
+    """(source, row, target, its outputs on demand) of each edge from a state `inside`, in
+    the graph's order. An `Exploration` answers from its compiled successors and computes
+    no outputs until asked: its `edges` would build them all (~78,000 in policy-concrete)."""
+    if not isinstance(graph, Exploration):
+        for e in graph.edges:
+            if e.source in inside:
+                yield e.source, e.row, e.target, _given(e)
+        return
+    rows = [r.name for r in graph.code.rows]
+    for i in sorted(inside):
+        for k, r, t in graph.moves(i):
+            yield i, rows[r], t, _asked(graph, i, k, r, t)
+
+
+def _given(e: Edge) -> Outputs:
+    return lambda: e.outputs
+
+
+def _asked(graph: Exploration, source: int, firing: int, row: int, target: int) -> Outputs:
+    return lambda: graph.edge_of(source, firing, row, target).outputs
 
 
 def _drafts(
@@ -912,6 +1126,8 @@ def _node_attrs(n: Node, on_path: bool) -> dict[str, str]:
         attrs.update(shape="plaintext", style="", fontcolor="#444444", label="any state")
     elif n.kind == "arm":
         attrs.update(shape="box", style="rounded,filled", fillcolor="#F2F2F2", fontsize="10")
+    elif n.kind == "channel":
+        attrs.update(shape="box", style="filled", fillcolor="#E8F1FA", fontsize="10")
     if n.initial:
         attrs["peripheries"] = "2"
         classes.append("initial")

@@ -234,8 +234,30 @@ def _finite_values(domain: Domain, what: str) -> tuple[Value, ...]:
     return values
 
 
+class _Listed(Domain):
+    """A data domain: finite, its values listed by `_enumerate` on first use, once."""
+
+    @property
+    def is_finite(self) -> bool:
+        return True  # without listing the values, which may be many
+
+    @property
+    def values(self) -> tuple[Value, ...]:
+        hit = _VALUES.get(id(self))
+        if hit is None or hit[0] is not self:
+            hit = _VALUES[id(self)] = (self, self._enumerate())
+        return hit[1]
+
+    def _enumerate(self) -> tuple[Value, ...]:
+        raise NotImplementedError
+
+
+# Keyed by identity; the entry keeps its domain alive, so the id cannot pass to another.
+_VALUES: dict[int, tuple[Domain, tuple[Value, ...]]] = {}
+
+
 @dataclass(frozen=True)
-class Seq(Domain):
+class Seq(_Listed):
     """Sequences of `element` values, at most `max_len` long (TLA+ `Seq(S)`, bounded)."""
 
     element: Domain
@@ -248,14 +270,6 @@ class Seq(Domain):
             raise ValueError(f"a sequence needs max_len >= 1, got {self.max_len}")
         if not self.name:
             object.__setattr__(self, "name", f"Seq[{self.element.name}, {self.max_len}]")
-
-    @property
-    def is_finite(self) -> bool:
-        return True  # without listing the values, which may be many
-
-    @property
-    def values(self) -> tuple[Value, ...]:
-        return _cached(self, self._enumerate)
 
     def _enumerate(self) -> tuple[Value, ...]:
         elements = _finite_values(self.element, "a sequence")
@@ -327,7 +341,7 @@ def _key_index(keys: tuple[Value, ...]) -> dict[Value, int]:
 
 
 @dataclass(frozen=True)
-class Func(Domain):
+class Func(_Listed):
     """Total functions from the finite `index` domain to `value` (TLA+ `[I -> V]`)."""
 
     index: Domain
@@ -343,14 +357,6 @@ class Func(Domain):
     @property
     def keys(self) -> tuple[Value, ...]:
         return _finite_values(self.index, "a function's index")
-
-    @property
-    def is_finite(self) -> bool:
-        return True  # without listing the values, which may be many
-
-    @property
-    def values(self) -> tuple[Value, ...]:
-        return _cached(self, self._enumerate)
 
     def _enumerate(self) -> tuple[Value, ...]:
         inner = _finite_values(self.value, "a function's value")
@@ -381,7 +387,7 @@ class Func(Domain):
 
 
 @dataclass(frozen=True)
-class Set(Domain):
+class Set(_Listed):
     """Subsets of the finite `element` domain (TLA+ `SUBSET S`)."""
 
     element: Domain
@@ -391,14 +397,6 @@ class Set(Domain):
         _finite_values(self.element, "a set")
         if not self.name:
             object.__setattr__(self, "name", f"Set[{self.element.name}]")
-
-    @property
-    def is_finite(self) -> bool:
-        return True  # without listing the values, which may be many
-
-    @property
-    def values(self) -> tuple[Value, ...]:
-        return _cached(self, self._enumerate)
 
     def _enumerate(self) -> tuple[Value, ...]:
         elements = _finite_values(self.element, "a set")
@@ -422,16 +420,6 @@ class Set(Domain):
 
     def describe(self) -> str:
         return f"sets of {self.element.describe()}"
-
-
-_VALUES: dict[int, tuple[Domain, tuple[Value, ...]]] = {}
-
-
-def _cached(domain: Domain, make: Callable[[], tuple[Value, ...]]) -> tuple[Value, ...]:
-    hit = _VALUES.get(id(domain))
-    if hit is None or hit[0] is not domain:
-        hit = _VALUES[id(domain)] = (domain, make())
-    return hit[1]
 
 
 def count(domain: Domain) -> int | None:

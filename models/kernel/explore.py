@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, assert_never, overload
 
+from . import expr as ex
 from .domains import (
     Domain,
     FuncValue,
@@ -41,38 +42,7 @@ from .domains import (
     count,
     is_data,
 )
-from .expr import (
-    Add,
-    And,
-    At,
-    Bound,
-    Cmp,
-    Const,
-    Enabled,
-    Env,
-    Eq,
-    Expr,
-    ExprTypeError,
-    FuncLit,
-    Implies,
-    In,
-    IsSome,
-    Ite,
-    Not,
-    Or,
-    Quant,
-    Ref,
-    SeqOp,
-    SetOp,
-    Some,
-    StepIs,
-    Unwrap,
-    Update,
-    evaluate,
-    node,
-    unroll,
-    walk,
-)
+from .expr import Env, Expr, ExprTypeError, evaluate, node, unroll, walk
 from .oracle import OracleError
 from .spec import Row, Spec
 from .trace import Step, Trace
@@ -113,7 +83,7 @@ def _map(e: Expr, f: Callable[[Expr], Expr]) -> Expr:
 
 
 def _closed(e: Expr) -> bool:
-    return not any(isinstance(n, Ref | StepIs) for n in walk(e))
+    return not any(isinstance(n, ex.Ref | ex.StepIs) for n in walk(e))
 
 
 def _fold(e: Expr) -> Expr:
@@ -124,26 +94,26 @@ def _fold(e: Expr) -> Expr:
 
 def _fold_unrolled(e: Expr) -> Expr:
     e = _map(e, _fold_unrolled)
-    if isinstance(e, Const):
+    if isinstance(e, ex.Const):
         return e
     if _closed(e):
         try:
-            return Const(evaluate(e, Env(pre={})))
+            return ex.Const(evaluate(e, Env(pre={})))
         except (TypeError, ValueError, ExprTypeError):
             return e  # a dead branch (say, unwrapping None): it is never evaluated at run time
-    if isinstance(e, And):
-        if any(isinstance(a, Const) and not a.value for a in e.args):
-            return Const(False)
-        args = tuple(a for a in e.args if not isinstance(a, Const))
-        return args[0] if len(args) == 1 else And(args) if args else Const(True)
-    if isinstance(e, Or):
-        if any(isinstance(a, Const) and a.value for a in e.args):
-            return Const(True)
-        args = tuple(a for a in e.args if not isinstance(a, Const))
-        return args[0] if len(args) == 1 else Or(args) if args else Const(False)
-    if isinstance(e, Implies) and isinstance(e.premise, Const):
-        return e.conclusion if e.premise.value else Const(True)
-    if isinstance(e, Ite) and isinstance(e.cond, Const):
+    if isinstance(e, ex.And):
+        if any(isinstance(a, ex.Const) and not a.value for a in e.args):
+            return ex.Const(False)
+        args = tuple(a for a in e.args if not isinstance(a, ex.Const))
+        return args[0] if len(args) == 1 else ex.And(args) if args else ex.Const(True)
+    if isinstance(e, ex.Or):
+        if any(isinstance(a, ex.Const) and a.value for a in e.args):
+            return ex.Const(True)
+        args = tuple(a for a in e.args if not isinstance(a, ex.Const))
+        return args[0] if len(args) == 1 else ex.Or(args) if args else ex.Const(False)
+    if isinstance(e, ex.Implies) and isinstance(e.premise, ex.Const):
+        return e.conclusion if e.premise.value else ex.Const(True)
+    if isinstance(e, ex.Ite) and isinstance(e.cond, ex.Const):
         return e.then if e.cond.value else e.other
     return e
 
@@ -172,41 +142,41 @@ class _Gen:
 
     def src(self, e: Expr) -> str:
         e = node(e)
-        if isinstance(e, Const):
+        if isinstance(e, ex.Const):
             return self.const(e.value)
-        if isinstance(e, Ref):
+        if isinstance(e, ex.Ref):
             if e.scope == "param" and e.name in self.params:
                 return self.params[e.name]
             if e.scope != "pre":
                 raise ExprTypeError(f"{e.scope} values are not available here")
             return f"v{self.slot[e.name]}"
-        if isinstance(e, Eq):
+        if isinstance(e, ex.Eq):
             return f"({self.src(e.left)} == {self.src(e.right)})"
-        if isinstance(e, In):
+        if isinstance(e, ex.In):
             try:
                 options: Any = frozenset(e.options)
             except TypeError:
                 options = tuple(e.options)
             return f"({self.src(e.item)} in {self.const(options)})"
-        if isinstance(e, Not):
+        if isinstance(e, ex.Not):
             return f"(not {self.src(e.arg)})"
-        if isinstance(e, And):
+        if isinstance(e, ex.And):
             return "(" + " and ".join(self.src(a) for a in e.args) + ")" if e.args else "True"
-        if isinstance(e, Or):
+        if isinstance(e, ex.Or):
             return "(" + " or ".join(self.src(a) for a in e.args) + ")" if e.args else "False"
-        if isinstance(e, Implies):
+        if isinstance(e, ex.Implies):
             return f"((not {self.src(e.premise)}) or bool({self.src(e.conclusion)}))"
-        if isinstance(e, Ite):
+        if isinstance(e, ex.Ite):
             return f"({self.src(e.then)} if {self.src(e.cond)} else {self.src(e.other)})"
-        if isinstance(e, Cmp):
+        if isinstance(e, ex.Cmp):
             return f"({self.src(e.left)} {e.op} {self.src(e.right)})"
-        if isinstance(e, Add):
+        if isinstance(e, ex.Add):
             return f"({self.src(e.left)} {e.op} {self.src(e.right)})"
-        if isinstance(e, IsSome):
+        if isinstance(e, ex.IsSome):
             return f"({self.src(e.arg)} is not None)"
-        if isinstance(e, Some | Unwrap):
+        if isinstance(e, ex.Some | ex.Unwrap):
             return self.src(e.arg)
-        if isinstance(e, SeqOp):
+        if isinstance(e, ex.SeqOp):
             seq = self.src(e.seq)
             if e.op == "append":
                 assert e.arg is not None
@@ -215,14 +185,14 @@ class _Gen:
                 assert e.arg is not None
                 return f"{seq}[{self.src(e.arg)} - 1]"
             return {"head": f"{seq}[0]", "tail": f"{seq}[1:]", "len": f"len({seq})"}[e.op]
-        if isinstance(e, At):
+        if isinstance(e, ex.At):
             return f"{self.src(e.func)}[{self.src(e.key)}]"
-        if isinstance(e, Update):
+        if isinstance(e, ex.Update):
             return f"{self.src(e.func)}.set({self.src(e.key)}, {self.src(e.value)})"
-        if isinstance(e, FuncLit):
+        if isinstance(e, ex.FuncLit):
             items = "".join(self.src(i) + ", " for i in e.items)
             return f"_FV({self.const(e.domain.keys)}, ({items}))"
-        if isinstance(e, SetOp):
+        if isinstance(e, ex.SetOp):
             set_ = self.src(e.set)
             if e.op == "size":
                 return f"len({set_})"
@@ -233,7 +203,8 @@ class _Gen:
                 "add": f"({set_} | {{{item}}})",
                 "remove": f"({set_} - {{{item}}})",
             }[e.op]
-        if isinstance(e, StepIs | Enabled | Bound | Quant):  # a row's, unrolled before this
+        # A row's, unrolled before this.
+        if isinstance(e, ex.StepIs | ex.Enabled | ex.Bound | ex.Quant):
             raise ExprTypeError(f"cannot compile {type(e).__name__} here")
         assert_never(e)
 
@@ -323,7 +294,7 @@ def _may_leave(domain: Domain, update: Expr) -> bool:
     bounded = isinstance(domain, IntRange) or (
         isinstance(domain, Option) and isinstance(domain.inner, IntRange)
     )
-    return bounded and any(isinstance(n, Add) for n in walk(update))
+    return bounded and any(isinstance(n, ex.Add) for n in walk(update))
 
 
 class _Compiled:
@@ -377,7 +348,7 @@ class _Compiled:
         for r in spec.rows_of(trigger):
             ri = self.row_index[r.name]
             guard = _fold(spec.step_guard(r))
-            if isinstance(guard, Const) and not guard.value:
+            if isinstance(guard, ex.Const) and not guard.value:
                 continue
             checks: list[str] = []
             slots: list[tuple[str, Any]] = []  # ("same", None), ("const", value), ("expr", src)
@@ -389,10 +360,10 @@ class _Compiled:
                     slots.append(("same", None))
                     continue
                 upd = _fold(r.updates[v.name])
-                if isinstance(upd, Ref) and upd.scope == "pre" and upd.name == v.name:
+                if isinstance(upd, ex.Ref) and upd.scope == "pre" and upd.name == v.name:
                     slots.append(("same", None))
                     continue
-                if isinstance(upd, Const):
+                if isinstance(upd, ex.Const):
                     if not v.domain.contains(upd.value):
                         checks.append(f"_bad({ri}, {j}, {gen.const(upd.value)})")
                     slots.append(("const", upd.value))
@@ -415,7 +386,7 @@ class _Compiled:
                 slots.append(("expr", tmp))
             succ = self._successor(slots)
             out.append(_Case(ri, gen.src(guard), tuple(checks), succ))
-            if isinstance(guard, Const):
+            if isinstance(guard, ex.Const):
                 break  # always enabled: later rows of this trigger never fire
         return out
 
@@ -569,7 +540,7 @@ class _Compiled:
         """The first state (BFS order) where a predicate over the state and `trigger`'s
         parameters holds for some arguments, as (state, index into the arguments returned
         beside the function). Only the parameters the predicate reads are enumerated."""
-        read = {n.name for n in walk(pred) if isinstance(n, Ref) and n.scope == "param"}
+        read = {n.name for n in walk(pred) if isinstance(n, ex.Ref) and n.scope == "param"}
         params = [p for p in self.spec.trigger(trigger).params if p.name in read]
         arguments = list(all_assignments([(p.name, p.domain) for p in params]))
         self.gen.params = {p.name: f"p{j}" for j, p in enumerate(params)}
@@ -611,21 +582,21 @@ class _Compiled:
 
         def post(name: str) -> Expr:
             if name == spec.control and r.target is not None:
-                return Const(r.target)
-            return r.updates.get(name, Ref("pre", name))
+                return ex.Const(r.target)
+            return r.updates.get(name, ex.Ref("pre", name))
 
         def go(x: Expr) -> Expr:
-            if isinstance(x, Ref):
+            if isinstance(x, ex.Ref):
                 if x.scope == "post":
                     return post(x.name)
                 if x.scope == "out":
                     if x.name in r.outputs:
                         return r.outputs[x.name]
-                    return Const(spec.output(x.name).default)
+                    return ex.Const(spec.output(x.name).default)
                 return x
-            if isinstance(x, StepIs):
+            if isinstance(x, ex.StepIs):
                 seen = {"trigger": r.trigger, "row": r.name, "group": group}[x.kind]
-                return Const(seen in x.names)
+                return ex.Const(seen in x.names)
             return _map(x, go)
 
         return go(pred)

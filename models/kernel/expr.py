@@ -6,7 +6,8 @@ face prints them through printer.py (`show`). Type checking happens when a spec 
 
 `Node` is the closed union of the node kinds: every walker (the printer, `infer`, the
 evaluator, the explorer's compiler, z3's encoding, Promela) starts from `node(expr)` and
-ends in `assert_never`, so mypy names a walker that misses a kind.
+ends in `assert_never`, so mypy names a walker that misses a kind. A walker reads the kinds
+through this module (`from . import expr as ex`, then `ex.And`), not from a list of every name.
 """
 
 from __future__ import annotations

@@ -300,12 +300,7 @@ def _loop(
                     queue.append(t)
         assert goal is not None, "the component is strongly connected"
         v, last = goal
-        leg: list[tuple[int, int, int, int]] = []
-        w = v
-        while (back := prev[w]) is not None:
-            leg.append((back[0], back[1], back[2], w))
-            w = back[0]
-        leg.reverse()
+        leg = _moves_to(v, prev)
         if last is not None:
             leg.append((v, *last))
         for move in leg:
@@ -332,8 +327,14 @@ def _path(
             if t in comp and t not in prev:
                 prev[t] = (v, k, r)
                 queue.append(t)
+    return _moves_to(b, prev)
+
+
+def _moves_to(
+    w: int, prev: dict[int, tuple[int, int, int] | None]
+) -> list[tuple[int, int, int, int]]:
+    """The moves from a breadth-first search's root to `w`, read back along `prev`."""
     leg: list[tuple[int, int, int, int]] = []
-    w = b
     while (back := prev[w]) is not None:
         leg.append((back[0], back[1], back[2], w))
         w = back[0]

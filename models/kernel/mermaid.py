@@ -10,6 +10,11 @@ diagrams cannot style a single transition, so who decides an edge is the first
 line of its label (`by runner`), the deciders listed in a note. Characters
 Mermaid would parse are written as its entity codes (`#58;` for `:`), never as
 look-alikes; every node class sets its text colour, so the dark theme keeps it.
+
+A trace of a system of machines (sequence.py's `Chart`) prints as a
+`sequenceDiagram`: a participant per lifeline, an arrow per step (a message
+that never arrives ends in a cross, `-x`), each party's new state in a note
+over it, and each fault in a `critical` box titled with what went wrong.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from __future__ import annotations
 import json
 import re
 
-from .diagram import ANY, Picture
+from .diagram import Picture
+from .sequence import Chart
 
 # Notes dark on light in every theme (the dark theme's own note colours reach only 4.49:1).
 NOTE_COLOURS = (
@@ -55,6 +61,8 @@ def mermaid_source(pic: Picture) -> str:
         "    classDef arm fill:#F2F2F2,color:#1A1A1A",
         "    classDef plain fill:#FFFFFF,color:#1A1A1A",
     ]
+    if any(n.kind == "channel" for n in pic.nodes):
+        lines.append("    classDef channel fill:#E8F1FA,color:#1A1A1A")
     if pic.table:
         lines.append("    state decide <<choice>>")
         triggers = list(dict.fromkeys(d.trigger for d in pic.table))
@@ -67,18 +75,33 @@ def mermaid_source(pic: Picture) -> str:
             lines.append(
                 f"    decide --> {answer} : {k}. {_safe(d.trigger)} [{_safe(' '.join(d.when))}]"
             )
-    # Flat states: Mermaid cannot draw a transition between states of two composite
-    # states, so clusters are listed in the note instead.
-    for n in pic.nodes:
-        label = "any state" if n.id == ANY else n.label
-        lines.append(f'    state "{_safe(label)}" as {n.id}')
+    # Mermaid cannot draw a transition between states of two composite states: clusters
+    # such a transition joins are listed in the note instead, and the states drawn flat.
+    # A system's components only meet at its channels, so each is drawn as a box.
+    cluster_of = {n.id: n.cluster for n in pic.nodes}
+    boxed = not any(
+        cluster_of.get(a.src) and cluster_of.get(a.dst) and cluster_of[a.src] != cluster_of[a.dst]
+        for a in pic.arrows
+    )
+    for cid, title in [("", ""), *pic.clusters]:
+        inside = [n for n in pic.nodes if n.cluster == cid]
+        indent = "        " if cid and boxed else "    "
+        if cid and boxed and inside:
+            lines.append(f'    state "{_safe(title)}" as {cid} {{')
+        for n in inside:
+            label = "any state" if n.kind == "any" else n.label
+            lines.append(f'{indent}state "{_safe(label)}" as {n.id}')
+        if cid and boxed and inside:
+            # Each box its own start, so each component shows where it begins.
+            lines += [f"        [*] --> {n.id}" for n in inside if n.initial]
+            lines.append("    }")
     groups = [
         f"{title}: {', '.join(n.label for n in pic.nodes if n.cluster == cid)}"
         for cid, title in pic.clusters
-        if any(n.cluster == cid for n in pic.nodes)
+        if any(n.cluster == cid for n in pic.nodes) and not boxed
     ]
     for n in pic.nodes:
-        if n.initial:
+        if n.initial and not (n.cluster and boxed):
             lines.append(f"    [*] --> {n.id}")
     deciders = len(pic.deciders) > 1
     for a in pic.arrows:
@@ -92,9 +115,14 @@ def mermaid_source(pic: Picture) -> str:
         ("provisional", [n.id for n in pic.nodes if n.provisional]),
         ("unreachable", [n.id for n in pic.nodes if n.greyed]),
         ("arm", [n.id for n in pic.nodes if n.kind == "arm" and not n.greyed]),
+        ("channel", [n.id for n in pic.nodes if n.kind == "channel"]),
         (
             "plain",
-            [n.id for n in pic.nodes if n.kind != "arm" and not n.greyed and not n.provisional],
+            [
+                n.id
+                for n in pic.nodes
+                if n.kind not in ("arm", "channel") and not n.greyed and not n.provisional
+            ],
         ),
     ):
         if members:
@@ -112,3 +140,30 @@ def mermaid_source(pic: Picture) -> str:
             lines.append(f"        ({number}) {_safe(' '.join(body))}")
         lines.append("    end note")
     return "\n".join(lines) + "\n"
+
+
+def sequence_source(chart: Chart) -> str:
+    """The chart as a Mermaid `sequenceDiagram` (participant ids are prefixed, so that no
+    lifeline is named like a keyword: `end`, `loop`, `note`)."""
+    title = json.dumps(chart.title, ensure_ascii=False)  # YAML, quoted
+    lines = ["---", f"title: {title}", *NOTE_COLOURS, "---", "sequenceDiagram"]
+    ids = {ln.id: f"p_{ln.id}" for ln in chart.lifelines}
+    lines += [f"    participant {ids[ln.id]} as {_safe(ln.label)}" for ln in chart.lifelines]
+    notes = [f"    Note over {ids[lane]}: {_safe(state)}" for lane, state in chart.initial]
+    for e in chart.events:
+        arrow = "-x" if e.lost else "->>"
+        text = f"{e.step}. {_safe(e.label)}"
+        step = [f"    {ids[e.src]}{arrow}{ids[e.dst]}: {text}"]
+        if e.fault:
+            step = [
+                f"    critical fault {e.step}#58; {_safe(e.fault)}",
+                "    " + step[0],
+                "    end",
+            ]
+        notes += step + [f"    Note over {ids[lane]}: {_safe(state)}" for lane, state in e.states]
+    if chart.ending and chart.lifelines:
+        span = ids[chart.lifelines[0].id]
+        if len(chart.lifelines) > 1:
+            span += "," + ids[chart.lifelines[-1].id]
+        notes.append(f"    Note over {span}: {_safe(chart.ending)}")
+    return "\n".join(lines + notes) + "\n"

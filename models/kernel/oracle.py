@@ -9,7 +9,6 @@ explicit-state explorer steps it to find the reachable set.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -18,6 +17,7 @@ from transitions import EventData, Machine, MachineError
 from .domains import Value
 from .expr import Env, evaluate
 from .spec import Row, Spec
+from .trace import Step
 
 _SINGLE_STATE = "run"
 
@@ -32,17 +32,6 @@ class NotTotal(OracleError):
 
 class NotEnabled(NotTotal):
     """An `enabled-only` spec: no row of the trigger is enabled, so it cannot fire here."""
-
-
-@dataclass(frozen=True)
-class Fired:
-    """What one step did: the row that fired, the state after it and the outputs."""
-
-    row: str
-    trigger: str
-    params: Mapping[str, Value]
-    state: Mapping[str, Value]
-    outputs: Mapping[str, Value]
 
 
 # The model attribute transitions keeps the state in: not an identifier, so no trigger (whose
@@ -155,7 +144,7 @@ class Oracle:
 
     # ------------------------------------------------------------ stepping
 
-    def fire(self, trigger: str, /, **params: Value) -> Fired:
+    def fire(self, trigger: str, /, **params: Value) -> Step:
         """Fire `trigger` with its arguments; `trigger` is positional-only, so any
         identifier (`self` and `trigger` included) can name a parameter."""
         try:
@@ -185,7 +174,7 @@ class Oracle:
             raise NotTotal(
                 f"no row of {trigger!r} is enabled in {self.state} — the spec is not total here"
             )
-        return Fired(
+        return Step(
             fired.name,
             trigger,
             MappingProxyType(dict(params)),

@@ -14,34 +14,9 @@ from __future__ import annotations
 import enum
 from typing import TYPE_CHECKING, assert_never
 
+from . import expr as ex
 from .domains import Domain, FuncValue, Option, Value
-from .expr import (
-    Add,
-    And,
-    At,
-    Bound,
-    Cmp,
-    Const,
-    Enabled,
-    Eq,
-    Expr,
-    FuncLit,
-    Implies,
-    In,
-    IsSome,
-    Ite,
-    Not,
-    Or,
-    Quant,
-    Ref,
-    SeqOp,
-    SetOp,
-    Some,
-    StepIs,
-    Unwrap,
-    Update,
-    node,
-)
+from .expr import Expr, node
 
 if TYPE_CHECKING:
     from .spec import Spec
@@ -87,7 +62,7 @@ def domain_of(spec: Spec | None, expr: Expr) -> Domain | None:
     """The domain an expression's values come from, when it names one (for labels)."""
     if spec is None:
         return None
-    if isinstance(expr, Ref):
+    if isinstance(expr, ex.Ref):
         try:
             if expr.scope in ("pre", "post"):
                 return spec.var(expr.name).domain
@@ -100,10 +75,10 @@ def domain_of(spec: Spec | None, expr: Expr) -> Domain | None:
                 if p.name == expr.name:
                     return p.domain
         return None
-    if isinstance(expr, Unwrap):
+    if isinstance(expr, ex.Unwrap):
         dom = domain_of(spec, expr.arg)
         return dom.inner if isinstance(dom, Option) else None
-    if isinstance(expr, Some | Add):
+    if isinstance(expr, ex.Some | ex.Add):
         return domain_of(spec, expr.children()[0])
     return None
 
@@ -112,66 +87,68 @@ def show(spec: Spec | None, expr: Expr, context: Domain | None = None) -> str:
     """`expr` in the spec's vocabulary (values by their domains' labels when `spec` is
     given); `context` labels a bare constant."""
     e = node(expr)
-    if isinstance(e, Const):
+    if isinstance(e, ex.Const):
         return label(context, e.value)
-    if isinstance(e, Ref):
+    if isinstance(e, ex.Ref):
         return _SCOPE[e.scope].format(e.name)
-    if isinstance(e, Eq) and (is_bool(e.left) or is_bool(e.right)):
+    if isinstance(e, ex.Eq) and (is_bool(e.left) or is_bool(e.right)):
         return f"{side(spec, e.left)} ⇔ {side(spec, e.right)}"
-    if isinstance(e, Eq | Cmp):
-        op = "=" if isinstance(e, Eq) else _SHOWN[e.op]
+    if isinstance(e, ex.Eq | ex.Cmp):
+        op = "=" if isinstance(e, ex.Eq) else _SHOWN[e.op]
         return _compare(spec, e.left, op, e.right)
-    if isinstance(e, In):
+    if isinstance(e, ex.In):
         return _member(spec, e, negated=False)
-    if isinstance(e, Not):
+    if isinstance(e, ex.Not):
         return _not(spec, e.arg)
-    if isinstance(e, And | Or):
-        joint = " ∧ " if isinstance(e, And) else " ∨ "
+    if isinstance(e, ex.And | ex.Or):
+        joint = " ∧ " if isinstance(e, ex.And) else " ∨ "
         return joint.join(_inner(spec, a, e) for a in e.args)
-    if isinstance(e, Implies):
+    if isinstance(e, ex.Implies):
         return f"{_inner(spec, e.premise, e)} → {_inner(spec, e.conclusion, e)}"
-    if isinstance(e, Ite):
+    if isinstance(e, ex.Ite):
         return (
             f"(if {show(spec, e.cond)} then {show(spec, e.then, context)} "
             f"else {show(spec, e.other, context)})"
         )
-    if isinstance(e, Add):
+    if isinstance(e, ex.Add):
         return f"{show(spec, e.left, context)} {e.op} {show(spec, e.right, context)}"
-    if isinstance(e, IsSome):
+    if isinstance(e, ex.IsSome):
         return f"{show(spec, e.arg)} is set"
-    if isinstance(e, Some):
+    if isinstance(e, ex.Some):
         return show(spec, e.arg, context.inner if isinstance(context, Option) else context)
-    if isinstance(e, Unwrap):  # the value inside an option, as the certificates name it
+    if isinstance(e, ex.Unwrap):  # the value inside an option, as the certificates name it
         inner = show(spec, e.arg)
-        return f"{inner}.value" if isinstance(e.arg, Ref) else f"({inner}).value"
-    if isinstance(e, StepIs):
+        return f"{inner}.value" if isinstance(e.arg, ex.Ref) else f"({inner}).value"
+    if isinstance(e, ex.StepIs):
         return _names(e.kind, e.names, negated=False, one=("is", "is not"))
-    if isinstance(e, Enabled):
+    if isinstance(e, ex.Enabled):
         return f"enabled({', '.join(e.triggers)})"
-    if isinstance(e, Bound | Quant | SeqOp | At | Update | FuncLit | SetOp):
+    if isinstance(e, ex.Bound | ex.Quant | ex.SeqOp | ex.At | ex.Update | ex.FuncLit | ex.SetOp):
         return _data(spec, e)
     assert_never(e)
 
 
-def _data(spec: Spec | None, e: Bound | Quant | SeqOp | At | Update | FuncLit | SetOp) -> str:
+def _data(
+    spec: Spec | None, e: ex.Bound | ex.Quant | ex.SeqOp | ex.At | ex.Update | ex.FuncLit | ex.SetOp
+) -> str:
     """Data and quantifiers, in TLA+'s notation."""
-    if isinstance(e, Bound):
+    if isinstance(e, ex.Bound):
         return e.name
-    if isinstance(e, Quant):
+    if isinstance(e, ex.Quant):
         sign = {"all": "∀", "any": "∃", "sum": "Σ"}[e.kind]
         return f"{sign}{e.name} ∈ {e.domain.name}: {show(spec, e.body)}"
-    if isinstance(e, SeqOp):
+    if isinstance(e, ex.SeqOp):
         seq = show(spec, e.seq)
         if e.arg is not None:
             arg = show(spec, e.arg)
             return f"Append({seq}, {arg})" if e.op == "append" else f"{seq}[{arg}]"
         return f"{ {'head': 'Head', 'tail': 'Tail', 'len': 'Len'}[e.op] }({seq})"
-    if isinstance(e, At):
+    if isinstance(e, ex.At):
         return f"{show(spec, e.func)}[{show(spec, e.key)}]"
-    if isinstance(e, Update):
+    if isinstance(e, ex.Update):
         func, key, new = show(spec, e.func), show(spec, e.key), show(spec, e.value)
         return f"[{func} EXCEPT ![{key}] = {new}]"
-    if isinstance(e, FuncLit):
+    if isinstance(e, ex.FuncLit):
         pairs = (
             f"{e.domain.index.label(k)} ↦ {show(spec, i, e.domain.value)}"
             for k, i in zip(e.domain.keys, e.items, strict=True)
@@ -188,17 +165,17 @@ def _data(spec: Spec | None, e: Bound | Quant | SeqOp | At | Update | FuncLit | 
 
 def _not(spec: Spec | None, arg: Expr) -> str:
     a = node(arg)
-    if isinstance(a, Eq) and not (is_bool(a.left) or is_bool(a.right)):
+    if isinstance(a, ex.Eq) and not (is_bool(a.left) or is_bool(a.right)):
         return _compare(spec, a.left, "≠", a.right)
-    if isinstance(a, IsSome):
+    if isinstance(a, ex.IsSome):
         return f"{show(spec, a.arg)} is none"
-    if isinstance(a, Cmp):
+    if isinstance(a, ex.Cmp):
         return _compare(spec, a.left, _NEGATED[a.op], a.right)
-    if isinstance(a, In):
+    if isinstance(a, ex.In):
         return _member(spec, a, negated=True)
-    if isinstance(a, StepIs):
+    if isinstance(a, ex.StepIs):
         return _names(a.kind, a.names, negated=True, one=("is", "is not"))
-    if isinstance(a, Ref):
+    if isinstance(a, ex.Ref):
         return f"¬{show(spec, a)}"
     return f"¬({show(spec, a)})"
 
@@ -208,7 +185,7 @@ def _compare(spec: Spec | None, left: Expr, op: str, right: Expr) -> str:
     return f"{show(spec, left, dom)} {op} {show(spec, right, dom)}"
 
 
-def _member(spec: Spec | None, e: In, negated: bool) -> str:
+def _member(spec: Spec | None, e: ex.In, negated: bool) -> str:
     dom = domain_of(spec, e.item)
     options = [label(dom, o) for o in e.options]
     return _names(show(spec, e.item), tuple(options), negated)
@@ -224,14 +201,14 @@ def _names(
     return f"{subject} {'∉' if negated else '∈'} {{{', '.join(names)}}}"
 
 
-_BOOL = (Eq, Not, And, Or, Implies, Cmp, In, IsSome, StepIs, Enabled)
+_BOOL = (ex.Eq, ex.Not, ex.And, ex.Or, ex.Implies, ex.Cmp, ex.In, ex.IsSome, ex.StepIs, ex.Enabled)
 
 
 def is_bool(expr: Expr) -> bool:
     """Is it a condition (rather than a value)?"""
-    if isinstance(expr, Quant):
+    if isinstance(expr, ex.Quant):
         return expr.kind != "sum"
-    if isinstance(expr, SetOp):
+    if isinstance(expr, ex.SetOp):
         return expr.op == "member"
     return isinstance(expr, _BOOL)
 
@@ -245,22 +222,22 @@ def side(spec: Spec | None, expr: Expr) -> str:
 def _inner(spec: Spec | None, child: Expr, parent: Expr) -> str:
     text = show(spec, child)
     # Mixed connectives are bracketed, whatever the precedence: `(a ∧ b) ∨ c` reads at once.
-    mixed = isinstance(child, And | Or | Implies) and type(child) is not type(parent)
-    chained = isinstance(child, Implies) and isinstance(parent, Implies)
+    mixed = isinstance(child, ex.And | ex.Or | ex.Implies) and type(child) is not type(parent)
+    chained = isinstance(child, ex.Implies) and isinstance(parent, ex.Implies)
     return f"({text})" if mixed or chained else text
 
 
 def paren(spec: Spec | None, expr: Expr) -> str:
     """`expr` as one part of a longer line: a connective in brackets."""
     text = show(spec, expr)
-    return f"({text})" if isinstance(expr, And | Or | Implies | Quant) else text
+    return f"({text})" if isinstance(expr, ex.And | ex.Or | ex.Implies | ex.Quant) else text
 
 
-def flat(expr: And | Or) -> list[Expr]:
+def flat(expr: ex.And | ex.Or) -> list[Expr]:
     """Nested conjunctions (or disjunctions) as one list: `a ∧ (b ∧ c)` reads `a ∧ b ∧ c`."""
     parts: list[Expr] = []
     for a in expr.args:
-        parts += flat(a) if isinstance(a, And | Or) and type(a) is type(expr) else [a]
+        parts += flat(a) if isinstance(a, ex.And | ex.Or) and type(a) is type(expr) else [a]
     return parts
 
 

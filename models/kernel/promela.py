@@ -69,6 +69,7 @@ from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import assert_never
 
+from . import expr as ex
 from .domains import (
     Bool,
     Domain,
@@ -83,40 +84,7 @@ from .domains import (
     Value,
     is_data,
 )
-from .expr import (
-    Add,
-    And,
-    At,
-    Bound,
-    Cmp,
-    Const,
-    Enabled,
-    Env,
-    Eq,
-    Expr,
-    ExprTypeError,
-    FuncLit,
-    Implies,
-    In,
-    IsSome,
-    Ite,
-    Not,
-    Or,
-    Quant,
-    Ref,
-    Scope,
-    SeqOp,
-    SetOp,
-    Some,
-    StepIs,
-    Unwrap,
-    Update,
-    evaluate,
-    infer,
-    node,
-    unroll,
-    walk,
-)
+from .expr import Env, Expr, ExprTypeError, Scope, evaluate, infer, node, unroll, walk
 from .spec import Kind, LiveKind, Liveness, Property, Row, Spec, Var, bind
 from .trace import Step, Trace
 
@@ -222,7 +190,7 @@ class Codec:
                 reals.add(float(o.default))
         for e in _all_exprs(spec):
             for n in walk(e):
-                if isinstance(n, Const) and isinstance(n.value, float):
+                if isinstance(n, ex.Const) and isinstance(n.value, float):
                     reals.add(n.value)
         self.reals: tuple[float, ...] = tuple(sorted(reals))
 
@@ -393,7 +361,7 @@ class _Step:
 
 def _ground(expr: Expr) -> bool:
     """Reads no state, parameter, output or step: its value is known at export time."""
-    return not any(isinstance(n, StepIs | Ref) for n in walk(expr))
+    return not any(isinstance(n, ex.StepIs | ex.Ref) for n in walk(expr))
 
 
 def _fold(expr: Expr, step: _Step | None) -> Expr:
@@ -403,47 +371,47 @@ def _fold(expr: Expr, step: _Step | None) -> Expr:
 
 
 def _fold_unrolled(expr: Expr, step: _Step | None) -> Expr:
-    if isinstance(expr, StepIs):
+    if isinstance(expr, ex.StepIs):
         assert step is not None, "a property that asks which row fired is a step property"
         name = {"trigger": step.trigger, "row": step.row, "group": step.group}[expr.kind]
-        return Const(name in expr.names)
-    if isinstance(expr, Const):
+        return ex.Const(name in expr.names)
+    if isinstance(expr, ex.Const):
         return expr
     # A ground function literal stays one: its domain types the lookups into it.
-    if _ground(expr) and not isinstance(expr, FuncLit):
+    if _ground(expr) and not isinstance(expr, ex.FuncLit):
         try:
-            return Const(evaluate(expr, Env(pre={})))
+            return ex.Const(evaluate(expr, Env(pre={})))
         except (ExprTypeError, KeyError, IndexError, TypeError):
             pass  # undefined (a dead branch, which the row's guard excludes): keep it
-    if isinstance(expr, And | Or):
-        unit = isinstance(expr, And)  # True is And's unit and Or's absorbing value
+    if isinstance(expr, ex.And | ex.Or):
+        unit = isinstance(expr, ex.And)  # True is And's unit and Or's absorbing value
         parts: list[Expr] = []
         for a in expr.args:
             f = _fold_unrolled(a, step)
-            if isinstance(f, Const):
+            if isinstance(f, ex.Const):
                 if bool(f.value) != unit:
-                    return Const(not unit)
+                    return ex.Const(not unit)
                 continue
             parts.append(f)
         if not parts:
-            return Const(unit)
+            return ex.Const(unit)
         return parts[0] if len(parts) == 1 else type(expr)(tuple(parts))
-    if isinstance(expr, Not):
+    if isinstance(expr, ex.Not):
         arg = _fold_unrolled(expr.arg, step)
-        return Const(not arg.value) if isinstance(arg, Const) else Not(arg)
-    if isinstance(expr, Implies):
+        return ex.Const(not arg.value) if isinstance(arg, ex.Const) else ex.Not(arg)
+    if isinstance(expr, ex.Implies):
         premise = _fold_unrolled(expr.premise, step)
-        if isinstance(premise, Const):
-            return _fold_unrolled(expr.conclusion, step) if premise.value else Const(True)
+        if isinstance(premise, ex.Const):
+            return _fold_unrolled(expr.conclusion, step) if premise.value else ex.Const(True)
         conclusion = _fold_unrolled(expr.conclusion, step)
-        if isinstance(conclusion, Const) and conclusion.value:
-            return Const(True)
-        return Implies(premise, conclusion)
-    if isinstance(expr, Ite):
+        if isinstance(conclusion, ex.Const) and conclusion.value:
+            return ex.Const(True)
+        return ex.Implies(premise, conclusion)
+    if isinstance(expr, ex.Ite):
         cond = _fold_unrolled(expr.cond, step)
-        if isinstance(cond, Const):
+        if isinstance(cond, ex.Const):
             return _fold_unrolled(expr.then if cond.value else expr.other, step)
-        return Ite(cond, _fold_unrolled(expr.then, step), _fold_unrolled(expr.other, step))
+        return ex.Ite(cond, _fold_unrolled(expr.then, step), _fold_unrolled(expr.other, step))
     # Any other node: the same node over folded children (the dataclass fields that are
     # expressions, or tuples of them).
     rebuilt: dict[str, object] = {}
@@ -481,25 +449,27 @@ class _Translator:
     def __call__(self, expr: Expr, expected: Domain | None = None) -> str:
         tr = self.__call__
         expr = node(expr)
-        if isinstance(expr, Const):
+        if isinstance(expr, ex.Const):
             if expected is None:
                 if isinstance(expr.value, bool):
                     return "1" if expr.value else "0"
                 raise PromelaError(f"constant {expr.value!r} has no type here")
             return str(self.codec.encode(expected, expr.value))
-        if isinstance(expr, Ref):
+        if isinstance(expr, ex.Ref):
             return self.name(expr.scope, expr.name)
-        if isinstance(expr, Eq):
+        if isinstance(expr, ex.Eq):
             d = self.domain(expr.left) or self.domain(expr.right)
             if d is not None and is_data(d):
                 pairs = zip(self.slots(expr.left, d), self.slots(expr.right, d), strict=True)
                 return "(" + " && ".join(f"{a} == {b}" for a, b in pairs) + ")"
             return f"({tr(expr.left, d)} == {tr(expr.right, d)})"
-        if isinstance(expr, In):
+        if isinstance(expr, ex.In):
             d = self.domain(expr.item)
             assert d is not None
             if is_data(d):
-                return "(" + " || ".join(tr(Eq(expr.item, Const(o))) for o in expr.options) + ")"
+                return (
+                    "(" + " || ".join(tr(ex.Eq(expr.item, ex.Const(o))) for o in expr.options) + ")"
+                )
             item = tr(expr.item, d)
             if not expr.options:
                 return "0"
@@ -508,48 +478,48 @@ class _Translator:
                 + " || ".join(f"{item} == {self.codec.encode(d, o)}" for o in expr.options)
                 + ")"
             )
-        if isinstance(expr, Not):
+        if isinstance(expr, ex.Not):
             return f"(!{tr(expr.arg, Bool())})"
-        if isinstance(expr, And):
+        if isinstance(expr, ex.And):
             return "(" + " && ".join(tr(a, Bool()) for a in expr.args) + ")" if expr.args else "1"
-        if isinstance(expr, Or):
+        if isinstance(expr, ex.Or):
             return "(" + " || ".join(tr(a, Bool()) for a in expr.args) + ")" if expr.args else "0"
-        if isinstance(expr, Implies):
+        if isinstance(expr, ex.Implies):
             return f"((!{tr(expr.premise, Bool())}) || {tr(expr.conclusion, Bool())})"
-        if isinstance(expr, Ite):
+        if isinstance(expr, ex.Ite):
             d = expected or self.domain(expr.then) or self.domain(expr.other)
             return f"({tr(expr.cond, Bool())} -> {tr(expr.then, d)} : {tr(expr.other, d)})"
-        if isinstance(expr, Cmp | Add):
+        if isinstance(expr, ex.Cmp | ex.Add):
             # Two untyped sides (a `total` of `ite(p, 1, 0)`) are plain integers.
             d = self.domain(expr.left) or self.domain(expr.right) or IntRange(-(2**31), 2**31)
-            if isinstance(expr, Add) and isinstance(d, Real):
+            if isinstance(expr, ex.Add) and isinstance(d, Real):
                 raise PromelaError("real arithmetic leaves the samples: it has no Promela form")
             op = expr.op  # Add's is "+" or "-" (`sub`), Cmp's a comparison
             return f"({tr(expr.left, d)} {op} {tr(expr.right, d)})"
-        if isinstance(expr, IsSome):
+        if isinstance(expr, ex.IsSome):
             return f"({tr(expr.arg)} != 0)"
-        if isinstance(expr, Some):
+        if isinstance(expr, ex.Some):
             inner = expected.inner if isinstance(expected, Option) else self.domain(expr.arg)
             assert inner is not None
             return f"({tr(expr.arg, inner)} + {1 - self.codec.offset(inner)})"
-        if isinstance(expr, Unwrap):
+        if isinstance(expr, ex.Unwrap):
             d = self.domain(expr.arg)
             assert isinstance(d, Option)
             return f"({tr(expr.arg, d)} - {1 - self.codec.offset(d.inner)})"
-        if isinstance(expr, SetOp):
+        if isinstance(expr, ex.SetOp):
             return self._set_test(expr)  # member and size: the scalar set operations
-        if isinstance(expr, SeqOp | At):
+        if isinstance(expr, ex.SeqOp | ex.At):
             d = expected or self.domain(expr)
             assert d is not None
             (only,) = self._part(expr, d)
             return only
         if isinstance(
-            expr, StepIs | Enabled | Bound | Quant | Update | FuncLit
+            expr, ex.StepIs | ex.Enabled | ex.Bound | ex.Quant | ex.Update | ex.FuncLit
         ):  # unrolled, folded, or data (`slots`)
             raise PromelaError(f"no Promela form for {type(expr).__name__}")
         assert_never(expr)
 
-    def _set_test(self, expr: SetOp) -> str:
+    def _set_test(self, expr: ex.SetOp) -> str:
         d = self.domain(expr.set)
         assert isinstance(d, Set)
         bits = self.slots(expr.set, d)
@@ -561,7 +531,7 @@ class _Translator:
 
     def _hits(self, key: Expr, d: Domain, values: Sequence[Value]) -> list[str]:
         """Per value: the Promela test that `key` is it ("1"/"0" for a constant key)."""
-        if isinstance(key, Const):
+        if isinstance(key, ex.Const):
             return ["1" if v == key.value else "0" for v in values]
         code = self(key, d)
         return [f"{code} == {self.codec.encode(d, v)}" for v in values]
@@ -571,18 +541,18 @@ class _Translator:
         codec = self.codec
         if not is_data(d):
             return [self(expr, d)]
-        if isinstance(expr, Const):
+        if isinstance(expr, ex.Const):
             return [str(c) for c in codec.slots(d, expr.value)]
-        if isinstance(expr, Ref):
+        if isinstance(expr, ex.Ref):
             base = self.name(expr.scope, expr.name)
             return [f"{base}[{k}]" for k in range(codec.width(d))]
-        if isinstance(expr, Ite):
+        if isinstance(expr, ex.Ite):
             cond = self(expr.cond, Bool())
             pairs = zip(self.slots(expr.then, d), self.slots(expr.other, d), strict=True)
             return [f"({cond} -> {a} : {b})" for a, b in pairs]
-        if isinstance(expr, FuncLit):
+        if isinstance(expr, ex.FuncLit):
             return [x for item in expr.items for x in self.slots(item, expr.domain.value)]
-        if isinstance(expr, Update):
+        if isinstance(expr, ex.Update):
             assert isinstance(d, Func)
             w = codec.width(d.value)
             old = self.slots(expr.func, d)
@@ -599,7 +569,7 @@ class _Translator:
                     else [f"({hit} -> {a} : {b})" for a, b in zip(new, part, strict=True)]
                 )
             return out
-        if isinstance(expr, SetOp):
+        if isinstance(expr, ex.SetOp):
             assert isinstance(d, Set) and expr.item is not None
             bits = self.slots(expr.set, d)
             hits = self._hits(expr.item, d.element, _elements(d))
@@ -612,7 +582,7 @@ class _Translator:
                 b if h == "0" else "0" if h == "1" else f"({b} && !({h}))"
                 for h, b in zip(hits, bits, strict=True)
             ]
-        if isinstance(expr, SeqOp) and expr.op in ("append", "tail"):
+        if isinstance(expr, ex.SeqOp) and expr.op in ("append", "tail"):
             assert isinstance(d, Seq)
             w = codec.width(d.element)
             old = self.slots(expr.seq, d)
@@ -627,22 +597,22 @@ class _Translator:
                 for k, p in enumerate(parts)
             ]
             return [f"({n} + 1)", *[x for p in grown for x in p]]
-        if isinstance(expr, SeqOp | At):
+        if isinstance(expr, ex.SeqOp | ex.At):
             return self._part(expr, d)
         raise PromelaError(f"no Promela form for {type(expr).__name__} of {d.describe()}")
 
-    def _part(self, expr: SeqOp | At, d: Domain) -> list[str]:
+    def _part(self, expr: ex.SeqOp | ex.At, d: Domain) -> list[str]:
         """The slots of one element of a sequence or value of a function."""
         codec = self.codec
         w = codec.width(d)
-        if isinstance(expr, At) and isinstance(expr.func, Const):
+        if isinstance(expr, ex.At) and isinstance(expr.func, ex.Const):
             # A constant function (a folded literal): a lookup table over the key's domain.
             table: FuncValue = expr.func.value
             key = self.domain(expr.key)
             assert key is not None
             parts = [[str(c) for c in codec.slots(d, x)] for x in table.vals]
             hits = self._hits(expr.key, key, table.keys)
-        elif isinstance(expr, At):
+        elif isinstance(expr, ex.At):
             fd = self.domain(expr.func)
             assert isinstance(fd, Func)
             whole = self.slots(expr.func, fd)
@@ -682,7 +652,7 @@ def _updates(spec: Spec, r: Row) -> dict[str, Expr]:
     """What a row assigns: its updates and, when it moves, the control variable."""
     assigned = dict(r.updates)
     if r.target is not None and spec.control is not None:
-        assigned[spec.control] = Const(r.target)
+        assigned[spec.control] = ex.Const(r.target)
     return assigned
 
 
@@ -740,7 +710,7 @@ def export(spec: Spec, *, terminal_loop: bool = False, live: Liveness | None = N
     safety = len(props) + 2
 
     def check(k: int, bad: Expr, tr: _Translator) -> list[str]:
-        if isinstance(bad, Const) and not bad.value:
+        if isinstance(bad, ex.Const) and not bad.value:
             return []  # cannot happen here: no assertion needed
         also = "" if props[k - 1].kind is Kind.SOMETIMES else f" || sel == {safety}"
         return [f"assert(!(sel == 0 || sel == {k}{also}) || !({tr(bad, Bool())}))"]
@@ -820,7 +790,7 @@ def export(spec: Spec, *, terminal_loop: bool = False, live: Liveness | None = N
         if t.params and terminal_loop:
             # Only arguments some row answers are picked: a pick that no row answers would
             # block inside the atomic step, which pan would report as an invalid end state.
-            enabling = Or(tuple(spec.step_guard(r) for r in own))
+            enabling = ex.Or(tuple(spec.step_guard(r) for r in own))
             picks = []
             for combo in spec.param_assignments(t.name):
                 test = translator(t.name, ())(_fold(bind(enabling, combo), None), Bool())
@@ -865,13 +835,13 @@ def export(spec: Spec, *, terminal_loop: bool = False, live: Liveness | None = N
                 value = (
                     _fold(r.outputs[o.name], _step(spec, r))
                     if o.name in r.outputs
-                    else Const(o.default)
+                    else ex.Const(o.default)
                 )
                 body.append(f"o_{o.name} = {tr(value, o.domain)}")
             for n, e in updates.items():
                 domain = spec.var(n).domain
                 new = tr.slots(_fold(e, _step(spec, r)), domain)
-                adds = any(isinstance(x, Add) for x in walk(e))
+                adds = any(isinstance(x, ex.Add) for x in walk(e))
                 for cell, code, (lo, hi) in zip(
                     _cells(codec, "v_", spec.var(n)), new, codec.slot_ranges(domain), strict=True
                 ):
@@ -922,7 +892,7 @@ def _ltl(spec: Spec, live: Liveness, tr: _Translator, codes: Mapping[str, int]) 
     assumptions: list[str] = []
     for f in spec.fairness_of(live):
         triggers = sorted(spec.fairness_triggers(f), key=codes.__getitem__)
-        enabled = tr(_fold(spec.expand(Enabled(tuple(triggers))), None), Bool())
+        enabled = tr(_fold(spec.expand(ex.Enabled(tuple(triggers))), None), Bool())
         taken = " || ".join(f"fired == {codes[t]}" for t in triggers)
         if f.kind == "weak":
             assumptions.append(f"([]<> (!({enabled}) || ({taken})))")

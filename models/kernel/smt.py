@@ -36,40 +36,9 @@ from typing import Any, assert_never
 
 import z3
 
+from . import expr as ex
 from .domains import Bool, Domain, Finite, Func, FuncValue, IntRange, Option, Real, Seq, Set, Value
-from .expr import (
-    Add,
-    And,
-    At,
-    Bound,
-    Cmp,
-    Const,
-    Enabled,
-    Env,
-    Eq,
-    Expr,
-    FuncLit,
-    Implies,
-    In,
-    IsSome,
-    Ite,
-    Not,
-    Or,
-    Quant,
-    Ref,
-    Scope,
-    SeqOp,
-    SetOp,
-    Some,
-    StepIs,
-    Unwrap,
-    Update,
-    evaluate,
-    infer,
-    node,
-    unroll,
-    walk,
-)
+from .expr import Env, Expr, Scope, evaluate, infer, node, unroll, walk
 from .spec import Kind, Property, Row, Spec
 from .trace import Step, Trace, plural
 
@@ -675,67 +644,67 @@ class _Ctx:
 
     def tr(self, e: Expr, want: Domain) -> Enc:
         e = node(e)
-        if isinstance(e, Const):
+        if isinstance(e, ex.Const):
             return encode_value(want, e.value)
-        if not any(isinstance(n, Ref | StepIs) for n in walk(e)):
+        if not any(isinstance(n, ex.Ref | ex.StepIs) for n in walk(e)):
             # Closed terms (parameters bound to values by `enabled`) are evaluated directly.
             return encode_value(want, evaluate(e, Env(pre={})))
-        if isinstance(e, Ref):
+        if isinstance(e, ex.Ref):
             return self.ref(e)
-        if isinstance(e, Eq):
+        if isinstance(e, ex.Eq):
             dom = infer(e.left, self.typer) or infer(e.right, self.typer)
             assert dom is not None
             return (_equal(dom, self.tr(e.left, dom), self.tr(e.right, dom)),)
-        if isinstance(e, In):
+        if isinstance(e, ex.In):
             dom = infer(e.item, self.typer)
             assert dom is not None
             item = self.tr(e.item, dom)
             return (z3.Or(*[_equal(dom, item, encode_value(dom, o)) for o in e.options]),)
-        if isinstance(e, Not):
+        if isinstance(e, ex.Not):
             return (z3.Not(self.b(e.arg)),)
-        if isinstance(e, And):
+        if isinstance(e, ex.And):
             return (z3.And(*[self.b(a) for a in e.args]),)
-        if isinstance(e, Or):
+        if isinstance(e, ex.Or):
             return (z3.Or(*[self.b(a) for a in e.args]),)
-        if isinstance(e, Implies):
+        if isinstance(e, ex.Implies):
             return (z3.Implies(self.b(e.premise), self.b(e.conclusion)),)
-        if isinstance(e, Ite):
+        if isinstance(e, ex.Ite):
             dom = infer(e.then, self.typer) or infer(e.other, self.typer) or want
             cond = self.b(e.cond)
             then, other = self.tr(e.then, dom), self.tr(e.other, dom)
             return tuple(z3.If(cond, a, b) for a, b in zip(then, other, strict=True))
-        if isinstance(e, Cmp | Add):
+        if isinstance(e, ex.Cmp | ex.Add):
             # Two untyped sides (a `total` of `ite(p, 1, 0)`) are plain integers.
             wide = IntRange(-(2**31), 2**31)
             dom = infer(e.left, self.typer) or infer(e.right, self.typer) or wide
             a, b = self.tr(e.left, dom)[0], self.tr(e.right, dom)[0]
-            if isinstance(e, Add):
+            if isinstance(e, ex.Add):
                 return (a - b,) if e.op == "-" else (a + b,)
             return ({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[e.op],)
-        if isinstance(e, IsSome):
+        if isinstance(e, ex.IsSome):
             return (self.ref_or_tr(e.arg)[0],)
-        if isinstance(e, Some):
+        if isinstance(e, ex.Some):
             assert isinstance(want, Option)
             return (z3.BoolVal(True), *self.tr(e.arg, want.inner))
-        if isinstance(e, Unwrap):
+        if isinstance(e, ex.Unwrap):
             return self.ref_or_tr(e.arg)[1:]
-        if isinstance(e, StepIs):
+        if isinstance(e, ex.StepIs):
             return (self.step_is(e),)
-        if isinstance(e, Quant):
+        if isinstance(e, ex.Quant):
             return self.tr(unroll(e), want)
-        if isinstance(e, SeqOp):
+        if isinstance(e, ex.SeqOp):
             return self.seq_op(e)
-        if isinstance(e, At | Update):
+        if isinstance(e, ex.At | ex.Update):
             return self.func_op(e)
-        if isinstance(e, FuncLit):
+        if isinstance(e, ex.FuncLit):
             return tuple(t for item in e.items for t in self.tr(item, e.domain.value))
-        if isinstance(e, SetOp):
+        if isinstance(e, ex.SetOp):
             return self.set_op(e)
-        if isinstance(e, Enabled | Bound):  # expanded, or substituted by `unroll`
+        if isinstance(e, ex.Enabled | ex.Bound):  # expanded, or substituted by `unroll`
             raise TypeError(f"cannot translate {type(e).__name__}")
         assert_never(e)
 
-    def seq_op(self, e: SeqOp) -> Enc:
+    def seq_op(self, e: ex.SeqOp) -> Enc:
         dom = infer(e.seq, self.typer)
         assert isinstance(dom, Seq)
         enc = self.tr(e.seq, dom)
@@ -759,16 +728,16 @@ class _Ctx:
         grown = [_ite(n == i, item, p) for i, p in enumerate(parts)]
         return (n + 1, *[t for p in grown for t in p])
 
-    def func_op(self, e: At | Update) -> Enc:
+    def func_op(self, e: ex.At | ex.Update) -> Enc:
         dom = infer(e.func, self.typer)
         assert isinstance(dom, Func)
         parts = _parts(dom.value, self.tr(e.func, dom), len(dom.keys))
-        if isinstance(e.key, Const):
+        if isinstance(e.key, ex.Const):
             hits = [z3.BoolVal(k == e.key.value) for k in dom.keys]
         else:
             key = self.tr(e.key, dom.index)
             hits = [_equal(dom.index, key, encode_value(dom.index, k)) for k in dom.keys]
-        if isinstance(e, At):
+        if isinstance(e, ex.At):
             picked = parts[-1]
             for hit, p in zip(reversed(hits[:-1]), reversed(parts[:-1]), strict=True):
                 picked = _ite(hit, p, picked)
@@ -776,7 +745,7 @@ class _Ctx:
         value = self.tr(e.value, dom.value)
         return tuple(t for hit, p in zip(hits, parts, strict=True) for t in _ite(hit, value, p))
 
-    def set_op(self, e: SetOp) -> Enc:
+    def set_op(self, e: ex.SetOp) -> Enc:
         dom = infer(e.set, self.typer)
         assert isinstance(dom, Set)
         bits = self.tr(e.set, dom)
@@ -800,7 +769,7 @@ class _Ctx:
         assert dom is not None
         return self.tr(e, dom)
 
-    def ref(self, e: Ref) -> Enc:
+    def ref(self, e: ex.Ref) -> Enc:
         if e.scope == "pre":
             return self.pre[e.name]
         if e.scope == "post":
@@ -825,7 +794,7 @@ class _Ctx:
             enc = tuple(z3.If(fired, a, b) for a, b in zip(mine, enc, strict=True))
         return enc
 
-    def step_is(self, e: StepIs) -> Term:
+    def step_is(self, e: ex.StepIs) -> Term:
         assert self.act is not None, "step predicate used outside a step"
         enc = self.enc
         if e.kind == "row":
@@ -941,7 +910,7 @@ class Engines:
         enc = self.enc
         for k in range(max_k + 1):
             base = self.bmc(
-                Not(good), step=step, max_depth=k + (1 if step else 0), params_of=params_of
+                ex.Not(good), step=step, max_depth=k + (1 if step else 0), params_of=params_of
             )
             if isinstance(base, Found):
                 return Found("k-induction", base.trace)
@@ -956,7 +925,7 @@ class Engines:
                 solver.add(enc.trans(frames[i], frames[i + 1], act))
             for i in range(k):
                 solver.add(self._at(good, frames, acts, i, step, params_of, f"h{i}"))
-            solver.add(self._at(Not(good), frames, acts, k, step, params_of, "bad"))
+            solver.add(self._at(ex.Not(good), frames, acts, k, step, params_of, "bad"))
             for i, j in itertools.combinations(range(k + 1), 2):
                 solver.add(z3.Not(enc.same(frames[i], frames[j])))
             try:
@@ -1332,6 +1301,17 @@ def sample_states(total: int) -> list[int]:
 
 # z3's own exception type, for the checker's last line of defence (it must not import z3).
 Z3_ERRORS: tuple[type[Exception], ...] = (z3.Z3Exception,)
+# Everything z3 gives up with: a limit it reached, or an error of its own.
+GAVE_UP: tuple[type[Exception], ...] = (SolverLimit, *Z3_ERRORS)
+
+
+def gave_up(error: Exception) -> Unknown:
+    """The `unknown` an exception in `GAVE_UP` stands for: a limit names its engine."""
+    if isinstance(error, SolverLimit):
+        return Unknown(error.engine, error.reason)
+    return Unknown("z3", str(error))
+
+
 # ---------------------------------------------------------------- mutant equivalence
 
 
@@ -1553,7 +1533,7 @@ def _step_terms(
     enc: Encoding, props: Sequence[Property], pre: Frame, post: Frame, act: Action
 ) -> list[Term]:
     return [
-        enc.expr(p.pred if p.kind is Kind.ALWAYS else Not(p.pred), pre=pre, post=post, act=act)
+        enc.expr(p.pred if p.kind is Kind.ALWAYS else ex.Not(p.pred), pre=pre, post=post, act=act)
         for p in props
         if p.kind is not Kind.SOMETIMES
     ]

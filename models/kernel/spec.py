@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Literal, Protocol, TypeVar, assert_never
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, assert_never
 
 from .domains import Bool, Domain, Finite, Value, all_assignments
 from .expr import (
@@ -53,6 +53,9 @@ from .expr import (
     walk,
 )
 from .layout import Layout
+
+if TYPE_CHECKING:
+    from .compose import System
 
 
 class SpecError(ValueError):
@@ -275,43 +278,29 @@ class Liveness:
     doc: str = ""
 
 
-def _fair(fairness: Iterable[Fairness | tuple[Fairness, ...]]) -> tuple[Fairness, ...]:
+# What `fair=` takes: constraints, or the tuples `weak(...)`/`strong(...)` return.
+FairArg = Iterable[Fairness | tuple[Fairness, ...]]
+
+
+def _fair(fairness: FairArg) -> tuple[Fairness, ...]:
     flat: list[Fairness] = []
     for f in fairness:
         flat.extend(f if isinstance(f, tuple) else (f,))
     return tuple(flat)
 
 
-def eventually(
-    name: str,
-    pred: Expr,
-    *,
-    cite: str,
-    fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
-    doc: str = "",
-) -> Liveness:
+def eventually(name: str, pred: Expr, *, cite: str, fair: FairArg = (), doc: str = "") -> Liveness:
     return Liveness(name, LiveKind.EVENTUALLY, pred, cite, None, _fair(fair), doc)
 
 
 def leads_to(
-    name: str,
-    p: Expr,
-    q: Expr,
-    *,
-    cite: str,
-    fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
-    doc: str = "",
+    name: str, p: Expr, q: Expr, *, cite: str, fair: FairArg = (), doc: str = ""
 ) -> Liveness:
     return Liveness(name, LiveKind.LEADS_TO, p, cite, q, _fair(fair), doc)
 
 
 def infinitely_often(
-    name: str,
-    pred: Expr,
-    *,
-    cite: str,
-    fair: Iterable[Fairness | tuple[Fairness, ...]] = (),
-    doc: str = "",
+    name: str, pred: Expr, *, cite: str, fair: FairArg = (), doc: str = ""
 ) -> Liveness:
     return Liveness(name, LiveKind.INFINITELY_OFTEN, pred, cite, None, _fair(fair), doc)
 
@@ -377,6 +366,8 @@ class Spec:
     # Liveness properties, and the fairness every one of them assumes (liveness.py).
     liveness: tuple[Liveness, ...] = ()
     fairness: tuple[Fairness, ...] = ()
+    # A system built by `compose` (compose.py): its components, channels and who owns what.
+    system: System | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -899,4 +890,5 @@ def _apply_variant(spec: Spec, variant: Variant) -> Spec:
         check_deadlock=spec.check_deadlock,
         liveness=live,
         fairness=spec.fairness,
+        system=spec.system,
     )

@@ -18,6 +18,9 @@ from .values import encode
 
 @dataclass(frozen=True)
 class Step:
+    """What one step did: the row that fired, the trigger and its arguments, the state
+    after it and the outputs (a trace's step, and what `Oracle.fire` returns)."""
+
     row: str
     trigger: str
     params: Mapping[str, Value]
