@@ -19,13 +19,11 @@ command (unknown spec, variant, view or check, or a check with no trace).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from models.cli.kit import Output, UsageError, clip, output_dir, output_file
+from models.cli.kit import Beside, Output, UsageError, clip, output_dir, output_file
 from models.cli.registry import load as load_specs
 from models.cli.registry import lookup
 from models.cli.results import findings, load
@@ -97,31 +95,30 @@ def _all(args: argparse.Namespace) -> int:
     results, origin = load(specs)
     stale: list[Path] = []
     every: list[Picture] = []
-    # graphviz lays the pictures out in threads, while the next spec is explored and drawn.
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as layouts:
-        svgs: list[tuple[Path, Future[bytes]]] = []
-        for spec in specs:
-            now = pictures(spec, findings(results[spec.name]))
-            every += now
-            for pic in now:
-                dot = dot_source(pic)
-                files = {
-                    args.out / f"{pic.name}.dot": dot,
-                    args.out / f"{pic.name}.mmd": mermaid_source(pic),
-                }
-                for path, text in files.items():
-                    if args.check:
-                        if not path.exists() or path.read_text() != text:
-                            stale.append(path)
-                    else:
-                        write(path, text)
-                        print(f"wrote {path}")
-                if args.render:
-                    svgs.append((args.out / f"{pic.name}.svg", layouts.submit(render, dot, "svg")))
-        for svg, laid_out in svgs:
-            write(svg, laid_out.result())
-            if not args.check:
-                print(f"wrote {svg}")
+    # graphviz lays the pictures out beside, while the next spec is explored and drawn.
+    svgs: list[tuple[Path, Beside[bytes]]] = []
+    for spec in specs:
+        now = pictures(spec, findings(results[spec.name]))
+        every += now
+        for pic in now:
+            dot = dot_source(pic)
+            files = {
+                args.out / f"{pic.name}.dot": dot,
+                args.out / f"{pic.name}.mmd": mermaid_source(pic),
+            }
+            for path, text in files.items():
+                if args.check:
+                    if not path.exists() or path.read_text() != text:
+                        stale.append(path)
+                else:
+                    write(path, text)
+                    print(f"wrote {path}")
+            if args.render:
+                svgs.append((args.out / f"{pic.name}.svg", Beside(render, dot, "svg")))
+    for svg, laid_out in svgs:
+        write(svg, laid_out.result())
+        if not args.check:
+            print(f"wrote {svg}")
     orphans: list[Path] = []
     if args.check and not args.specs:
         # A drawing no spec draws any more (a renamed or split view) is stale too.

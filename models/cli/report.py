@@ -21,21 +21,19 @@ from __future__ import annotations
 import argparse
 import html
 import json
-import os
 import platform
 import re
 import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from models.cli import report_figures
 from models.cli.diff import diff, diff_html, snapshot
-from models.cli.kit import UsageError, output_dir, reason
+from models.cli.kit import Beside, UsageError, output_dir, reason
 from models.cli.model_diff import changes_html, row_changes, rows_of
 from models.cli.registry import expand
 from models.cli.registry import load as load_registry
@@ -126,22 +124,19 @@ def build(
 ) -> str:
     """The page; `out` is where it is written (doc links are relative to it); `changes`: the
     section `diff.diff_html` writes for `--baseline`."""
-    sections: list[str | Future[str]] = []
+    sections: list[str | Beside[str]] = []
     traces: dict[str, dict[str, Any]] = {}
     sources = Sources(out.resolve())
     conformance, mutants = report_figures.read(CONFORMANCE), report_figures.read(MUTANTS)
     drawn: dict[str, tuple[Spec, list[Picture]]] = {}  # each base spec and its pictures
-    # graphviz lays the pictures out in threads, while the next spec is explored and drawn.
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as layouts:
-        for spec in specs:
-            measured = report_figures.conformance_html(spec, conformance)
-            measured += report_figures.mutants_html(spec, mutants)
-            figures = (conformance, mutants, measured)
-            base = drawn.get(spec.name.partition(":")[0]) if ":" in spec.name else None
-            sections += _section(
-                spec, results[spec.name], traces, sources, figures, layouts, base, drawn
-            )
-        body = "".join(p if isinstance(p, str) else p.result() for p in sections)
+    # graphviz lays the pictures out beside, while the next spec is explored and drawn.
+    for spec in specs:
+        measured = report_figures.conformance_html(spec, conformance)
+        measured += report_figures.mutants_html(spec, mutants)
+        figures = (conformance, mutants, measured)
+        base = drawn.get(spec.name.partition(":")[0]) if ":" in spec.name else None
+        sections += _section(spec, results[spec.name], traces, sources, figures, base, drawn)
+    body = "".join(p if isinstance(p, str) else p.result() for p in sections)
     ok = all(c.ok for r in results.values() for c in r.checks)
     total = sum(len(r.checks) for r in results.values())
     nav = "".join(f'<li><a href="#{_anchor(s.name)}">{_e(s.name)}</a></li>' for s in specs)
@@ -217,11 +212,10 @@ def _section(
     traces: dict[str, dict[str, Any]],
     sources: Sources,
     figures: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, str],
-    layouts: ThreadPoolExecutor,
     base: tuple[Spec, list[Picture]] | None = None,
     drawn: dict[str, tuple[Spec, list[Picture]]] | None = None,
-) -> list[str | Future[str]]:
-    """The section's HTML, its figures still being laid out in `layouts`. `figures`:
+) -> list[str | Beside[str]]:
+    """The section's HTML, its figures still being laid out (`Beside`). `figures`:
     conformance.json, mutants.json, and their HTML (report_figures); `base`: a variant's
     base spec and its pictures, which the variant is drawn against; `drawn` collects a base
     spec's pictures for its variants."""
@@ -238,7 +232,7 @@ def _section(
     # A view is shown in parts where the layout splits it (wave: its front and back half);
     # a trace is located on the whole view and each step lit on the part that draws it.
     parts = {w.name: split(spec, w) for w in wholes}
-    shown = [layouts.submit(_figure, pic) for w in wholes for pic in parts[w.name]]
+    shown = [Beside(_figure, pic) for w in wholes for pic in parts[w.name]]
     cards = []
     for c in results.checks:
         key = None
