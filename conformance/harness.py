@@ -37,7 +37,7 @@ from hypothesis.stateful import (
 
 from models.kernel.domains import Bool, Domain, Finite, IntRange, Option, Real, Value
 from models.kernel.explore import Edge, Exploration, explore, initial_states
-from models.kernel.expr import Const, Eq, In, Ref, walk
+from models.kernel.expr import Const, Env, Eq, In, Ref, evaluate, walk
 from models.kernel.oracle import Oracle
 from models.kernel.spec import Spec
 from models.kernel.trace import Step, Trace
@@ -72,6 +72,122 @@ class BaseDriver:
 
     def close(self, impl: Any) -> None:
         return None
+
+
+class SystemDriver(BaseDriver):
+    """A system (compose.py) in lockstep with some of its components played by their
+    implementations, each through the driver of that component's own spec, and the rest
+    played by the model.
+
+    Each system step is fired on the driver's own oracle of the system, which says which
+    component rows the step fires (compose's `Origin.parts`) and so which call each played
+    component gets, with which arguments: a free trigger's own, a FIFO message's constants,
+    or a synchronous message's arguments evaluated over its sender's step. The step's
+    outputs are the model's, with each played component's replaced by what its
+    implementation answered; its state, the played components' variables.
+    """
+
+    def __init__(self, spec: Spec, played: Mapping[str, Driver]) -> None:
+        system = spec.system
+        if system is None:
+            raise ValueError(f"spec {spec.name!r} is not a system of machines (compose.py)")
+        for name, d in played.items():
+            if system.part(name).spec.name != d.spec.name:
+                raise ValueError(
+                    f"component {name!r} is {system.part(name).spec.name!r}, "
+                    f"its driver drives {d.spec.name!r}"
+                )
+        self.spec = spec
+        self.played = dict(played)
+        self._oracle = Oracle(spec)  # one, reset by `start`: a run drives one system at a time
+
+    def start(self, init: Mapping[str, Value]) -> dict[str, Any]:
+        assert self.spec.system is not None
+        self._oracle.load(init)
+        return {
+            c: d.start({v: init[sv] for v, sv in self.spec.system.part(c).vars.items()})
+            for c, d in self.played.items()
+        }
+
+    def fire(self, impl: Any, trigger: str, params: Mapping[str, Value]) -> dict[str, Value]:
+        system = self.spec.system
+        assert system is not None
+        before = self._oracle.state
+        step = self._oracle.fire(trigger, **params)
+        outputs = dict(step.outputs)
+        for c, row, args in self.calls(step, before):
+            if c in self.played:
+                got = self.played[c].fire(impl[c], system.part(c).spec.row(row).trigger, args)
+                outputs.update({system.part(c).outputs[o]: v for o, v in got.items()})
+        return outputs
+
+    def calls(
+        self, step: Step, before: Mapping[str, Value]
+    ) -> list[tuple[str, str, dict[str, Value]]]:
+        """Each component row a system step fires, in causal order, with its arguments."""
+        system = self.spec.system
+        assert system is not None
+        origin = system.origins[step.row]
+        parts = list(origin.parts)
+        if not parts:
+            return []  # a fault: the channel alone moves
+        first, row = parts.pop(0)
+        if origin.delivers is not None:
+            name, message = origin.delivers
+            delivery = system.channel(name).deliver[message]
+            assert delivery is not None
+            args = {k: evaluate(e, Env(pre={})) for k, e in delivery.args.items()}
+        else:
+            args = dict(step.params)
+        calls = [(first, row, args)]
+        for name, message in origin.sends:
+            ch = system.channel(name)
+            if not ch.synchronous:
+                continue
+            # The message's arguments read its sender's step: its state before, its own
+            # arguments, its outputs.
+            sender = next(call for call in reversed(calls) if call[0] == ch.source)
+            part = system.part(ch.source)
+            env = Env(
+                pre={v: before[sv] for v, sv in part.vars.items()},
+                params=sender[2],
+                outputs={o: step.outputs[so] for o, so in part.outputs.items()},
+            )
+            delivery = ch.deliver[message]
+            assert delivery is not None
+            receiver, row = parts.pop(0)
+            calls.append((receiver, row, {k: evaluate(e, env) for k, e in delivery.args.items()}))
+        return calls
+
+    def observe(self, impl: Any) -> dict[str, Value]:
+        system = self.spec.system
+        assert system is not None
+        return {
+            system.part(c).vars[v]: value
+            for c, d in self.played.items()
+            for v, value in d.observe(impl[c]).items()
+        }
+
+    def enabled(self, trigger: str, state: Mapping[str, Value]) -> bool:
+        """Some row of the trigger can fire here (a system is `enabled-only`)."""
+        return any(
+            evaluate(self.spec.row_guard(r), Env(pre=state, params=args))
+            for args in _arguments_of(self.spec, trigger)
+            for r in self.spec.rows_of(trigger)
+        )
+
+    def close(self, impl: Any) -> None:
+        for c, d in self.played.items():
+            d.close(impl[c])
+
+
+def _arguments_of(spec: Spec, trigger: str) -> list[dict[str, Value]]:
+    """Every argument tuple the explorer tries for a trigger (a real's samples)."""
+    params = spec.trigger(trigger).params
+    combos: list[dict[str, Value]] = [{}]
+    for p in params:
+        combos = [{**c, p.name: v} for c in combos for v in p.domain.sample()]
+    return combos
 
 
 def values_of(domain: Domain) -> st.SearchStrategy[Any]:

@@ -104,9 +104,9 @@ SYSTEM = compose(
 )
 
 
-def trace_of(*rows: str) -> Trace:
-    """The trace that fires these system rows in turn from the initial state."""
-    graph = explore(SYSTEM)
+def trace_of(*rows: str, spec: Spec = SYSTEM) -> Trace:
+    """The trace that fires these system rows of `spec` in turn from its initial state."""
+    graph = explore(spec)
     state = 0
     trace = Trace(graph.as_dict(0), ())
     for name in rows:

@@ -21,12 +21,13 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
-from systems import SYSTEM, Device, trace_of
+from systems import CTL, DEV, LAMP, SYSTEM, Cmd, Device, Light, trace_of
 
 from models.cli.main import main
 from models.cli.report import build
 from models.cli.results import load
 from models.kernel import always, eq, ne, sometimes, var
+from models.kernel.compose import channel, compose
 from models.kernel.diagram import dot_source, pictures, render
 from models.kernel.mermaid import mermaid_source, sequence_source
 from models.kernel.sequence import Event, Lifeline, chart, sequence_svg
@@ -237,3 +238,40 @@ def test_the_report_draws_each_trace_of_a_system_as_a_chart() -> None:
     assert 'font-weight="bold">fails: dev_d ≠ RUN is false</text>' in charts[1]
     ids = re.findall(r'<marker id="([^"]+)"', page)
     assert len(ids) == len(set(ids)) == 8  # each chart's arrowheads are its own
+
+
+def test_a_duplicated_or_reordered_message_is_marked_on_its_fifo() -> None:
+    twice = compose(
+        "twice",
+        {"ctl": CTL, "dev": DEV, "lamp": LAMP},
+        [
+            channel(
+                "link",
+                ("ctl", "cmd"),
+                "dev",
+                {Cmd.START: "start", Cmd.STOP: "stop"},
+                capacity=2,
+                faults=("duplication", "reordering"),
+                cite="t",
+            ),
+            channel("wire", ("dev", "light"), "lamp", {Light.ON: "on", Light.OFF: "off"}, cite="t"),
+        ],
+        source="t",
+    )
+    rows = ("ctl_on", "ctl_off", "link_reorder", "link_deliver_STOP__dev_halted", "link_duplicate")
+    c = chart(twice, trace_of(*rows, spec=twice), "t")
+    assert c.events[4:] == (
+        Event(
+            3, "q_link", "q_link", "START last", "reordered", states=(("q_link", "[STOP, START]"),)
+        ),
+        Event(4, "q_link", "c_dev", "STOP: stop", states=(("q_link", "[START]"),)),
+        Event(
+            5,
+            "q_link",
+            "q_link",
+            "START again",
+            "duplicated",
+            states=(("q_link", "[START, START]"),),
+        ),
+    )
+    assert "    critical fault 5#58; duplicated" in sequence_source(c).splitlines()
