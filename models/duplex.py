@@ -26,6 +26,7 @@ from models.kernel import (
     Spec,
     Trigger,
     Var,
+    Variant,
     always,
     and_,
     eq,
@@ -582,6 +583,50 @@ LIVENESS = (
         doc="The TurnClaim raised on entering Overlap is answered: under weak fairness of ECC "
         "verdicts the floor leaves Overlap.",
     ),
+    # Not promised: a lost link answers the claim only by dropping it, and nothing owes a
+    # restore (LinkRestored is an observation, not fair); in Degraded every verdict is a
+    # no-op, so a fair ECC may stay silent. The check must find that lasso.
+    leads_to(
+        "a-turn-claim-outlives-a-lost-link",
+        eq(var("state"), OVERLAP),
+        and_(ne(var("state"), OVERLAP), ne(var("state"), DEGRADED)),
+        cite="duplex-d1 §2 (Degraded: the edge reflex owns safety), §5.8 (link restore is an "
+        "observation, not an ECC reconcile), §5.14 (out-of-place verdicts are silent no-ops)",
+        fair=[weak(APPLY)],
+        doc="Not promised, shown by its lasso: a claim in Overlap, then the heartbeat is lost "
+        "and the link stays lost; the claim is never granted, denied or drained.",
+        promised=False,
+    ),
+)
+
+# A liveness-only fault: the row moves nothing and emits nothing, so every safety property
+# holds; but it is a real arm, so ECC "answers" the claim with it and weak fairness is met.
+BACKCHANNEL_HOLDS_OVERLAP = Variant(
+    "backchannel-holds-overlap",
+    doc="Overlap's Backchannel verdict handled as an answer that keeps the claim provisional "
+    "(an `Overlap => {}` arm that consumes the verdict) instead of the seed's out-of-place "
+    "no-op: an ECC that classifies every overlapping onset as a continuer answers each claim "
+    "and the floor stays in Overlap forever. No safety property sees it; the liveness one does.",
+    cite="duplex-d1 §5.6 (apply(Backchannel) in Overlap: the seed leaves it open, a model "
+    "decision), §7 (backchannel classification is planned, an environment choice)",
+    violates=("a-turn-claim-in-overlap-is-answered",),
+    replace={
+        "backchannel_ignored": ignore(
+            "backchannel_ignored",
+            "backchannel",
+            others(SPEAKING, OVERLAP),
+            cite="duplex.rs Backchannel `_` arm; duplex-d1 §5.14",
+        )
+    },
+    add=(
+        row(
+            "backchannel_holds_overlap",
+            "backchannel",
+            OVERLAP,
+            OVERLAP,
+            cite="duplex-d1 §5.6 (the open case, resolved the other way)",
+        ),
+    ),
 )
 
 SPEC = Spec(
@@ -603,6 +648,7 @@ SPEC = Spec(
     rows=ROWS,
     properties=PROPERTIES,
     liveness=LIVENESS,
+    variants=(BACKCHANNEL_HOLDS_OVERLAP,),
     views={"audio": eq(var("payload"), AUDIO), "text": eq(var("payload"), TEXT)},
     # Who decides each edge: docs/duplex-d1.md §3 "Rule source" (rows 12-13: the edge reflex).
     layout=Layout(

@@ -396,6 +396,37 @@ EAGER_READING = Variant(
 )
 
 
+# A wave that copies the arrival instead of taking it: `Option<RunPolicy>` is `Copy`, so
+# `let taken = self.arrived?;` compiles where `self.arrived.take()?` was meant, and the
+# mailbox is never emptied. Every wave takes the same change again.
+COPIES_THE_ARRIVAL = Variant(
+    "copies-the-arrival",
+    doc="take_at_wave reads the arrival with `self.arrived?`, which copies a `Copy` option "
+    "instead of taking it: the change is put in force but stays pending, so the mailbox never "
+    "empties and every later wave takes it again (and appends a note for it).",
+    cite="mode.rs take_at_wave (`self.arrived.take()?`); PolicyTake.lean step table, wave/some "
+    "p (pending := none); policy-take.md §1 (a change is in force from the next wave on)",
+    violates=("wave-takes-the-last-arrival", "a-change-is-in-force-at-a-wave-start"),
+    replace={
+        "wave_takes_arrival": row(
+            "wave_copies_arrival",
+            "wave",
+            HELD,
+            HELD,
+            sets={
+                "in_force": unwrap(var("pending")),
+                "wave_start": unwrap(var("pending")),
+                "last_arrival": None,
+                "notes": ONE_MORE_NOTE,
+                "last_note": var("pending"),
+            },
+            emits={"taken": var("pending"), "note": var("pending")},
+            cite="mode.rs take_at_wave with `self.arrived?` (the arrival copied, not taken)",
+        )
+    },
+)
+
+
 def cell_outputs(stored: Finite) -> tuple[Output, ...]:
     return (
         Output("read", Option(stored), None, doc="the policy a call's gate saw"),
@@ -435,7 +466,7 @@ POLICY_SPEC = Spec(
     rows=CELL_ROWS,
     properties=CELL_PROPERTIES,
     liveness=CELL_LIVENESS,
-    variants=(EAGER_READING,),
+    variants=(EAGER_READING, COPIES_THE_ARRIVAL),
     layout=Layout(updates=("in_force", "pending", "wave_start"), variables=True),
 )
 

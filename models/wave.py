@@ -2037,6 +2037,13 @@ LIVENESS = (
         "(the stop grace, the read deadline): the runner never rejects, always settles",
         doc="Every fair run settles, whatever the adapter does (it may never answer).",
     ),
+    eventually(
+        "eventually-stops-watching",
+        and_(SETTLED_NOW, not_(REAPING)),
+        cite="impl/waves.py docstring (the late-spawn watch ends at the effective timeout); "
+        "wave-transport.md §10 property 1",
+        doc="Every fair run ends: settled, and no longer watching for a late spawn reply.",
+    ),
 )
 
 SPEC = Spec(

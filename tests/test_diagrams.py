@@ -239,7 +239,9 @@ def test_every_violated_variants_counterexample_overlays_as_a_numbered_path(
     trace = found.trace
     assert trace is not None
     path = trace_marks(spec, trace)
-    pic = _whole(name)  # variants have one view; a trace is drawn on all of it
+    # The first view, whole (duplex's variant draws audio, where Overlap is; wave's both
+    # halves): a trace is drawn on all of it.
+    pic = _whole(name)
     shown = overlay(pic, path, f"counterexample of {check}", found.loop)
     steps = len(trace)
     numbered = sorted(

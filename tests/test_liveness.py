@@ -110,6 +110,16 @@ def test_strong_fairness_is_needed_where_the_step_is_only_intermittently_enabled
     assert (alone.verdict, _xs(alone.trace), alone.loop) == ("violated", [0], 0)
 
 
+def test_a_cycle_past_the_goal_does_not_violate_eventually() -> None:
+    # x goes 0 → 1 → 2 and rests at 2: a run passes x = 1 before it can stop outside it.
+    passed = eventually("passes-one", eq(var("x"), 1), cite="t")
+    spec = _spec((GO,), ("go",), (passed,), fairness=weak("go"))
+    assert _check(spec, "passes-one").verdict == "proved"
+    # Without fairness it may stop at 0, before the goal: the only lasso there is.
+    bare = _check(_spec((GO,), ("go",), (passed,)), "passes-one")
+    assert (bare.verdict, _xs(bare.trace), bare.loop) == ("violated", [0], 0)
+
+
 ASK = row("ask", "ask", None, guard=not_(var("r")), sets={"r": True}, cite="t")
 SERVE = row("serve", "serve", None, guard=var("r"), sets={"r": False}, cite="t")
 ANSWERED = leads_to("answered", var("r"), not_(var("r")), cite="t: a request is served")
@@ -197,6 +207,88 @@ def test_the_seeds_unbounded_ping_is_a_lasso() -> None:
     assert (check.verdict, check.expected, check.loop) == ("violated", "violate", 1)
     assert check.trace is not None and [s.row for s in check.trace.steps] == ["launch_pings"]
     assert check.trace.steps[0].state["phase"] is wave.Phase.PING
+
+
+def test_a_lost_link_is_shown_by_its_lasso_as_not_promised() -> None:
+    check = _check(duplex.SPEC, "a-turn-claim-outlives-a-lost-link")
+    assert (check.verdict, check.expected, check.ok) == ("violated", "violate", True)
+    assert check.trace is not None and check.loop == len(check.trace.steps)
+    # A claim in Overlap, the heartbeat lost, and the link never restored: a fair stutter.
+    assert [s.row for s in check.trace.steps][-2:] == [
+        "onset_enters_overlap",
+        "heartbeat_lost_degrades",
+    ]
+    assert check.trace.states()[-1]["state"] is duplex.State.DEGRADED
+    assert "stutters forever at step 5" in check.basis_text and "on the the" not in check.basis_text
+    assert "weak(apply): never enabled on the loop" in check.detail
+    # Were the restore fair, the claim would outlive the loss: the witness rests on its absence.
+    restored = replace(
+        duplex.SPEC,
+        fairness=weak("link_restored"),
+        variants=(),
+        liveness=(replace(duplex.SPEC.live(check.id), promised=True),),
+    )
+    assert _check(restored, check.id).verdict == "proved"
+
+
+def test_a_backchannel_that_answers_in_overlap_is_a_liveness_only_fault() -> None:
+    spec = duplex.SPEC.with_variant("backchannel-holds-overlap")
+    check = _check(spec, "a-turn-claim-in-overlap-is-answered")
+    assert (check.verdict, check.expected, check.basis) == ("violated", "violate", "trace")
+    assert check.trace is not None and check.loop == len(check.trace.steps) - 1
+    # The stem reaches Overlap; the loop is the Backchannel verdict, answered and taken forever.
+    assert check.trace.steps[-1].row == "backchannel_holds_overlap"
+    assert "weak(apply): taken on the loop" in check.detail
+    # Every safety and structural check of the spec still holds on the faulty rows.
+    full = replace(spec, properties=duplex.SPEC.properties, expect_violated=())
+    assert [c.id for c in Checker(full).run() if not c.ok] == [check.id]
+
+
+@pytest.mark.parametrize("spec", [policy.POLICY_SPEC, policy.POLICY_CONCRETE_SPEC])
+def test_a_copied_arrival_is_never_taken_out_of_the_mailbox(spec: Spec) -> None:
+    check = _check(spec.with_variant("copies-the-arrival"), "a-change-is-in-force-at-a-wave-start")
+    assert (check.verdict, check.expected, check.basis) == ("violated", "violate", "trace")
+    assert check.trace is not None
+    rows = [s.row for s in check.trace.steps]
+    assert rows[0] == "change_arrives" and set(rows[1:]) == {"wave_copies_arrival"}
+    # The loop is one wave that puts the change in force yet leaves it pending, again and again.
+    assert check.loop == len(rows) - 1
+    last = check.trace.states()[-1]
+    assert last["pending"] is not None and last["in_force"] == last["wave_start"]
+
+
+# (spec, property, what explain says, whether the base spec's rows also produce the lasso's
+# steps: the seed's stutter does, and duplex's loop is the seed's no-op step, state for state,
+# since the fault is which step counts as an answer, not what a step does).
+LASSOS = [
+    ("wave:seed", "eventually-settles", "then stutters forever at step 1", True),
+    ("duplex:backchannel-holds-overlap", "a-turn-claim-in-overlap-is-answered", "loop back", True),
+    ("policy:copies-the-arrival", "a-change-is-in-force-at-a-wave-start", "loop back", False),
+    ("policy-concrete:copies-the-arrival", "a-change-is-in-force-at-a-wave-start", "loop", False),
+]
+
+
+@pytest.mark.parametrize(("name", "prop", "said", "base"), LASSOS, ids=[x[0] for x in LASSOS])
+def test_every_liveness_fault_prints_a_lasso_that_check_trace_accepts(
+    name: str,
+    prop: str,
+    said: str,
+    base: bool,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    itf = tmp_path / "lasso.itf.json"
+    assert main(["explain", name, prop, "--itf", str(itf)]) == 0
+    assert said in capsys.readouterr().out
+    text = json.loads(itf.read_text())
+
+    def values(state: dict[str, object]) -> dict[str, object]:
+        return {k: v for k, v in state.items() if k in text["vars"]}
+
+    assert values(text["states"][-1]) == values(text["states"][text["loop"]])
+    assert main(["check-trace", name, str(itf)]) == 0
+    assert main(["check-trace", name.split(":")[0], str(itf)]) == (0 if base else 1)
+    capsys.readouterr()
 
 
 def test_explain_prints_the_lasso_and_check_trace_accepts_its_itf(

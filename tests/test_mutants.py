@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 from hypothesis import settings
@@ -30,8 +31,10 @@ from models.kernel.mutants import (
     confirmed,
     definition_candidates,
     generate,
+    liveness_candidates,
     model_kill,
     mutant_graph,
+    same_fairness,
     toothless,
 )
 from models.kernel.smt import Equivalence, prove_equivalent
@@ -87,22 +90,87 @@ def test_generation_is_seeded_bounded_and_nested() -> None:
         assert made == [(op, r, detail) for op, r, detail, _ in candidates(spec)[0]]
         assert len(made) >= 20
         small, smaller = (
-            generate(spec, limit=6, extra_limit=0),
-            generate(spec, limit=3, extra_limit=0),
+            generate(spec, limit=6, extra_limit=0, live_limit=0),
+            generate(spec, limit=3, extra_limit=0, live_limit=0),
         )
-        extra = len(definition_candidates(spec))
+        extra = len(definition_candidates(spec)) + len(liveness_candidates(spec))
         assert small.skipped == small.candidates - 6 == len(made) + extra - 6
         kinds = [(m.operator, m.row, m.detail) for m in small.mutants]
         assert {(m.operator, m.row, m.detail) for m in smaller.mutants} <= set(kinds)
-        again = generate(spec, limit=6, extra_limit=0).mutants
+        again = generate(spec, limit=6, extra_limit=0, live_limit=0).mutants
         assert kinds == [(m.operator, m.row, m.detail) for m in again]
-        # The definition operators' sample is ranked apart: the row sample does not move.
-        both = generate(spec, limit=6, extra_limit=4).mutants
+        # The definition and liveness operators' samples are ranked apart: the row sample
+        # does not move.
+        both = generate(spec, limit=6, extra_limit=4, live_limit=3).mutants
         assert [(m.operator, m.row, m.detail) for m in both[:6]] == kinds
     used = {c[0] for n in SPECS for c in candidates(all_specs()[n])[0]}
     assert used == OPERATORS
     defined = {c[0] for n in SPECS for c in definition_candidates(all_specs()[n])}
     assert defined == DEFINITION_OPERATORS
+    lively = {c[0] for n in SPECS for c in liveness_candidates(all_specs()[n])}
+    assert lively == {"drop-fairness", "self-loop"}
+
+
+def _lively(name: str, operator: str, detail: str, row_name: str | None = None) -> Spec:
+    """One liveness operator's mutant, whatever the sample keeps."""
+    for op, r, text, build in liveness_candidates(all_specs()[name]):
+        if op == operator and detail in text and r == row_name:
+            return replace(build(), name=f"{name}-{op}")
+    raise AssertionError(f"no {operator} mutant of {name} ({detail})")
+
+
+# Mutants only liveness can kill: the same steps as the original (z3 proves it), fewer fair
+# runs; and a fair row that stays put, which safety cannot tell from a step that waits.
+LIVE_ONLY = [
+    ("wave", "drop-fairness", "weak(runner) dropped from the spec", None, "eventually-settles"),
+    ("wave", "drop-fairness", "weak(time) dropped from the spec", None, "eventually-settles"),
+    (
+        "duplex",
+        "drop-fairness",
+        "weak(apply) dropped from a-turn-claim-in-overlap-is-answered",
+        None,
+        "a-turn-claim-in-overlap-is-answered",
+    ),
+    (
+        "policy",
+        "drop-fairness",
+        "weak(wave) dropped from a-change-is-in-force-at-a-wave-start",
+        None,
+        "a-change-is-in-force-at-a-wave-start",
+    ),
+    ("wave", "self-loop", "stays", "late_spawn_abandoned", "eventually-stops-watching"),
+]
+
+
+@pytest.mark.parametrize(("name", "op", "detail", "row_name", "check"), LIVE_ONLY)
+def test_a_liveness_operator_is_killed_by_a_confirmed_lasso(
+    name: str, op: str, detail: str, row_name: str | None, check: str
+) -> None:
+    spec = all_specs()[name]
+    base = Baseline(spec)
+    mutant = _lively(name, op, detail, row_name)
+    kill = model_kill(base, mutant)
+    assert kill is not None and kill.check == check and confirmed(kill) is None
+    # No safety or structural check sees it: with the liveness properties gone, it survives.
+    assert model_kill(base, replace(mutant, liveness=(), variants=())) is None
+    if op == "drop-fairness":  # the steps are the original's: only the fairness differs
+        states = [base.graph.as_dict(i) for i in range(len(base.graph.states))]
+        assert prove_equivalent(spec, mutant, states).equal
+        assert not same_fairness(base, mutant)
+
+
+def test_fairness_decides_equivalence_when_the_steps_agree() -> None:
+    # A move that changes nothing made an ignore row: the same steps, but no longer a taken
+    # step of a fair trigger, so the mutant's fair runs differ (weak(wave) is not met by it).
+    spec = all_specs()["policy"]
+    base = Baseline(spec)
+    noop = next(r for r in spec.rows if r.name == "wave_takes_nothing")
+    assert same_fairness(base, spec)
+    silent = replace(noop, ignore=True, updates=MappingProxyType({}))
+    quiet = replace(spec, rows=tuple(silent if r is noop else r for r in spec.rows))
+    states = [base.graph.as_dict(i) for i in range(len(base.graph.states))]
+    assert prove_equivalent(spec, quiet, states).equal  # its updates changed nothing
+    assert not same_fairness(base, quiet)
 
 
 # The six single-point faults of issue 14's hand-made trial, as the definition operators make

@@ -19,17 +19,20 @@ from models.kernel.explore import explore
 
 def _verdicts(spec: Spec) -> dict[str, str]:
     checker = Checker(spec)
-    return {p.name: next(checker.run(only=p.name)).verdict for p in spec.properties}
+    names = [p.name for p in spec.properties] + [p.name for p in spec.liveness]
+    return {name: next(checker.run(only=name)).verdict for name in names}
 
 
-@pytest.mark.parametrize("variant", [None, "eager-reading"])
+@pytest.mark.parametrize("variant", [None, "eager-reading", "copies-the-arrival"])
 def test_the_abstraction_and_the_concrete_cell_agree_on_every_verdict(variant: str | None) -> None:
     abstract, concrete = m.POLICY_SPEC, m.POLICY_CONCRETE_SPEC
     if variant is not None:
         abstract, concrete = abstract.with_variant(variant), concrete.with_variant(variant)
     verdicts = _verdicts(concrete)
     assert verdicts == _verdicts(abstract)
-    assert set(verdicts) == {p.name for p in concrete.properties}
+    assert set(verdicts) == {p.name for p in concrete.properties} | {
+        p.name for p in concrete.liveness
+    }
     expected = {"violated"} if variant else {"proved", "witnessed"}
     assert set(verdicts.values()) == expected
 

@@ -116,7 +116,8 @@ LIVE = [(s.name, p.name) for s in SPECS for p in s.liveness]
 
 def _unfair(name: str, prop: str) -> Spec:
     spec = lookup(name)
-    return replace(spec, fairness=(), liveness=(replace(spec.live(prop), fairness=()),))
+    one = (replace(spec.live(prop), fairness=()),)
+    return replace(spec, fairness=(), liveness=one, variants=())
 
 
 def _tiny() -> list[Spec]:
@@ -318,7 +319,11 @@ def test_spin_json_is_what_the_reports_summary_reads(
     assert main(["spin", "policy", "--json", str(out)]) == 0
     capsys.readouterr()
     written = json.loads(out.read_text())["specs"]
-    assert [s["name"] for s in written] == ["policy", "policy:eager-reading"]
+    assert [s["name"] for s in written] == [
+        "policy",
+        "policy:eager-reading",
+        "policy:copies-the-arrival",
+    ]
     assert written[0]["disagreements"] == [] and written[0]["states"] == 15
     monkeypatch.setattr(report_figures, "SPIN", out)
     spec = lookup("policy")

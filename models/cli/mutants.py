@@ -40,6 +40,7 @@ from models.cli.registry import UnknownSpec, all_specs, lookup
 from models.kernel.mutants import (
     EXTRA_LIMIT,
     LIMIT,
+    LIVE_LIMIT,
     Baseline,
     Kill,
     Mutant,
@@ -47,6 +48,7 @@ from models.kernel.mutants import (
     generate,
     model_kill,
     mutant_graph,
+    same_fairness,
     toothless,
 )
 from models.kernel.smt import absent, prove_equivalent, same_requirements
@@ -55,6 +57,7 @@ from models.kernel.trace import plural
 
 FAST_LIMIT = 24  # mutants per spec under --fast (a subset of the --full sample)
 FAST_EXTRA_LIMIT = 6  # and of the definition operators' (a subset of --full's)
+FAST_LIVE_LIMIT = 4  # and of the liveness operators' (a subset of --full's)
 FAST_SHARE = 12  # --fast also runs the seed layer on one in this many model-killed mutants
 LOCKSTEP_EXAMPLES = 10  # --full: the lockstep run's fixed budget per mutant
 PROGRESS_SECONDS = 5  # a progress line (on standard error) at most this often
@@ -201,6 +204,7 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
         spec,
         limit=LIMIT if full else FAST_LIMIT,
         extra_limit=EXTRA_LIMIT if full else FAST_EXTRA_LIMIT,
+        live_limit=LIVE_LIMIT if full else FAST_LIVE_LIMIT,
     )
     say(
         f"{name}: {len(generation.mutants)} mutants generated, {generation.skipped} skipped "
@@ -258,7 +262,7 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
         if kills:
             verdict = "killed"
             shown = ", ".join(f"{k.layer}: {k.check}{_length(k)}" for k in kills)
-        elif _equivalent(spec, mutant.spec, states):
+        elif _equivalent(spec, mutant.spec, states) and same_fairness(base, mutant.spec):
             verdict, shown = "equivalent", "equivalent (proved)"
             equivalent += 1
         else:
@@ -365,7 +369,13 @@ def _driver(name: str) -> Any:
 
 
 def _line(m: Mutant) -> str:
-    where = m.row or ("(initial state)" if "init" in m.operator else "(definition)")
+    where = m.row or (
+        "(initial state)"
+        if "init" in m.operator
+        else "(fairness)"
+        if m.operator == "drop-fairness"
+        else "(definition)"
+    )
     return f"{m.id:<14} {m.operator:<15} {where:<40} {m.detail:<38}"
 
 

@@ -139,7 +139,7 @@ def card(spec: Spec, c: CheckResult, sources: Sources, trace_key: str | None) ->
         rows.append(("in words", _e(sentence(spec, prop))))
     elif live is not None:
         then = "" if live.then is None else f" leads to {show(spec, live.then)}"
-        fair = ", ".join(f"{f.kind}({f.name})" for f in spec.fairness_of(live)) or "none"
+        fair = ", ".join(str(f) for f in spec.fairness_of(live)) or "none"
         rows.append(
             ("property", f"<code>{_e(f'{live.kind} {show(spec, live.pred)}{then}')}</code>")
         )

@@ -315,13 +315,16 @@ class Checker:
 
     def check_live(self, p: Liveness) -> CheckResult:
         """A liveness property: the explorer's fair-cycle search (liveness.py) decides it.
-        On a real variable's samples the search covers those samples only, and says so."""
-        expected: Expectation = "violate" if p.name in self.spec.expect_violated else "hold"
+        On a real variable's samples the search covers those samples only, and says so. One
+        the spec does not promise (`promised=False`) is expected violated: its lasso is the
+        witness."""
+        broken = p.name in self.spec.expect_violated or not p.promised
+        expected: Expectation = "violate" if broken else "hold"
         head = Head(p.name, str(p.kind), p.cite, expected)
         if self._live_graph is None:
             self._live_graph = Graph(self.graph)
         found = check_liveness(self._live_graph, p)
-        fair = ", ".join(f"{f.kind}({f.name})" for f in self.spec.fairness_of(p))
+        fair = ", ".join(str(f) for f in self.spec.fairness_of(p))
         fairness = f"fairness: {fair}" if fair else "no fairness: a run may stop anywhere"
         basis: Basis = "sampled" if self.sampled else "exhaustive"
         searched = (
@@ -358,7 +361,8 @@ class Checker:
             + "; ".join(lasso.fairness or ("no constraint",))
             + ")",
             basis="trace",
-            basis_text=f"lasso of {plural(len(trace), 'step')}, {back}, on the {searched}",
+            basis_text=f"lasso of {plural(len(trace), 'step')}, {back}, on "
+            + (searched if self.sampled else f"the {searched}"),
             loop=lasso.loop,
         )
 

@@ -4,7 +4,8 @@ A run is an infinite sequence of steps in which stuttering is always allowed:
 without fairness a run may stop anywhere. A property is violated when some
 fair run stays, from some point on, in the region where its goal never comes
 (`eventually p`: not p from the start; `p leads_to q`: not q from a p state
-on; `infinitely_often p`: not p from some point on). As TLC does, the check
+on; `infinitely_often p`: not p from some point on), restricted to the states a
+run reaches staying in it from where it enters. As TLC does, the check
 decomposes that region into strongly connected components (Tarjan, iterative)
 and keeps a component when some cycle through it can be fair: for `weak(f)`,
 f is taken inside it or disabled somewhere in it (the whole component is then
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from .domains import Value
 from .explore import Exploration
 from .expr import Env, Expr, evaluate
-from .spec import Fairness, LiveKind, Liveness
+from .spec import FairCase, LiveKind, Liveness, Spec
 from .trace import Step, Trace
 
 
@@ -62,19 +63,24 @@ class Graph:
         code = g.code
         self.n = len(g.states)
         self.trigger_of = [f.trigger for f in code.firings]
+        self.params_of = [f.params for f in code.firings]
         self.ignore = [r.ignore for r in code.rows]
         self.raw = [g.moves(i) for i in range(self.n)]
         self.initial = [i for i in range(self.n) if g.depth[i] == 0]
         self._dicts: list[dict[str, Value]] | None = None
+        self._moves: dict[tuple[FairCase, ...], tuple[list[list[Move]], list[int]]] = {}
 
     def holds(self, pred: Expr) -> list[bool]:
         if self._dicts is None:
             self._dicts = [self.g.as_dict(j) for j in range(self.n)]
         return [bool(evaluate(pred, Env(pre=d))) for d in self._dicts]
 
-    def moves(self, fairness: Sequence[Fairness]) -> tuple[list[list[Move]], list[int]]:
-        """Per state its moves with the fairness bits each takes, and the bits enabled."""
-        sets = [self.spec.fairness_triggers(f) for f in fairness]
+    def moves(self, fairness: Sequence[FairCase]) -> tuple[list[list[Move]], list[int]]:
+        """Per state its moves with the fairness bits each takes, and the bits enabled (once
+        per fairness: a fixture's properties often share theirs)."""
+        cases = tuple(fairness)
+        if cases in self._moves:
+            return self._moves[cases]
         bits_of: dict[tuple[int, int], int] = {}
         adjacency: list[list[Move]] = []
         enabled: list[int] = []
@@ -87,14 +93,17 @@ class Graph:
                 if bits is None:
                     bits = 0
                     if not self.ignore[r]:
-                        for b, triggers in enumerate(sets):
-                            if self.trigger_of[k] in triggers:
+                        for b, f in enumerate(fairness):
+                            if self.trigger_of[k] in f.triggers and (
+                                f.param is None or self.params_of[k][f.param] == f.value
+                            ):
                                 bits |= 1 << b
                     bits_of[key] = bits
                 moves.append((k, r, t, bits))
                 on |= bits
             adjacency.append(moves)
             enabled.append(on)
+        self._moves[cases] = adjacency, enabled
         return adjacency, enabled
 
 
@@ -149,9 +158,11 @@ def _components(
     return found
 
 
-def check_liveness(graph: Graph, p: Liveness) -> LiveResult:
-    spec = graph.spec
-    fairness = spec.fairness_of(p)
+def check_liveness(graph: Graph, p: Liveness, *, spec: Spec | None = None) -> LiveResult:
+    """`p` on the graph, under `spec`'s fairness (default: the graph's spec; another spec
+    must have the same rows and triggers, as a fairness refinement does)."""
+    spec = graph.spec if spec is None else spec
+    fairness = spec.fair_cases(p)
     adj, enabled = graph.moves(fairness)
     weak_bits = sum(1 << b for b, f in enumerate(fairness) if f.kind == "weak")
     strong_bits = sum(1 << b for b, f in enumerate(fairness) if f.kind == "strong")
@@ -163,9 +174,26 @@ def check_liveness(graph: Graph, p: Liveness) -> LiveResult:
     else:
         enter = region
 
-    # The fair components of the region, each with its member set.
+    # Only the part of the region a run can stay in from where it enters: from an initial
+    # state for `eventually` (a state past a goal state violates nothing), from a p state
+    # for `leads_to`, anywhere for `infinitely_often`.
+    if p.kind is LiveKind.EVENTUALLY:
+        seeds = [i for i in graph.initial if region[i]]
+    else:
+        seeds = [i for i in range(graph.n) if enter[i]]
+    stays = [False] * graph.n
+    for i in seeds:
+        stays[i] = True
+    while seeds:
+        v = seeds.pop()
+        for _, _, t, _ in adj[v]:
+            if region[t] and not stays[t]:
+                stays[t] = True
+                seeds.append(t)
+
+    # The fair components of that part of the region, each with its member set.
     fair: dict[int, frozenset[int]] = {}
-    pending = [[i for i in range(graph.n) if region[i]]]
+    pending = [[i for i in range(graph.n) if stays[i]]]
     count = 0
     while pending:
         members = pending.pop()
@@ -202,7 +230,7 @@ def check_liveness(graph: Graph, p: Liveness) -> LiveResult:
 def _lasso(
     graph: Graph,
     p: Liveness,
-    fairness: Sequence[Fairness],
+    fairness: Sequence[FairCase],
     adj: list[list[Move]],
     enabled: list[int],
     region: list[bool],
@@ -253,7 +281,7 @@ def _lasso(
 def _loop(
     start: int,
     comp: frozenset[int],
-    fairness: Sequence[Fairness],
+    fairness: Sequence[FairCase],
     adj: list[list[Move]],
     enabled: list[int],
 ) -> tuple[list[tuple[int, int, int, int]], tuple[str, ...]]:
@@ -268,7 +296,7 @@ def _loop(
     need_off = 0
     how: list[str] = []
     for b, f in enumerate(fairness):
-        name = f"{f.kind}({f.name})"
+        name = f.label
         if taken >> b & 1:
             how.append(f"{name}: taken on the loop")
         elif any(enabled[v] >> b & 1 for v in comp):

@@ -69,6 +69,7 @@ from . import smt
 from .domains import Domain, Value, count
 from .explore import Exploration, ExplorationLimit, explore
 from .expr import (
+    FALSE,
     TRUE,
     Add,
     And,
@@ -88,10 +89,11 @@ from .expr import (
     compiled,
     walk,
 )
+from .liveness import Graph, check_liveness
 from .oracle import OracleError
 from .printer import show
 from .smt import SolverLimit
-from .spec import AnyOf, Kind, Property, Row, Spec, SpecError
+from .spec import AnyOf, FairCase, Kind, Liveness, Property, Row, Spec, SpecError
 from .trace import Step as TraceStep
 from .trace import Trace, plural
 from .vacuity import premises
@@ -105,6 +107,8 @@ LIMIT = 120
 EXTRA_LIMIT = 120
 # `init-each`: at most this many other values replace one initial value.
 INIT_VALUES = 4
+# At most this many of the liveness operators' mutants per spec, ranked apart.
+LIVE_LIMIT = 40
 
 
 @dataclass(frozen=True)
@@ -610,6 +614,64 @@ def definition_candidates(spec: Spec, *, seed: int = SEED) -> list[Candidate]:
     ]
 
 
+def liveness_candidates(spec: Spec) -> list[Candidate]:
+    """The operators only liveness can kill (issue 17 §4), deterministic:
+
+    - drop-fairness: a row made unfair: one fairness constraint, of the spec or of one
+      liveness property, goes, so the rows of its trigger may wait forever;
+    - self-loop: where a fair trigger's row makes progress (it leaves its one source
+      control value, or changes some variable), it stays put instead: the same guard
+      and outputs, no update, back to its source. It still counts as taken, so weak
+      fairness is met by taking it forever.
+    """
+    if not any(p.promised for p in spec.liveness):
+        return []
+    found: list[Candidate] = []
+    for f in spec.fairness:
+        kept = tuple(x for x in spec.fairness if x != f)
+        found.append(
+            (
+                "drop-fairness",
+                None,
+                f"{f} dropped from the spec",
+                lambda kept=kept: replace(spec, fairness=kept),  # type: ignore[misc]
+            )
+        )
+    promised = [p for p in spec.liveness if p.promised]  # less fairness only eases a witness
+    for p in promised:
+        for f in p.fairness:
+            live = replace(p, fairness=tuple(x for x in p.fairness if x != f))
+            found.append(
+                (
+                    "drop-fairness",
+                    None,
+                    f"{f} dropped from {p.name}",
+                    lambda live=live: replace(  # type: ignore[misc]
+                        spec,
+                        liveness=tuple(live if x.name == live.name else x for x in spec.liveness),
+                    ),
+                )
+            )
+    fair = {
+        t
+        for f in (*spec.fairness, *(f for p in promised for f in p.fairness))
+        for t in spec.fairness_triggers(f)
+    }
+    control = spec.control_domain
+    for r in spec.rows:
+        if r.ignore or r.trigger not in fair:
+            continue
+        sources = tuple(r.source) if r.source is not None else ()
+        if control is not None and len(sources) == 1 and r.target not in (None, sources[0]):
+            stay = replace(r, target=sources[0], updates=_frozen({}))
+        elif r.updates and (control is None or r.target is None):
+            stay = replace(r, updates=_frozen({}))
+        else:
+            continue
+        found.append(("self-loop", r.name, "stays where it was", _with_row(spec, stay)))
+    return found
+
+
 def candidates(spec: Spec, *, seed: int = SEED) -> tuple[list[Candidate], random.Random]:
     """Every mutant the operators make of the spec, not yet built: (operator, row, detail,
     build). The value replacements are sampled with the seeded generator it returns."""
@@ -628,17 +690,24 @@ def _ranked(found: list[Candidate], rng: random.Random, limit: int) -> list[Cand
 
 
 def generate(
-    spec: Spec, *, limit: int = LIMIT, extra_limit: int = EXTRA_LIMIT, seed: int = SEED
+    spec: Spec,
+    *,
+    limit: int = LIMIT,
+    extra_limit: int = EXTRA_LIMIT,
+    live_limit: int = LIVE_LIMIT,
+    seed: int = SEED,
 ) -> Generation:
     """The spec's mutants: every row operator on every row and variable, at most `limit`
     kept, then every definition operator (`definition_candidates`), at most `extra_limit`
-    kept. The two samples are ranked apart, so the row sample is the same with or without
-    the definition operators."""
+    kept, then the liveness operators (`liveness_candidates`), at most `live_limit`. The
+    samples are ranked apart, so each is the same with or without the others."""
     candidates_, rng = candidates(spec, seed=seed)
     chosen = _ranked(candidates_, rng, limit)
     extra = definition_candidates(spec)
     chosen += _ranked(extra, random.Random(f"{seed}:{spec.name}:definition"), extra_limit)
-    candidates_ = candidates_ + extra
+    live = liveness_candidates(spec)
+    chosen += _ranked(live, random.Random(f"{seed}:{spec.name}:liveness"), live_limit)
+    candidates_ = candidates_ + extra + live
     mutants: list[Mutant] = []
     invalid = 0
     for op, row, detail, build in chosen:
@@ -732,6 +801,7 @@ def model_kill(base: Baseline, spec: Spec) -> Kill | None:
     checks: list[Callable[[], Kill | None]] = [
         view.determinism,
         *[partial(view.prop, p) for p in spec.properties],
+        *[partial(view.live, p) for p in spec.liveness if p.promised],
         view.totality,
         view.deadlock,
         view.defined,
@@ -782,6 +852,7 @@ class _View:
         self.props = {p.name: p.pred for p in base.spec.properties}
         # A trigger in another group changes what every property reading a group sees.
         self.regrouped = spec.triggers != base.spec.triggers
+        self._live: Graph | None = None
 
     # ------------------------------------------------------------ counterexamples for z3
 
@@ -828,6 +899,20 @@ class _View:
             return Kill("model", p.name, None, self._absent(p.pred, p.over_steps))
         every = p.pred != self.props.get(p.name) or self.regrouped
         return find(p.name, p.bad, every)
+
+    def live(self, p: Liveness) -> Kill | None:
+        """A promised liveness property on the mutant's complete graph: a fair lasso kills,
+        once z3 replays its stem and loop as steps of the mutant. (A property the spec does
+        not promise documents a lasso; a mutant that removes it is not a fault.)"""
+        if self._live is None:
+            self._live = Graph(self.g)
+        found = check_liveness(self._live, p)
+        if found.lasso is None:
+            return None
+        trace = found.lasso.trace
+        return Kill(
+            "model", p.name, len(trace), partial(smt.replay, self.spec, trace, TRUE, step=False)
+        )
 
     def determinism(self) -> Kill | None:
         spec, base, g = self.spec, self.base, self.g
@@ -957,6 +1042,35 @@ class _View:
         return None
 
 
+def same_fairness(base: Baseline, mutant: Spec) -> bool:
+    """The mutant's fair runs are the original's: the same liveness and fairness, and on
+    the reachable graph every state enables, and every step takes, the same fairness
+    constraints (an ignore row made a move, or back, changes that without changing a
+    step). Only then does z3's proof of the same steps (`smt.prove_equivalent`) make the
+    mutant equivalent for its liveness properties too."""
+    spec = base.spec
+    if not spec.liveness:
+        return True
+    if (mutant.liveness, mutant.fairness) != (spec.liveness, spec.fairness):
+        return False
+    g = mutant_graph(base, mutant)
+    if g is None:
+        return False
+    ours, theirs = Graph(base.graph), Graph(g)
+    return all(
+        _fair_steps(ours, spec.fair_cases(p)) == _fair_steps(theirs, mutant.fair_cases(p))
+        for p in spec.liveness
+    )
+
+
+def _fair_steps(graph: Graph, cases: tuple[FairCase, ...]) -> set[tuple[object, int, int, object]]:
+    """Every step of the graph, by its states, with the fairness constraints it takes (a
+    state's enabled constraints are those its steps take)."""
+    adj, _ = graph.moves(cases)
+    states = graph.g.states
+    return {(states[i], k, bits, states[t]) for i, out in enumerate(adj) for k, _, t, bits in out}
+
+
 def _variant(base: Baseline, spec: Spec, name: str) -> Kill | None:
     """A mutant keeps the spec's variants: each, applied to the mutant, must still violate
     what it is declared to violate (a variant's rows replace the mutant's, its start is the
@@ -981,6 +1095,12 @@ def _variant(base: Baseline, spec: Spec, name: str) -> Kill | None:
                 continue
             confirm = partial(smt.absent, faulty, states, p.bad, step=step)
         return Kill("model", f"variant {name} no longer violates {p.name}", None, confirm)
+    live = Graph(g)
+    for lp in faulty.liveness:
+        if check_liveness(live, lp).holds:
+            # No lasso to replay: z3 confirms the graph it was decided on is the variant's.
+            confirm = partial(smt.absent, faulty, states, FALSE, step=False)
+            return Kill("model", f"variant {name} no longer violates {lp.name}", None, confirm)
     return None
 
 

@@ -82,6 +82,7 @@ from .domains import (
     Seq,
     Set,
     Value,
+    all_assignments,
     is_data,
 )
 from .expr import Env, Expr, ExprTypeError, Scope, evaluate, infer, node, unroll, walk
@@ -660,6 +661,11 @@ def _step(spec: Spec, r: Row) -> _Step:
     return _Step(r.name, r.trigger, spec.group_of(r.trigger))
 
 
+def _fired_arg(param: str) -> str:
+    """The global holding the last step's `param`, for a fairness constraint per value."""
+    return f"fa_{_ident(param)}"
+
+
 def _arg(spec: Spec, trigger: str, param: str) -> str:
     """A trigger's argument as a global: numbered by trigger, so `a_b`'s `c` and `a`'s `b_c`
     stay apart."""
@@ -727,8 +733,13 @@ def export(spec: Spec, *, terminal_loop: bool = False, live: Liveness | None = N
         "bit go;  /* 0 only in the state before an initial state is picked */",
     ]
     trigger_codes = {t.name: k for k, t in enumerate(spec.triggers, start=1)}
+    # The parameters a fairness constraint is per value of (`each`): the last step's value.
+    each = {} if live is None else {f.param: f for f in spec.fair_cases(live) if f.param}
     if live is not None:
         out.append("byte fired;  /* the trigger (1-based) whose non-ignore row last fired, or 0 */")
+        for name, f in each.items():
+            domain = next(q.domain for q in spec.trigger(min(f.triggers)).params if q.name == name)
+            out.append(f"{codec.ctype(domain)} {_fired_arg(name)};  /* its {name} */")
     for v in spec.vars:
         if is_data(v.domain):
             width = codec.width(v.domain)
@@ -854,6 +865,11 @@ def export(spec: Spec, *, terminal_loop: bool = False, live: Liveness | None = N
             body.append(f'printf("{fmt}"{"".join(", " + a for a in args)}{state_args}{out_args})')
             if live is not None:
                 body.append(f"fired = {0 if r.ignore else trigger_codes[t.name]}")
+                body += [
+                    f"{_fired_arg(p.name)} = {_arg(spec, t.name, p.name)}"
+                    for p in t.params
+                    if p.name in each
+                ]
             for k, p in step_props:
                 body += check(k, _fold(p.bad, _step(spec, r)), tr)
             out.append(f"     /* row {len(rows)}: {r.name} ({r.cite}) */")
@@ -875,8 +891,89 @@ def export(spec: Spec, *, terminal_loop: bool = False, live: Liveness | None = N
         out.append("/* stuttering: a run may stop anywhere */\n:: d_step { go -> fired = 0 }")
     out += ["od", "}", ""]
     if live is not None:
-        out += [_ltl(spec, live, translator(None, ()), trigger_codes), ""]
+        at_state = translator(None, ())
+        if all(f.kind == "weak" for f in spec.fair_cases(live)):
+            out += [_never(spec, live, at_state, trigger_codes), ""]
+        else:
+            out += [_ltl(spec, live, at_state, trigger_codes), ""]
     return Export(spec, "\n".join(out), props, tuple(rows), codec)
+
+
+def _fairness(
+    spec: Spec, live: Liveness, tr: _Translator, codes: Mapping[str, int]
+) -> list[tuple[str, str, str]]:
+    """Per fairness case (kind, enabled, taken), as Promela expressions over the state."""
+    cases: list[tuple[str, str, str]] = []
+    for f in spec.fair_cases(live):
+        triggers = sorted(f.triggers, key=codes.__getitem__)
+        if f.param is None:
+            enabled = tr(_fold(spec.expand(ex.Enabled(tuple(triggers))), None), Bool())
+            taken = " || ".join(f"fired == {codes[t]}" for t in triggers)
+        else:
+            on = [
+                bind(guard, {**others, f.param: f.value})
+                for t in triggers
+                for r in spec.rows_of(t)
+                if not r.ignore
+                for guard in (spec.step_guard(r),)
+                for others in all_assignments(
+                    [(q.name, q.domain) for q in spec.trigger(t).params if q.name != f.param]
+                )
+            ]
+            enabled = tr(_fold(ex.Or(tuple(on)) if on else ex.FALSE, None), Bool())
+            domain = next(q.domain for q in spec.trigger(triggers[0]).params if q.name == f.param)
+            value = tr.codec.encode(domain, f.value)
+            taken = " || ".join(
+                f"(fired == {codes[t]} && {_fired_arg(f.param)} == {value})" for t in triggers
+            )
+        cases.append((f.kind, enabled, taken))
+    return cases
+
+
+def _never(spec: Spec, live: Liveness, tr: _Translator, codes: Mapping[str, int]) -> str:
+    """The negated property as a hand-built never claim, when all its fairness is weak.
+
+    SPIN's LTL translation grows exponentially with the number of `[]<>` assumptions (five
+    philosophers' weak fairness does not translate in ten minutes), while the negation is
+    a plain generalized Büchi automaton: a run that enters the region where the goal never
+    comes (`eventually p`: from the first state; `p leads_to q`: at a p state without q;
+    `infinitely_often p`: anywhere) and stays in it, passing each weak constraint's
+    `!enabled || taken` in turn, again and again. States S0..S(k-1) wait for constraint j;
+    completing the round enters `accept_round`, so an acceptance cycle is a fair run in the
+    region: the same language as `_ltl`'s negation."""
+
+    def state(expr: Expr) -> str:
+        return f"(go && ({tr(_fold(expr, None), Bool())}))"
+
+    weak = [
+        f"(!({enabled}) || ({taken}))" for _, enabled, taken in _fairness(spec, live, tr, codes)
+    ]
+    if live.kind is LiveKind.LEADS_TO:
+        assert live.then is not None
+        stay = f"!{state(live.then)}"
+        entry = f"({state(live.pred)} && {stay})"
+    else:
+        stay = f"!{state(live.pred)}"
+        entry = stay
+    k = len(weak)
+    out = [f"never {{  /* not {live.kind} {live.name}, under weak fairness */"]
+    if live.kind is not LiveKind.EVENTUALLY:
+        out += [
+            "T_before:",
+            "  do",
+            "  :: (1) -> goto T_before",
+            f"  :: {entry} -> goto {'S0' if k else 'accept_round'}",
+            "  od;",
+        ]
+    for j in range(k):
+        done = "accept_round" if j == k - 1 else f"S{j + 1}"
+        out += [f"S{j}:", "  do", f"  :: ({stay} && {weak[j]}) -> goto {done}"]
+        out += [f"  :: {stay} -> goto S{j}", "  od;"]
+    first = "S1" if k > 1 else "accept_round"
+    out += ["accept_round:", "  do"]
+    out += [f"  :: ({stay} && {weak[0]}) -> goto {first}"] if k else []
+    out += [f"  :: {stay} -> goto {'S0' if k else 'accept_round'}", "  od;", "}"]
+    return "\n".join(out)
 
 
 def _ltl(spec: Spec, live: Liveness, tr: _Translator, codes: Mapping[str, int]) -> str:
@@ -890,11 +987,8 @@ def _ltl(spec: Spec, live: Liveness, tr: _Translator, codes: Mapping[str, int]) 
         return f"(go && ({tr(_fold(expr, None), Bool())}))"
 
     assumptions: list[str] = []
-    for f in spec.fairness_of(live):
-        triggers = sorted(spec.fairness_triggers(f), key=codes.__getitem__)
-        enabled = tr(_fold(spec.expand(ex.Enabled(tuple(triggers))), None), Bool())
-        taken = " || ".join(f"fired == {codes[t]}" for t in triggers)
-        if f.kind == "weak":
+    for kind, enabled, taken in _fairness(spec, live, tr, codes):
+        if kind == "weak":
             assumptions.append(f"([]<> (!({enabled}) || ({taken})))")
         else:
             assumptions.append(f"((<>[] !({enabled})) || ([]<> ({taken})))")

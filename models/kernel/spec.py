@@ -245,20 +245,41 @@ class Fairness:
 
     `weak`: a step that stays enabled is eventually taken (TLA+'s WF); `strong`: a step
     enabled infinitely often is eventually taken (SF). Enabled means a non-ignore row of
-    it is enabled; taken means such a row fires (an ignore row is the seed's no-op)."""
+    it is enabled; taken means such a row fires (an ignore row is the seed's no-op). With
+    `each`, a parameter every named trigger has, it is one constraint per value of that
+    parameter (TLA+'s `\\A self \\in Procs : WF_vars(Proc(self))`, a process each)."""
 
     kind: Literal["weak", "strong"]
     name: str
+    each: str | None = None
+
+    def __str__(self) -> str:
+        each = "" if self.each is None else f" for each {self.each}"
+        return f"{self.kind}({self.name}{each})"
 
 
-def weak(*names: str) -> tuple[Fairness, ...]:
-    """Weak fairness of each named trigger or group, one constraint per name."""
-    return tuple(Fairness("weak", n) for n in names)
+@dataclass(frozen=True)
+class FairCase:
+    """One fairness constraint as the engines check it: over `triggers`, and when its
+    declaration has `each`, only the steps whose `param` is `value`."""
+
+    kind: Literal["weak", "strong"]
+    label: str
+    triggers: frozenset[str]
+    param: str | None = None
+    value: Value = None
 
 
-def strong(*names: str) -> tuple[Fairness, ...]:
-    """Strong fairness of each named trigger or group, one constraint per name."""
-    return tuple(Fairness("strong", n) for n in names)
+def weak(*names: str, each: str | None = None) -> tuple[Fairness, ...]:
+    """Weak fairness of each named trigger or group, one constraint per name (and per
+    value of the parameter `each`, if given)."""
+    return tuple(Fairness("weak", n, each) for n in names)
+
+
+def strong(*names: str, each: str | None = None) -> tuple[Fairness, ...]:
+    """Strong fairness of each named trigger or group, one constraint per name (and per
+    value of the parameter `each`, if given)."""
+    return tuple(Fairness("strong", n, each) for n in names)
 
 
 @dataclass(frozen=True)
@@ -267,7 +288,8 @@ class Liveness:
     reaches `pred`; `leads_to`: on every fair run, a state where `pred` holds is followed
     (at once or later) by one where `then` holds; `infinitely_often`: `pred` holds again
     and again. Runs may stutter: without fairness a run may stop anywhere. `fairness`
-    adds to the spec's own."""
+    adds to the spec's own. `promised=False` states what the spec does not promise: the
+    check must find a fair run that violates it, and that lasso is the witness."""
 
     name: str
     kind: LiveKind
@@ -276,6 +298,7 @@ class Liveness:
     then: Expr | None = None
     fairness: tuple[Fairness, ...] = ()
     doc: str = ""
+    promised: bool = True
 
 
 # What `fair=` takes: constraints, or the tuples `weak(...)`/`strong(...)` return.
@@ -289,20 +312,41 @@ def _fair(fairness: FairArg) -> tuple[Fairness, ...]:
     return tuple(flat)
 
 
-def eventually(name: str, pred: Expr, *, cite: str, fair: FairArg = (), doc: str = "") -> Liveness:
-    return Liveness(name, LiveKind.EVENTUALLY, pred, cite, None, _fair(fair), doc)
+def eventually(
+    name: str,
+    pred: Expr,
+    *,
+    cite: str,
+    fair: FairArg = (),
+    doc: str = "",
+    promised: bool = True,
+) -> Liveness:
+    return Liveness(name, LiveKind.EVENTUALLY, pred, cite, None, _fair(fair), doc, promised)
 
 
 def leads_to(
-    name: str, p: Expr, q: Expr, *, cite: str, fair: FairArg = (), doc: str = ""
+    name: str,
+    p: Expr,
+    q: Expr,
+    *,
+    cite: str,
+    fair: FairArg = (),
+    doc: str = "",
+    promised: bool = True,
 ) -> Liveness:
-    return Liveness(name, LiveKind.LEADS_TO, p, cite, q, _fair(fair), doc)
+    return Liveness(name, LiveKind.LEADS_TO, p, cite, q, _fair(fair), doc, promised)
 
 
 def infinitely_often(
-    name: str, pred: Expr, *, cite: str, fair: FairArg = (), doc: str = ""
+    name: str,
+    pred: Expr,
+    *,
+    cite: str,
+    fair: FairArg = (),
+    doc: str = "",
+    promised: bool = True,
 ) -> Liveness:
-    return Liveness(name, LiveKind.INFINITELY_OFTEN, pred, cite, None, _fair(fair), doc)
+    return Liveness(name, LiveKind.INFINITELY_OFTEN, pred, cite, None, _fair(fair), doc, promised)
 
 
 @dataclass(frozen=True)
@@ -412,14 +456,33 @@ class Spec:
     def fairness_of(self, p: Liveness) -> tuple[Fairness, ...]:
         """The spec's fairness refined by the property's own (a name listed twice keeps
         the stronger kind)."""
-        kinds: dict[str, Literal["weak", "strong"]] = {}
+        kinds: dict[tuple[str, str | None], Literal["weak", "strong"]] = {}
         for f in (*self.fairness, *p.fairness):
-            kinds[f.name] = "strong" if "strong" in (kinds.get(f.name), f.kind) else "weak"
-        return tuple(Fairness(k, n) for n, k in kinds.items())
+            key = (f.name, f.each)
+            kinds[key] = "strong" if "strong" in (kinds.get(key), f.kind) else "weak"
+        return tuple(Fairness(k, n, each) for (n, each), k in kinds.items())
 
     def fairness_triggers(self, f: Fairness) -> frozenset[str]:
         """The triggers a fairness constraint names: a trigger, or every trigger of a group."""
         return frozenset(t.name for t in self.triggers if f.name in (t.name, t.group))
+
+    def fair_cases(self, p: Liveness) -> tuple[FairCase, ...]:
+        """The property's fairness as the engines check it: one case per declared
+        constraint, or per value of its `each` parameter."""
+        cases: list[FairCase] = []
+        for f in self.fairness_of(p):
+            triggers = self.fairness_triggers(f)
+            if f.each is None:
+                cases.append(FairCase(f.kind, str(f), triggers))
+                continue
+            domain = next(q.domain for q in self.trigger(min(triggers)).params if q.name == f.each)
+            cases += [
+                FairCase(
+                    f.kind, f"{f.kind}({f.name}, {f.each}={domain.label(v)})", triggers, f.each, v
+                )
+                for v in domain.sample()
+            ]
+        return tuple(cases)
 
     def output(self, name: str) -> Output:
         return _named(self.outputs, name)
@@ -720,8 +783,22 @@ def _validate_property(spec: Spec, p: Property) -> None:
 def _validate_fairness(spec: Spec, where: str, f: object) -> None:
     if not isinstance(f, Fairness) or f.kind not in ("weak", "strong"):
         raise SpecError(f"{where}: {f!r} is not weak(...) or strong(...)")
-    if not spec.fairness_triggers(f):
+    triggers = spec.fairness_triggers(f)
+    if not triggers:
         raise SpecError(f"{where}: {f.kind}({f.name!r}) names no trigger or group")
+    if f.each is not None:
+        domains = {
+            next((q.domain for q in spec.trigger(t).params if q.name == f.each), None)
+            for t in triggers
+        }
+        if None in domains or len(domains) != 1:
+            raise SpecError(
+                f"{where}: {f}: every trigger it names needs the parameter {f.each!r}, "
+                "of one domain"
+            )
+        (domain,) = domains
+        if domain is None or domain.values is None:
+            raise SpecError(f"{where}: {f}: {f.each!r} has no finite domain")
 
 
 def _validate_liveness(spec: Spec, p: Liveness) -> None:

@@ -9,9 +9,11 @@ A PlusCal process `p \\in Procs` becomes a trigger parameter; a nondeterministic
 
 `FIXTURES` lists them with TLC's recorded figures (`manifest.json`): the distinct
 states, the invariants the `.cfg` checks (each a property here; `TypeOK`'s domain part
-is the variables' declared domains), and whether TLC checks deadlock. Liveness
-`PROPERTY`s are left for the liveness issue. `tests/test_protocols.py` holds the kernel
-to every figure.
+is the variables' declared domains), whether TLC checks deadlock, and the `.cfg` file.
+Each `.cfg` `PROPERTY` is ported: a liveness property (one per process where the TLA+
+quantifies over them) under the spec's fairness (`weak(..., each=p)` for a fair process),
+or an `always` where it is a `[]` safety property. `tests/test_protocols.py` holds the
+kernel to every figure.
 """
 
 from __future__ import annotations
@@ -39,17 +41,39 @@ class Fixture:
     tlc_states: int  # manifest.json distinctStates
     invariants: tuple[str, ...]  # the .cfg's INVARIANTs, as property names
     check_deadlock: bool  # the .cfg's CHECK_DEADLOCK (TLC's default: TRUE)
+    cfg: str  # the .cfg TLC checked, in `folder`
 
 
 FIXTURES: tuple[Fixture, ...] = (
     Fixture(
-        dining_philosophers.SPEC, "DiningPhilosophers", 67, ("TypeOK", "ExclusiveAccess"), True
+        dining_philosophers.SPEC,
+        "DiningPhilosophers",
+        67,
+        ("TypeOK", "ExclusiveAccess"),
+        True,
+        "DiningPhilosophers.cfg",
     ),
-    Fixture(prisoners.SPEC, "Prisoners", 214, ("TypeOK", "CountInvariant"), True),
-    Fixture(chang_roberts.SPEC, "chang_roberts", 137, ("TypeOK", "Correctness"), False),
-    Fixture(echo.SPEC, "echo", 75, ("TypeOK", "AncestorProperties"), True),
-    Fixture(ewd840.SPEC, "ewd840", 302, ("TypeOK", "TerminationDetection", "Inv"), False),
-    Fixture(readers_writers.SPEC, "ReadersWriters", 21527, ("TypeOK", "Safety"), True),
-    Fixture(single_lane_bridge.SPEC, "SingleLaneBridge", 3605, ("Invariants",), True),
-    Fixture(sync_termination.SPEC, "ewd840", 129, ("TypeOK", "TDCorrect"), True),
+    Fixture(prisoners.SPEC, "Prisoners", 214, ("TypeOK", "CountInvariant"), True, "Prisoners.cfg"),
+    Fixture(
+        chang_roberts.SPEC,
+        "chang_roberts",
+        137,
+        ("TypeOK", "Correctness"),
+        False,
+        "MCChangRoberts.cfg",
+    ),
+    Fixture(echo.SPEC, "echo", 75, ("TypeOK", "AncestorProperties"), True, "MCEcho.cfg"),
+    Fixture(
+        ewd840.SPEC, "ewd840", 302, ("TypeOK", "TerminationDetection", "Inv"), False, "EWD840.cfg"
+    ),
+    Fixture(readers_writers.SPEC, "ReadersWriters", 21527, ("TypeOK", "Safety"), True, "MC.cfg"),
+    Fixture(single_lane_bridge.SPEC, "SingleLaneBridge", 3605, ("Invariants",), True, "MC.cfg"),
+    Fixture(
+        sync_termination.SPEC,
+        "ewd840",
+        129,
+        ("TypeOK", "TDCorrect"),
+        True,
+        "SyncTerminationDetection.cfg",
+    ),
 )

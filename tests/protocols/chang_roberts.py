@@ -27,11 +27,13 @@ from models.kernel import (
     and_,
     at,
     eq,
+    exists,
     forall,
     func,
     gt,
     implies,
     ite,
+    leads_to,
     lt,
     member,
     ne,
@@ -42,6 +44,7 @@ from models.kernel import (
     set_remove,
     update,
     var,
+    weak,
 )
 
 N = 3
@@ -96,9 +99,10 @@ SPEC = Spec(
         NODE,
         lambda n: eq(at(STATE_VAR, n), ite(at(var("initiator"), n), State.cand, State.lost)),
     ),
+    # The PlusCal process node(self) is n0(self) \/ n1(self): one group.
     triggers=(
-        Trigger("n0", (Param("p", NODE),)),
-        Trigger("n1", (Param("p", NODE), Param("id", NODE))),
+        Trigger("n0", (Param("p", NODE),), group="node"),
+        Trigger("n1", (Param("p", NODE), Param("id", NODE)), group="node"),
     ),
     rows=(
         row(
@@ -173,6 +177,21 @@ SPEC = Spec(
             cite=f"{SRC} Correctness",
         ),
     ),
+    # Liveness == (\E n : state[n] = "cand") => <>(\E n : state[n] = "won"), a formula read
+    # at the initial state. Every pc is n0 exactly there (n0 is the only step from it, and
+    # it moves its pc to n1 for good), so it is `leads_to` from the states where all are n0.
+    liveness=(
+        leads_to(
+            "Liveness",
+            and_(
+                forall("n", NODE, lambda n: eq(at(var("pc"), n), Pc.n0)),
+                exists("n", NODE, lambda n: eq(at(STATE_VAR, n), State.cand)),
+            ),
+            exists("n", NODE, lambda n: eq(at(STATE_VAR, n), State.won)),
+            cite=f"{SRC} Liveness (MCChangRoberts.cfg PROPERTY)",
+        ),
+    ),
+    fairness=weak("node", each="p"),  # \A self \in Node : WF_vars(node(self))
     totality="enabled-only",
     check_deadlock=False,
 )

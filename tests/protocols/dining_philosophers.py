@@ -27,6 +27,7 @@ from models.kernel import (
     forall,
     func,
     implies,
+    infinitely_often,
     ite,
     ne,
     not_,
@@ -35,6 +36,7 @@ from models.kernel import (
     row,
     update,
     var,
+    weak,
 )
 
 NP = 5
@@ -100,7 +102,10 @@ SPEC = Spec(
         Var("hungry", Func(PHIL, Bool()), Func(PHIL, Bool()).of(lambda p: True)),
         Var("pc", Func(PHIL, PC), Func(PHIL, PC).of(lambda p: Pc.Loop)),
     ),
-    triggers=tuple(Trigger(name, (Param("p", PHIL),)) for name in ("Loop", "Eat", "Think")),
+    # The PlusCal process Philosopher(self) is the three labels' actions, one group.
+    triggers=tuple(
+        Trigger(name, (Param("p", PHIL),), group="Philosopher") for name in ("Loop", "Eat", "Think")
+    ),
     rows=(
         row(
             "loop",
@@ -172,5 +177,15 @@ SPEC = Spec(
             cite=f"{SRC} ExclusiveAccess",
         ),
     ),
+    # NobodyStarves == \A p \in 1..NP : []<>(~hungry[p]): one property per philosopher.
+    liveness=tuple(
+        infinitely_often(
+            f"NobodyStarves-{p}",
+            not_(at(var("hungry"), p)),
+            cite=f"{SRC} NobodyStarves (DiningPhilosophers.cfg PROPERTY), p = {p}",
+        )
+        for p in PHIL.values
+    ),
+    fairness=weak("Philosopher", each="p"),  # \A self \in 1..NP : WF_vars(Philosopher(self))
     totality="enabled-only",
 )

@@ -30,6 +30,7 @@ from models.kernel import (
     implies,
     ite,
     le,
+    leads_to,
     lt,
     ne,
     not_,
@@ -39,6 +40,7 @@ from models.kernel import (
     sub,
     update,
     var,
+    weak,
 )
 
 N = 3
@@ -70,8 +72,9 @@ SPEC = Spec(
         Var("tcolor", COLOR, Color.black),
     ),
     triggers=(
-        Trigger("InitiateProbe"),
-        Trigger("PassToken", (Param("i", IntRange(1, N - 1, "Node \\ {0}")),)),
+        # System == InitiateProbe \/ \E i \in Node \ {0} : PassToken(i): one group.
+        Trigger("InitiateProbe", group="System"),
+        Trigger("PassToken", (Param("i", IntRange(1, N - 1, "Node \\ {0}")),), group="System"),
         Trigger("SendMsg", (Param("i", NODE), Param("j", NODE))),
         Trigger("Deactivate", (Param("i", NODE),)),
     ),
@@ -137,6 +140,17 @@ SPEC = Spec(
             cite=f"{SRC} Inv (P0 \\/ P1 \\/ P2)",
         ),
     ),
+    # EWD840.cfg's other PROPERTY, TDSpec (EWD840 refines SyncTerminationDetection), is a
+    # refinement mapping, which the vocabulary has no form for.
+    liveness=(
+        leads_to(
+            "Liveness",
+            TERMINATED,
+            DETECTED,
+            cite=f"{SRC} Liveness (EWD840.cfg PROPERTIES): termination is eventually detected",
+        ),
+    ),
+    fairness=weak("System"),  # Spec == Init /\ [][Next]_vars /\ WF_vars(System)
     totality="enabled-only",
     check_deadlock=False,
 )

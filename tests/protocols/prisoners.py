@@ -22,6 +22,7 @@ from models.kernel import (
     and_,
     at,
     eq,
+    eventually,
     forall,
     gt,
     implies,
@@ -35,6 +36,7 @@ from models.kernel import (
     total,
     update,
     var,
+    weak,
 )
 
 SRC = "shared/protocols/Prisoners/Prisoners.tla"
@@ -104,5 +106,8 @@ SPEC = Spec(
             cite=f"{SRC} Safety (a [] safety property of the .cfg's PROPERTIES)",
         ),
     ),
+    liveness=(eventually("Liveness", DONE, cite=f"{SRC} Liveness (Prisoners.cfg PROPERTIES)"),),
+    # Fairness == WF_vars(CounterStep) /\ \A i \in OtherPrisoner : WF_vars(NonCounterStep(i))
+    fairness=(*weak("CounterStep"), *weak("NonCounterStep", each="i")),
     totality="enabled-only",
 )

@@ -34,6 +34,7 @@ from models.kernel import (
     gt,
     head,
     index,
+    infinitely_often,
     le,
     length,
     member,
@@ -46,6 +47,7 @@ from models.kernel import (
     size,
     tail,
     var,
+    weak,
 )
 
 SRC = "shared/protocols/ReadersWriters/ReadersWriters.tla"
@@ -153,5 +155,23 @@ SPEC = Spec(
             cite=f"{SRC} Safety",
         ),
     ),
+    # Liveness: four conjuncts, each \A actor \in Actors : []<>(...); one property per actor.
+    liveness=tuple(
+        infinitely_often(
+            f"Liveness-{what}-{a}",
+            pred,
+            cite=f"{SRC} Liveness (MC.cfg PROPERTY), []<>(actor {tla}), actor = {a}",
+        )
+        for what, tla, member_of in (
+            ("reads", "\\in readers", lambda a: member(a, READERS)),
+            ("writes", "\\in writers", lambda a: member(a, WRITERS)),
+            ("stops-reading", "\\notin readers", lambda a: not_(member(a, READERS))),
+            ("stops-writing", "\\notin writers", lambda a: not_(member(a, WRITERS))),
+        )
+        for a in ACTOR_DOMAIN.values
+        for pred in (member_of(a),)
+    ),
+    # Fairness: WF of TryRead(actor) and TryWrite(actor) per actor, of ReadOrWrite, of Stop.
+    fairness=(*weak("TryRead", "TryWrite", each="actor"), *weak("ReadOrWrite", "Stop")),
     totality="enabled-only",
 )

@@ -32,6 +32,7 @@ from models.kernel import (
     implies,
     is_in,
     ite,
+    leads_to,
     length,
     lt,
     ne,
@@ -44,7 +45,9 @@ from models.kernel import (
     total,
     update,
     var,
+    weak,
 )
+from models.kernel.expr import Const
 
 SRC = "shared/protocols/SingleLaneBridge/SingleLaneBridge.tla"
 RIGHT, LEFT = ("r1", "r2"), ("l1", "l2")
@@ -180,5 +183,19 @@ SPEC = Spec(
             cite=f"{SRC} Invariants",
         ),
     ),
+    # \A car \in Cars : P(car) ~> Q(car): one property per car.
+    liveness=tuple(
+        leads_to(
+            f"{name}-{car}",
+            on if enters else not_(on),
+            not_(on) if enters else on,
+            cite=f"{SRC} {name} (MC.cfg PROPERTY), car = {car}",
+        )
+        for name, enters in (("CarsInBridgeExitBridge", True), ("CarsEnterBridge", False))
+        for car in CARS.values
+        for on in (in_bridge(Const(car)),)
+    ),
+    # Fairness: WF of MoveOutsideBridge(car) and MoveInsideBridge(car) per car, of EnterBridge.
+    fairness=(*weak("MoveOutsideBridge", "MoveInsideBridge", each="car"), *weak("EnterBridge")),
     totality="enabled-only",
 )

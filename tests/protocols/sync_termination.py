@@ -25,12 +25,15 @@ from models.kernel import (
     forall,
     implies,
     ite,
+    leads_to,
     not_,
+    nxt,
     or_,
     param,
     row,
     update,
     var,
+    weak,
 )
 
 N = 7
@@ -88,6 +91,23 @@ SPEC = Spec(
             cite=f"{SRC} DetectTermination",
         ),
     ),
-    properties=(always("TDCorrect", implies(DETECTED, TERMINATED), cite=f"{SRC} TDCorrect"),),
+    properties=(
+        always("TDCorrect", implies(DETECTED, TERMINATED), cite=f"{SRC} TDCorrect"),
+        # Quiescence == [](terminated => []terminated): no step leaves a terminated state.
+        always(
+            "Quiescence",
+            implies(TERMINATED, forall("n", NODE, lambda n: not_(at(nxt("active"), n)))),
+            cite=f"{SRC} Quiescence (SyncTerminationDetection.cfg PROPERTIES, a [] property)",
+        ),
+    ),
+    liveness=(
+        leads_to(
+            "Liveness",
+            TERMINATED,
+            DETECTED,
+            cite=f"{SRC} Liveness (SyncTerminationDetection.cfg PROPERTIES)",
+        ),
+    ),
+    fairness=weak("DetectTermination"),  # Spec == ... /\ WF_vars(DetectTermination)
     totality="enabled-only",
 )
