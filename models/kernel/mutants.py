@@ -34,8 +34,16 @@ bounded apart (`EXTRA_LIMIT`) so the row sample does not move:
 - out-for-param, param-for-out: a property reads an output where it meant
   the trigger's argument of that name, or the argument for the output.
 
+and then the liveness operators (`liveness_candidates`), on a spec with a
+promised liveness property, ranked and bounded apart (`LIVE_LIMIT`):
+
+- drop-fairness: a row made unfair: one fairness constraint (of the spec or
+  of one property) goes;
+- self-loop: a fair trigger's row that makes progress stays put instead.
+
 `model_kill` is the model layer: the spec's own checks (determinism first,
-its properties, the structural checks totality (explicit specs), no-deadlock
+its properties, its promised liveness properties (a lasso, replayed by z3),
+the structural checks totality (explicit specs), no-deadlock
 (where the spec checks it), well-defined, terminal-absorbing, rows-fire and
 vacuity, and each variant still failing as it declares), decided on the
 kernel explorer's complete graph of the mutant (`explore`, the compiled rows;
@@ -46,7 +54,8 @@ tested again (see `_View`). The kernel's
 reachable-set check is left out: it tests the kernel (z3 against the
 explorer), not the model. A mutant no layer kills goes to
 `smt.prove_equivalent`, which proves with z3 that it behaves as the
-original, or it has survived.
+original (and, for liveness, `same_fairness`: its fair runs are the
+original's), or it has survived.
 
 A model kill counts only once z3 agrees (`confirmed`): its counterexample is
 replayed over the mutant's own transition relation (`smt.replay`), a missing
