@@ -2074,6 +2074,7 @@ SPEC = Spec(
         edge_outputs=("calls",),
         footnotes=True,
         rankdir="TB",
+        split=("front", "back"),
     ),
 )
 

@@ -27,6 +27,10 @@
   per manager. TLC's counts: 288 states at n=3, 1,568 at n=4. Its invariant
   TCConsistent (no manager committed while another aborted) is where z3's
   certificate search gave up at n=4 (issue 16 §3).
+- `swing()`: phases A and B swap on `tick` forever, and only `done` (not fair: weak
+  fairness covers `tick` alone) leaves B for C, so `eventually C` is violated by a
+  lasso with a real loop, A B A back to step 0 (the seeds' only lasso stutters):
+  what the diagram overlay and the report's player are tested on.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ from models.kernel import (
     always,
     and_,
     eq,
+    eventually,
     ge,
     gt,
     ignore,
@@ -80,6 +85,7 @@ from models.kernel import (
     unchanged,
     unwrap,
     var,
+    weak,
 )
 from models.kernel.expr import Enabled, Expr, Ref, StepIs, as_expr
 
@@ -483,4 +489,30 @@ def transaction_commit(n: int) -> Spec:
                 cite=f"{TWO_PHASE}: the commit path",
             ),
         ),
+    )
+
+
+class _Swing(enum.Enum):
+    A = "A"
+    B = "B"
+    C = "C"
+
+
+def swing() -> Spec:
+    phase = Finite.of_enum(_Swing)
+    return Spec(
+        name="swing",
+        source="tests/families.py swing",
+        control="phase",
+        vars=(Var("phase", phase, _Swing.A),),
+        triggers=(Trigger("tick"), Trigger("done")),
+        rows=(
+            row("a_to_b", "tick", _Swing.A, _Swing.B, cite="swing: tick"),
+            row("b_to_a", "tick", _Swing.B, _Swing.A, cite="swing: tick back"),
+            row("b_done", "done", _Swing.B, _Swing.C, cite="swing: done"),
+        ),
+        liveness=(eventually("finished", eq(var("phase"), _Swing.C), cite="swing: finishes"),),
+        fairness=weak("tick"),
+        totality="enabled-only",
+        check_deadlock=False,
     )

@@ -103,6 +103,17 @@ def test_diagram_check_finds_a_stale_file(
     assert "stale diagram" in capsys.readouterr().err
 
 
+def test_diagram_check_finds_a_drawing_no_spec_draws(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """wave.dot, say, once wave is drawn as two halves: left behind, it would go stale."""
+    assert main(["diagram", "--out", str(tmp_path)]) == 0
+    assert main(["diagram", "--out", str(tmp_path), "--check"]) == 0
+    (tmp_path / "wave.dot").write_text("digraph {}\n")
+    assert main(["diagram", "--out", str(tmp_path), "--check"]) == 1
+    assert "wave.dot (no spec draws it: delete it)" in capsys.readouterr().err
+
+
 @pytest.mark.slow  # the gate runs this very check as a phase of its own (make verify, 4/7)
 def test_committed_diagrams_are_current() -> None:
     assert main(["diagram", "--check"]) == 0

@@ -19,17 +19,21 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from families import swing
 
 from models.cli.registry import all_specs, expand, lookup
 from models.cli.results import SpecResults, findings, load
+from models.kernel.checks import Checker
 from models.kernel.diagram import (
     ANY,
     Picture,
     dot_source,
     marks,
     overlay,
+    picture,
     pictures,
     render,
+    split,
     trace_marks,
     views,
 )
@@ -54,9 +58,21 @@ def _pictures(name: str) -> tuple[Picture, ...]:
     return tuple(pictures(spec, findings(_results()[name])))
 
 
+def _whole(name: str, k: int = 0) -> Picture:
+    """View `k` of spec `name` as one picture, before any split."""
+    spec = lookup(name)
+    return picture(spec, list(views(spec))[k], findings=findings(_results()[name]))
+
+
 @cache
-def _svg(name: str, k: int) -> bytes:
-    return render(dot_source(_pictures(name)[k]), "svg")
+def _parts(name: str, k: int) -> tuple[Picture, ...]:
+    """View `k` of spec `name`, in the parts it is drawn in (wave: its two halves)."""
+    return tuple(split(lookup(name), _whole(name, k)))
+
+
+@cache
+def _svgs(name: str, k: int) -> tuple[bytes, ...]:
+    return tuple(render(dot_source(pic), "svg") for pic in _parts(name, k))
 
 
 VIEWS = [(name, k) for name, spec in all_specs().items() for k in range(len(views(spec)))]
@@ -87,8 +103,8 @@ def _node_texts(root: ET.Element) -> list[tuple[set[str], str]]:
 def test_each_view_renders_every_reachable_state_and_greys_the_rest(name: str, k: int) -> None:
     spec = lookup(name)
     view = list(views(spec))[k]
-    root = ET.fromstring(_svg(name, k))  # well-formed XML, or this raises
-    nodes = _node_texts(root)
+    # Well-formed XML, or this raises; a view drawn in parts has its states across them.
+    nodes = [n for svg in _svgs(name, k) for n in _node_texts(ET.fromstring(svg))]
     for _, t in nodes:
         assert t.strip(), "a node without text"
     if spec.control is None:
@@ -123,7 +139,11 @@ def test_each_view_renders_every_reachable_state_and_greys_the_rest(name: str, k
 
 @pytest.mark.parametrize(("name", "k"), VIEWS, ids=[f"{n}-{k}" for n, k in VIEWS])
 def test_each_svg_fits_and_no_font_is_below_9pt(name: str, k: int) -> None:
-    svg = _svg(name, k).decode()
+    for part in _svgs(name, k):
+        _fits_and_no_font_is_below_9pt(part.decode())
+
+
+def _fits_and_no_font_is_below_9pt(svg: str) -> None:
     root = ET.fromstring(svg)
     sizes = [float(s) for s in re.findall(r'font-size="([0-9.]+)"', svg)]
     assert sizes and min(sizes) >= 9.0
@@ -157,8 +177,9 @@ def test_duplex_folds_refresh_and_any_state_rows() -> None:
 
 
 def test_guards_read_in_the_specs_vocabulary() -> None:
-    (wave,) = _pictures("wave")
-    text = " ".join(line for _, _, lines in wave.footnotes for line in lines)
+    text = " ".join(
+        line for pic in _pictures("wave") for _, _, lines in pic.footnotes for line in lines
+    )
     assert "[?answer = NULL]" in text and "¬aborted" in text
     (policy,) = _pictures("policy")
     labels = {r: a.lines for a in policy.arrows for r in a.rows}
@@ -167,7 +188,7 @@ def test_guards_read_in_the_specs_vocabulary() -> None:
 
 
 def test_wave_is_clustered_by_half_and_settles_in_outcome_arms() -> None:
-    (wave,) = _pictures("wave")
+    wave = _whole("wave")
     assert wave.node("s_PRECHECK").cluster != wave.node("s_WAIT").cluster != ""
     arms = [n for n in wave.nodes if n.kind == "arm"]
     assert {n.label for n in arms if not n.greyed} >= {
@@ -214,11 +235,14 @@ def test_every_violated_variants_counterexample_overlays_as_a_numbered_path(
 ) -> None:
     spec = lookup(name)
     results = _results()[name]
-    trace = next(c for c in results.checks if c.id == check).trace
+    found = next(c for c in results.checks if c.id == check)
+    trace = found.trace
     assert trace is not None
     path = trace_marks(spec, trace)
-    pic = _pictures(name)[0]  # the first view: duplex's variant draws audio, where Overlap is
-    shown = overlay(pic, path, f"counterexample of {check}")
+    # The first view, whole (duplex's variant draws audio, where Overlap is; wave's both
+    # halves): a trace is drawn on all of it.
+    pic = _whole(name)
+    shown = overlay(pic, path, f"counterexample of {check}", found.loop)
     steps = len(trace)
     numbered = sorted(
         [m for a in shown.arrows for m in a.marks] + [m for d in shown.table for m in d.marks]
@@ -227,6 +251,8 @@ def test_every_violated_variants_counterexample_overlays_as_a_numbered_path(
     dot = dot_source(shown)  # the CLI and browser tests render overlays; this pins the text
     assert f"counterexample of {check}" in dot
     assert dot.count("penwidth=2.5") >= len(shown.path_nodes)
+    if found.loop is not None:  # a lasso says how it goes on forever
+        assert shown.lasso == (found.loop, steps) and "forever" in shown.trace_steps[-1]
 
 
 def test_a_folded_step_is_drawn_for_its_trace() -> None:
@@ -285,10 +311,68 @@ def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
         for pic in _pictures(name):
             here[f"{pic.name}.dot"] = dot_source(pic)
             here[f"{pic.name}.mmd"] = mermaid_source(pic)
-    assert written == dict(sorted(here.items())) and len(written) == 2 * len(VIEWS)
+    parts = sum(len(_parts(name, k)) for name, k in VIEWS)
+    assert written == dict(sorted(here.items())) and len(written) == 2 * parts
 
 
 def test_the_readmes_mermaid_block_is_the_committed_policy_diagram() -> None:
     readme = (ROOT / "README.md").read_text()
     block = readme.split("```mermaid\n", 1)[1].split("```", 1)[0]
     assert block == (ROOT / "diagrams" / "policy.mmd").read_text()
+
+
+def test_wave_is_drawn_as_its_two_halves_cut_from_one_picture() -> None:
+    """Issue 19 §5: each half is readable at normal zoom; both come from the one picture,
+    with its ids and footnote numbers, and an arrow between the halves is in both."""
+    whole = _whole("wave")
+    front, back = _pictures("wave")
+    assert (front.name, back.name) == ("wave-front", "wave-back")
+    assert front.has_node("s_PRECHECK") and not back.has_node("s_PRECHECK")
+    assert back.has_node("a_SETTLED__OK__cluster_1") and not front.has_node("s_TIMEOUT")
+    ids = {a.id: a for a in whole.arrows}
+    assert {a.id for a in front.arrows} | {a.id for a in back.arrows} == set(ids)
+    across = {a.id for a in front.arrows} & {a.id for a in back.arrows}
+    # Only SPAWN hands over to the back half: those arrows are drawn in both.
+    assert across and all("s_SPAWN" in (ids[i].src, ids[i].dst) for i in across)
+    numbered = {(n, r) for pic in (front, back) for n, r, _ in pic.footnotes}
+    assert numbered == {(n, r) for n, r, _ in whole.footnotes}
+
+
+def test_every_footnote_names_its_row_and_its_edges() -> None:
+    whole = _whole("wave")
+    notes = {row: " ".join(lines) for _, row, lines in whole.footnotes}
+    for a in whole.arrows:
+        src, dst = whole.node(a.src), whole.node(a.dst)
+        names = [f"SETTLED/{n.label}" if n.kind == "arm" else n.label for n in (src, dst)]
+        for r in a.rows:
+            assert notes[r].startswith(f"{r}:"), notes[r]
+            assert f"{names[0]} → {names[1]}" in notes[r], (r, names, notes[r])
+
+
+def test_a_lassos_loop_is_dashed_and_its_back_edge_says_where_it_returns() -> None:
+    spec = swing()
+    check = next(Checker(spec).run("finished"))
+    assert check.verdict == "violated" and check.trace is not None and check.loop == 0
+    assert [s.row for s in check.trace.steps] == ["a_to_b", "b_to_a"]
+    shown = overlay(picture(spec), trace_marks(spec, check.trace), "lasso", check.loop)
+    assert shown.lasso == (0, 2)
+    assert shown.trace_steps[-1] == "↺ loop back to step 0: steps 0..2 repeat forever"
+    dot = dot_source(shown)
+    edges = {m.group(1): m.group(2) for m in re.finditer(r"(s_\w+ -> s_\w+) \[(.*)\]", dot)}
+    back, out = edges["s_B -> s_A"], edges["s_A -> s_B"]
+    assert 'label="#2 ↺ to step 0 ' in back and "style=dashed" in back and "loop" in back
+    assert 'label="#1 ' in out and "↺" not in out and "loop" in out  # step 1 is in the loop
+    assert "the loop, repeated forever (↺: back to step 0)" in dot  # the legend says so
+    assert "b_done" in edges["s_B -> s_C"] and "path" not in edges["s_B -> s_C"]
+
+
+def test_a_lasso_that_stutters_has_no_back_edge() -> None:
+    spec = lookup("wave:seed")  # the seed's ping may never answer: it stays in PING
+    check = next(c for c in _results()["wave:seed"].checks if c.id == "eventually-settles")
+    assert check.trace is not None and check.loop == len(check.trace) == 1
+    shown = overlay(_whole("wave:seed"), trace_marks(spec, check.trace), "t", check.loop)
+    assert shown.trace_steps[-1] == "then it stutters at step 1 forever"
+    dot = dot_source(shown)
+    (taken,) = [line for line in dot.splitlines() if " path" in line and " -> " in line]
+    assert "↺" not in taken and "loop" not in taken and "style=solid" in taken
+    assert "the loop, repeated forever" not in dot

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from families import swing
 
 from models.cli.registry import expand
 from models.cli.report import build
@@ -37,7 +38,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict[s
     from selenium.webdriver.chrome.service import Service
 
     out = tmp_path_factory.mktemp("report")
-    specs = expand([])
+    specs = [*expand([]), swing()]  # swing: a lasso with a real loop (the seeds' stutters)
     results, origin = load(specs)
     (out / "index.html").write_text(build(specs, results, origin))
     options = Options()
@@ -82,11 +83,12 @@ def test_every_specs_diagram_is_visible(page: tuple[Any, dict[str, Any]]) -> Non
             assert svg.is_displayed() and svg.size["width"] > 100 and svg.size["height"] > 50
 
 
-def _lit(driver: Any, trace: dict[str, Any]) -> tuple[str, str]:
-    """The lit element of the current step: its id, and its title with its text."""
+def _lit(driver: Any, trace: dict[str, Any], k: int) -> tuple[str, str]:
+    """The lit element of step `k` (on the figure that draws it: wave is drawn in two
+    halves): its id, and its title with its text."""
     found: list[str] = driver.execute_script(
         """
-        var fig = document.getElementById(arguments[0].figure);
+        var fig = document.getElementById(arguments[0].steps[arguments[1]].figure);
         var el = fig.querySelector('g.hl:not(.node)') || fig.querySelector('g.hl');
         if (!el) { return ['', '']; }
         var a = el.querySelector('a'), t = el.querySelector('title');
@@ -94,6 +96,7 @@ def _lit(driver: Any, trace: dict[str, Any]) -> tuple[str, str]:
         return [el.id, (title || '') + ' | ' + el.textContent];
         """,
         trace,
+        k,
     )
     return found[0], found[1]
 
@@ -120,10 +123,13 @@ def test_stepping_a_counterexample_lights_each_steps_row(page: tuple[Any, dict[s
         driver.execute_script("arguments[0].scrollIntoView();", link)
         link.click()
         data = driver.execute_script("return TRACES[arguments[0]];", key)
-        figure = driver.find_element(By.ID, data["figure"])
-        path = {e.get_attribute("id") for e in figure.find_elements(By.CSS_SELECTOR, ".path")}
+        path = {
+            e.get_attribute("id")
+            for f in data["figures"]
+            for e in driver.find_element(By.ID, f).find_elements(By.CSS_SELECTOR, ".path")
+        }
         wanted = {
-            data["prefix"] + i
+            step["prefix"] + i
             for step in data["steps"]
             for i in [*step["nodes"], *([step["edge"]] if step["edge"] else [])]
         }
@@ -139,13 +145,18 @@ def test_stepping_a_counterexample_lights_each_steps_row(page: tuple[Any, dict[s
             assert changed == {v for v, x in states[k].items() if k and states[k - 1][v] != x}
             if k:
                 row = trace.steps[k - 1].row
-                lit, title = _lit(driver, data)
+                lit, title = _lit(driver, data, k)
                 assert lit and row in title, (key, k, row, lit, title)
                 assert f"#{k} " in title, (key, k, title)  # the step's number on that row
                 driver.find_element(By.ID, "next").click() if k < len(trace) else None
             else:
                 driver.find_element(By.ID, "next").click()
-        assert driver.find_element(By.ID, "next").get_attribute("disabled")
+        loop = data["loop"]
+        if loop is None or loop == len(trace):  # a path ends; a stutter stays put
+            assert driver.find_element(By.ID, "next").get_attribute("disabled")
+        else:  # a lasso goes round: past its last step, back to step `loop`
+            driver.find_element(By.ID, "next").click()
+            assert driver.find_element(By.ID, "pos").text == f"step {loop} of {len(trace)}"
 
 
 def test_h1s_abort_is_lit_on_its_own_note_line(page: tuple[Any, dict[str, Any]]) -> None:
@@ -159,7 +170,7 @@ def test_h1s_abort_is_lit_on_its_own_note_line(page: tuple[Any, dict[str, Any]])
     assert check.trace is not None and check.trace.steps[1].row == "abort_sets_the_signal"
     driver.get(driver.current_url.split("#")[0] + f"#play={name}/{check.id}/2")
     data = driver.execute_script("return TRACES[arguments[0]];", f"{name}/{check.id}")
-    lit, title = _lit(driver, data)
+    lit, title = _lit(driver, data, 2)
     assert lit.endswith("a_note" + lit.rsplit("a_note", 1)[-1]) and "a_note" in lit
     assert "abort_sets_the_signal" in title and "spawn_replies" not in title
     assert driver.find_element(By.ID, "pos").text == f"step 2 of {len(check.trace)}"
@@ -177,7 +188,7 @@ def test_a_fragment_link_opens_that_step(page: tuple[Any, dict[str, Any]]) -> No
     assert driver.find_element(By.ID, "pos").text.startswith("step 1 of ")
     data = driver.execute_script("return TRACES[arguments[0]];", f"{name}/{check}")
     trace = next(c for c in results[name].checks if c.id == check).trace
-    lit, title = _lit(driver, data)
+    lit, title = _lit(driver, data, 1)
     assert trace.steps[0].row in title
     row = driver.find_element(By.ID, "prow").text
     assert row.startswith(f"row {trace.steps[0].row}")
@@ -278,3 +289,33 @@ def test_labels_are_9pt_or_more_at_1024px_and_the_page_does_not_scroll_sideways(
         assert titles and all(t.startswith("rows: ") for t in titles), titles[:5]  # not ids
     finally:
         driver.set_window_size(1400, 1000)
+
+
+def test_a_lasso_plays_round_its_loop(page: tuple[Any, dict[str, Any]]) -> None:
+    """Issue 17: the loop is dashed, its last step says where it goes back to, the player
+    says which steps repeat, and next past the last step is back at the loop's start."""
+    from selenium.webdriver.common.by import By
+
+    driver, results = page
+    check = next(c for c in results["swing"].checks if c.id == "finished")
+    assert check.loop == 0 and check.trace is not None and len(check.trace) == 2
+    url = driver.current_url.split("#")[0]
+    driver.get(url + "#play=swing/finished/2")
+    data = driver.execute_script("return TRACES['swing/finished'];")
+    assert driver.find_element(By.ID, "ploop").text == "loop: steps 0..2 repeat forever"
+    lit, title = _lit(driver, data, 2)
+    assert "b_to_a" in title and "#2 \u21ba to step 0 " in title, title
+    loop = driver.find_elements(By.CSS_SELECTOR, f"#{data['steps'][2]['figure']} g.edge.loop")
+    assert {e.get_attribute("id") for e in loop} == {
+        data["steps"][k]["prefix"] + data["steps"][k]["edge"] for k in (1, 2)
+    }
+    next_ = driver.find_element(By.ID, "next")
+    assert next_.get_attribute("disabled") is None
+    next_.click()
+    assert driver.find_element(By.ID, "pos").text == "step 0 of 2"
+    assert driver.current_url.endswith("#play=swing/finished/0")
+    seed = "wave:seed/eventually-settles"  # a lasso that stutters: no loop to go round
+    driver.get(url + f"#play={seed}/1")
+    assert driver.find_element(By.ID, "ploop").text == "then it stutters at step 1 forever"
+    assert driver.find_element(By.ID, "next").get_attribute("disabled")
+    driver.find_element(By.ID, "close").click()

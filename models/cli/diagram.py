@@ -7,8 +7,10 @@
 The side panel's verdicts come from `models/cli/results.py`: the fresh
 reports/verify.json of the last `make verify`, or the checks run now.
 `--trace CHECK` runs that one check and draws its witness or counterexample as
-a numbered path; a variant's counterexample is drawn over the variant's rows. A
-system's (compose.py) trace is a message-sequence chart instead, a lifeline per
+a numbered path over the whole view (a view drawn in parts, wave's two halves, is
+one picture here); a variant's counterexample is drawn over the variant's rows,
+and a lasso's loop is dashed, its last step labelled `↺ to step k`. A system's
+(compose.py) trace is a message-sequence chart instead, a lifeline per
 component: Mermaid `sequenceDiagram` by default, or `--format svg`.
 Exit codes: 0 written (or up to date), 1 a committed drawing is stale, 2 a wrong
 command (unknown spec, variant, view or check, or a check with no trace).
@@ -21,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from models.cli.kit import Output, UsageError, clip, output_dir, output_file
+from models.cli.kit import Beside, Output, UsageError, clip, output_dir, output_file
 from models.cli.registry import load as load_specs
 from models.cli.registry import lookup
 from models.cli.results import findings, load
@@ -31,6 +33,7 @@ from models.kernel.diagram import (
     Picture,
     dot_source,
     overlay,
+    picture,
     pictures,
     render,
     trace_marks,
@@ -91,8 +94,13 @@ def _all(args: argparse.Namespace) -> int:
         print(f"error: models/{b.module}.py is broken, not drawn: {b.error}", file=sys.stderr)
     results, origin = load(specs)
     stale: list[Path] = []
+    every: list[Picture] = []
+    # graphviz lays the pictures out beside, while the next spec is explored and drawn.
+    svgs: list[tuple[Path, Beside[bytes]]] = []
     for spec in specs:
-        for pic in pictures(spec, findings(results[spec.name])):
+        now = pictures(spec, findings(results[spec.name]))
+        every += now
+        for pic in now:
             dot = dot_source(pic)
             files = {
                 args.out / f"{pic.name}.dot": dot,
@@ -106,13 +114,22 @@ def _all(args: argparse.Namespace) -> int:
                     write(path, text)
                     print(f"wrote {path}")
             if args.render:
-                svg = args.out / f"{pic.name}.svg"
-                write(svg, render(dot, "svg"))
-                if not args.check:
-                    print(f"wrote {svg}")
-    if stale:
+                svgs.append((args.out / f"{pic.name}.svg", Beside(render, dot, "svg")))
+    for svg, laid_out in svgs:
+        write(svg, laid_out.result())
+        if not args.check:
+            print(f"wrote {svg}")
+    orphans: list[Path] = []
+    if args.check and not args.specs:
+        # A drawing no spec draws any more (a renamed or split view) is stale too.
+        drawn = {f"{pic.name}.{ext}" for pic in every for ext in ("dot", "mmd")}
+        found = (p for ext in ("dot", "mmd") for p in sorted(args.out.glob(f"*.{ext}")))
+        orphans = [p for p in found if p.name not in drawn]
+    if stale or orphans:
         for path in stale:
             print(f"stale diagram: {path} (run `make diagrams` and commit it)", file=sys.stderr)
+        for path in orphans:
+            print(f"stale diagram: {path} (no spec draws it: delete it)", file=sys.stderr)
         return 1
     if args.check:
         print(f"diagrams: up to date (verdicts: {origin})")
@@ -129,8 +146,9 @@ def _one(args: argparse.Namespace) -> int:
     found = findings(results[spec.name])
     title = ""
     path: list[Mark] | None = None
+    loop: int | None = None
     if args.trace:
-        trace, title = _trace(spec, args.trace)
+        trace, title, loop = _trace(spec, args.trace)
         if spec.system is not None:
             return _sequence(args, spec, trace, title)
         path = trace_marks(spec, trace)
@@ -142,9 +160,9 @@ def _one(args: argparse.Namespace) -> int:
     if view not in views(spec):
         known = ", ".join(v for v in views(spec) if v) or "none"
         raise Refused(f"spec {spec.name!r} has no view {view!r} (its views: {known})")
-    pic = next(p for p in pictures(spec, found) if p.name.endswith(view) or not view)
+    pic = picture(spec, view, findings=found)  # the whole view: one picture, even if split
     if path is not None:
-        pic = overlay(pic, path, title)
+        pic = overlay(pic, path, title, loop)
     data = _format(pic, fmt)
     (args.output or Output("-")).write(data)
     if args.output is not None and not args.output.to_stdout:
@@ -197,7 +215,8 @@ def _format(pic: Picture, fmt: str) -> str | bytes:
     return source if fmt == "dot" else render(source, fmt)
 
 
-def _trace(spec: Spec, check_id: str) -> tuple[Trace, str]:
+def _trace(spec: Spec, check_id: str) -> tuple[Trace, str, int | None]:
+    """The check's trace, its title, and for a lasso the step its loop goes back to."""
     checker = Checker(spec)
     known = checker.check_ids()
     if check_id not in known:
@@ -212,7 +231,8 @@ def _trace(spec: Spec, check_id: str) -> tuple[Trace, str]:
         )
     what = {"witnessed": "witness", "violated": "counterexample"}.get(result.verdict, "trace")
     steps = plural(len(result.trace), "step")
-    return result.trace, f"{what} of {check_id}: {result.verdict}, {steps}"
+    lasso = "" if result.loop is None else ", a lasso"
+    return result.trace, f"{what} of {check_id}: {result.verdict}, {steps}{lasso}", result.loop
 
 
 def _view_of(spec: Spec, path_init: Any) -> str:

@@ -10,7 +10,8 @@
   atomically (`kernel/files.py`): a failure or a Ctrl-C leaves nothing half-written.
   `output_dir` does the same for a flag that names a directory.
 - `positive_int` refuses counts below 1 (`--jobs 0`), for every command alike.
-- `process_pool` runs work in forked processes that a Ctrl-C stops at once.
+- `process_pool` runs work in forked processes that a Ctrl-C stops at once;
+  `Beside` runs a call (graphviz's layout) in a thread while the command goes on.
 - `run` parses and runs a command: a wrong flag shows the subcommand's usage,
   a user mistake prints `error: …` and exits 2, an OS error names the file and
   the reason (never an errno), a closed output pipe ends quietly, Ctrl-C exits
@@ -30,11 +31,13 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from models.kernel.files import NotRegular, target, write_atomic
 
@@ -186,6 +189,39 @@ def process_pool(jobs: int) -> Iterator[multiprocessing.pool.Pool]:
         raise
     finally:
         pool.join()
+
+
+T = TypeVar("T")
+# As many calls run beside the command as there are cores (each runs a `dot` process).
+_BESIDE = threading.BoundedSemaphore(os.cpu_count() or 2)
+
+
+class Beside(Generic[T]):
+    """`fn(*args)` run in a daemon thread, its `result()` (or its exception) taken later.
+    Not a ThreadPoolExecutor: that joins its threads on the way out, so one stuck call
+    would hold a Ctrl-C up forever; a daemon thread is left behind, and `result()`
+    waits on an event, which a Ctrl-C interrupts."""
+
+    def __init__(self, fn: Callable[..., T], *args: object) -> None:
+        self._done = threading.Event()
+        self._value: T | None = None
+        self._error: BaseException | None = None
+        threading.Thread(target=self._run, args=(fn, args), daemon=True).start()
+
+    def _run(self, fn: Callable[..., T], args: tuple[object, ...]) -> None:
+        with _BESIDE:
+            try:
+                self._value = fn(*args)
+            except BaseException as error:  # handed to the caller of result()
+                self._error = error
+            finally:
+                self._done.set()
+
+    def result(self) -> T:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]  # set: the call returned
 
 
 Handler = Callable[[argparse.Namespace], int]

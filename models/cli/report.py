@@ -33,7 +33,7 @@ from typing import Any
 
 from models.cli import report_figures
 from models.cli.diff import diff, diff_html, snapshot
-from models.cli.kit import UsageError, output_dir, reason
+from models.cli.kit import Beside, UsageError, output_dir, reason
 from models.cli.model_diff import changes_html, row_changes, rows_of
 from models.cli.registry import expand
 from models.cli.registry import load as load_registry
@@ -49,8 +49,8 @@ from models.kernel.diagram import (
     footnote_numbers,
     locate,
     picture,
-    pictures,
     render,
+    split,
     trace_marks,
     views,
 )
@@ -124,17 +124,19 @@ def build(
 ) -> str:
     """The page; `out` is where it is written (doc links are relative to it); `changes`: the
     section `diff.diff_html` writes for `--baseline`."""
-    sections: list[str] = []
+    sections: list[str | Beside[str]] = []
     traces: dict[str, dict[str, Any]] = {}
     sources = Sources(out.resolve())
     conformance, mutants = report_figures.read(CONFORMANCE), report_figures.read(MUTANTS)
     drawn: dict[str, tuple[Spec, list[Picture]]] = {}  # each base spec and its pictures
+    # graphviz lays the pictures out beside, while the next spec is explored and drawn.
     for spec in specs:
         measured = report_figures.conformance_html(spec, conformance)
         measured += report_figures.mutants_html(spec, mutants)
         figures = (conformance, mutants, measured)
         base = drawn.get(spec.name.partition(":")[0]) if ":" in spec.name else None
-        sections.append(_section(spec, results[spec.name], traces, sources, figures, base, drawn))
+        sections += _section(spec, results[spec.name], traces, sources, figures, base, drawn)
+    body = "".join(p if isinstance(p, str) else p.result() for p in sections)
     ok = all(c.ok for r in results.values() for c in r.checks)
     total = sum(len(r.checks) for r in results.values())
     nav = "".join(f'<li><a href="#{_anchor(s.name)}">{_e(s.name)}</a></li>' for s in specs)
@@ -151,7 +153,7 @@ def build(
         f'<nav><ul class="nav">{nav}<li><a href="#sources">sources</a></li></ul></nav>'
         f"{filter_bar({s.name: s for s in specs})}</header><main>"
         + changes
-        + "".join(sections)
+        + body
         + sources.html()
         + "</main>"
         + PLAYER
@@ -212,47 +214,50 @@ def _section(
     figures: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, str],
     base: tuple[Spec, list[Picture]] | None = None,
     drawn: dict[str, tuple[Spec, list[Picture]]] | None = None,
-) -> str:
-    """`figures`: conformance.json, mutants.json, and their HTML (report_figures); `base`: a
-    variant's base spec and its pictures, which the variant is drawn against; `drawn`
-    collects a base spec's pictures for its variants."""
+) -> list[str | Beside[str]]:
+    """The section's HTML, its figures still being laid out (`Beside`). `figures`:
+    conformance.json, mutants.json, and their HTML (report_figures); `base`: a variant's
+    base spec and its pictures, which the variant is drawn against; `drawn` collects a base
+    spec's pictures for its variants."""
     graph = explore(spec)
     counted = state_count(spec, graph.states)
     measured = report_figures.summary_html(spec, results, counted, *figures[:2]) + figures[2]
     header = ""
     if base is None:
-        pics = pictures(spec, findings(results), graph)
+        wholes = [picture(spec, view, graph, findings(results)) for view in views(spec)]
         if drawn is not None:
-            drawn[spec.name] = (spec, pics)
+            drawn[spec.name] = (spec, wholes)
     else:
-        header, pics = _variant(spec, results, graph, *base)
-    shown = []
-    for pic in pics:
-        prefix = _anchor(pic.name) + "-"
-        svg = render(dot_source(pic), "svg").decode()
-        svg = _titled(pic, svg[svg.index("<svg") :])  # no XML prolog: it is inline
-        svg = re.sub(r'\bid="', f'id="{prefix}', svg)
-        shown.append(
-            f'<figure class="diagram" id="d-{_anchor(pic.name)}" data-prefix="{prefix}">'
-            f"{svg}<figcaption>{_e(pic.title)}</figcaption></figure>"
-        )
+        header, wholes = _variant(spec, results, graph, *base)
+    # A view is shown in parts where the layout splits it (wave: its front and back half);
+    # a trace is located on the whole view and each step lit on the part that draws it.
+    parts = {w.name: split(spec, w) for w in wholes}
+    shown = [Beside(_figure, pic) for w in wholes for pic in parts[w.name]]
     cards = []
     for c in results.checks:
         key = None
         if c.trace:
             key = f"{spec.name}/{c.id}"
-            traces[key] = _trace_data(spec, pics, c, c.trace)
+            traces[key] = _trace_data(spec, wholes, parts, c, c.trace)
         cards.append(card(spec, c, sources, key))
-    return (
+    return [
         f'<section id="{_anchor(spec.name)}" class="spec"><h2>{_e(spec.name)}</h2>'
         f'<p class="source">{_e(spec.source)} — {_e(counted)}, '
-        f"{plural(len(spec.rows), 'row')}</p>"
-        + header
-        + measured
-        + "".join(shown)
-        + f'<div class="cards">{"".join(cards)}</div>'
-        + _rows(spec, graph)
-        + "</section>"
+        f"{plural(len(spec.rows), 'row')}</p>" + header + measured,
+        *shown,
+        f'<div class="cards">{"".join(cards)}</div>' + _rows(spec, graph) + "</section>",
+    ]
+
+
+def _figure(pic: Picture) -> str:
+    """The picture laid out by graphviz, inline: its ids prefixed, its titles row names."""
+    prefix = _anchor(pic.name) + "-"
+    svg = render(dot_source(pic), "svg").decode()
+    svg = _titled(pic, svg[svg.index("<svg") :])  # no XML prolog: it is inline
+    svg = re.sub(r'\bid="', f'id="{prefix}', svg)
+    return (
+        f'<figure class="diagram" id="d-{_anchor(pic.name)}" data-prefix="{prefix}">'
+        f"{svg}<figcaption>{_e(pic.title)}</figcaption></figure>"
     )
 
 
@@ -297,11 +302,16 @@ def _variant(
 
 
 def _trace_data(
-    spec: Spec, pics: Sequence[Picture], c: CheckResult, trace: Trace
+    spec: Spec,
+    wholes: Sequence[Picture],
+    parts: Mapping[str, Sequence[Picture]],
+    c: CheckResult,
+    trace: Trace,
 ) -> dict[str, Any]:
     """What the player needs: per step its row, whole state (labels), what changed, the
-    outputs it emitted and where it lands on the picture."""
-    pic = _picture_for(spec, pics, trace)
+    outputs it emitted, where it lands on the picture and which figure draws it; for a
+    lasso, where its loop starts (the last state is that step's state again)."""
+    pic = _picture_for(spec, wholes, trace)
     located = locate(pic, trace_marks(spec, trace))
     states = trace.states()
     rows = ["init", *(s.row for s in trace.steps)]
@@ -317,24 +327,45 @@ def _trace_data(
     steps = []
     for k, (state, (src, dst, arrow)) in enumerate(zip(states, located, strict=True)):
         before = states[k - 1] if k else state
+        nodes = [n for n in (src, dst) if n]
+        part = _part_for(parts[pic.name], nodes, arrow)
         steps.append(
             {
                 "row": rows[k],
-                "nodes": [n for n in (src, dst) if n],
+                "figure": f"d-{_anchor(part.name)}",
+                "prefix": _anchor(part.name) + "-",
+                "nodes": nodes,
                 "edge": arrow,
                 "state": {v: spec.var(v).domain.label(x) for v, x in state.items()},
                 "changed": [v for v, x in state.items() if k and before[v] != x],
                 "outputs": outputs[k],
+                "loop": c.loop is not None and k > c.loop,
             }
         )
     what = "counterexample" if c.verdict == "violated" else "witness"
     return {
         "title": f"{spec.name}: {what} of {c.id}",
         "card": anchor(spec.name, c.id),
-        "figure": f"d-{_anchor(pic.name)}",
-        "prefix": _anchor(pic.name) + "-",
+        "figures": list(dict.fromkeys(s["figure"] for s in steps)),
+        "loop": c.loop,
         "steps": steps,
     }
+
+
+def _part_for(parts: Sequence[Picture], nodes: Sequence[str], arrow: str | None) -> Picture:
+    """The first part that draws a step: both its nodes, and its arrow when it is one (a
+    part may hold both ends of an arrow it does not draw: two of the other half's states;
+    a row folded into a note or the table is in every part)."""
+    drawn = [{a.id for a in p.arrows} for p in parts]
+    is_arrow = any(arrow in ids for ids in drawn)
+    return next(
+        (
+            p
+            for p, ids in zip(parts, drawn, strict=True)
+            if all(p.has_node(n) for n in nodes) and (not is_arrow or arrow in ids)
+        ),
+        parts[0],
+    )
 
 
 def _rows(spec: Spec, graph: Exploration) -> str:
@@ -365,7 +396,7 @@ def _rows(spec: Spec, graph: Exploration) -> str:
 
 
 def _picture_for(spec: Spec, pics: Sequence[Picture], trace: Trace) -> Picture:
-    """The picture of the view the trace starts in."""
+    """The (whole) picture of the view the trace starts in."""
     for pic, (_, pred) in zip(pics, views(spec).items(), strict=True):
         if evaluate(pred, Env(pre=dict(trace.init))):
             return pic
@@ -386,5 +417,5 @@ PLAYER = (
     '<span id="pos" aria-live="polite"></span>'
     '<button type="button" id="next">next ▶</button>'
     '<button type="button" id="close">close</button> <b id="ptitle"></b></div>'
-    '<p id="prow"></p><table id="pstate"></table></aside>'
+    '<p id="prow"></p><p id="ploop"></p><table id="pstate"></table></aside>'
 )

@@ -2,7 +2,9 @@
 
 The script does two things: the filter bar (hide cards by spec, kind or
 verdict) and the trace player (`#play=SPEC/CHECK/K` in the URL: the whole path
-lit on the diagram, step K's row and state marked, previous and next).
+lit on the diagram, step K's row and state marked, previous and next; a lasso's
+loop dashed, its back edge labelled, and next past its last step back to the
+step the loop starts from).
 Text colours keep a contrast of at least 4.5:1 on their backgrounds.
 """
 
@@ -62,6 +64,7 @@ table.changes ins{background:#E1F3E5;color:#14502A;text-decoration:none;font-wei
 g.edge.changed path,g.edge.added path{stroke-width:3.5px}
 .path path,.path polygon,.path ellipse{stroke:#B3123A !important;stroke-width:2px !important}
 .hl path,.hl polygon,.hl ellipse{stroke:#B3123A !important;stroke-width:4px !important}
+.loop path{stroke-dasharray:7 3}  /* a lasso's loop: dashed, not only coloured */
 .hl text{fill:#B3123A !important;font-weight:bold}
 g.hl>a>polygon,g.hl>polygon:first-child{fill:#FFE9A8 !important}
 aside#player{position:fixed;left:0;right:0;bottom:0;max-height:40vh;overflow:auto;
@@ -135,9 +138,16 @@ function lit(fig) {
     t.textContent = t.getAttribute('data-orig'); t.removeAttribute('data-orig');
   });
 }
-function element(t, id) { return id ? document.getElementById(t.prefix + id) : null; }
+// A step is drawn on its own figure (a view split in parts: wave's two halves).
+function element(s, id) { return id ? document.getElementById(s.prefix + id) : null; }
+function unlit(t) { t.figures.forEach(function (f) { lit($(f)); }); }
+function relabel(edge, prefix) {  // an edge label's text, kept to be restored by lit()
+  var label = edge && edge.querySelector('text'); if (!label) { return; }
+  if (!label.hasAttribute('data-orig')) { label.setAttribute('data-orig', label.textContent); }
+  label.textContent = prefix + label.textContent;
+}
 function stop() {
-  if (playing) { lit($(TRACES[playing.key].figure)); }
+  if (playing) { unlit(TRACES[playing.key]); }
   document.querySelectorAll('ol.steps li.now').forEach(function (li) {
     li.classList.remove('now');
   });
@@ -146,29 +156,29 @@ function stop() {
 function play(key, k) {
   var t = TRACES[key]; if (!t) { return false; }
   k = Math.max(0, Math.min(k, t.steps.length - 1));
-  var fig = $(t.figure), fresh = !playing || playing.key !== key;
-  if (playing) { lit($(TRACES[playing.key].figure)); }
+  var step = t.steps[k], last = t.steps.length - 1;
+  var fig = $(step.figure), fresh = !playing || playing.key !== key;
+  if (playing) { unlit(TRACES[playing.key]); }
   playing = {key: key, k: k};
-  t.steps.forEach(function (s) {
-    s.nodes.forEach(function (n) { var el = element(t, n); if (el) { el.classList.add('path'); } });
-    var e = element(t, s.edge); if (e) { e.classList.add('path'); }
+  // A lasso: the steps after t.loop repeat forever, the last one back to step t.loop.
+  var looping = t.loop !== null && t.loop < last;
+  t.steps.forEach(function (s, j) {
+    s.nodes.forEach(function (n) { var el = element(s, n); if (el) { el.classList.add('path'); } });
+    var e = element(s, s.edge);
+    if (e) { e.classList.add('path'); if (s.loop) { e.classList.add('loop'); } }
+    if (looping && j === last) { relabel(e, '\u21ba to step ' + t.loop + ' '); }
   });
-  var step = t.steps[k];
   var target = step.nodes[step.nodes.length - 1];
-  var node = element(t, target); if (node) { node.classList.add('hl'); }
-  var edge = element(t, step.edge);
-  if (edge) {
-    edge.classList.add('hl');
-    var label = edge.querySelector('text');
-    if (label) {
-      label.setAttribute('data-orig', label.textContent);
-      label.textContent = '#' + k + ' ' + label.textContent;
-    }
-  }
+  var node = element(step, target); if (node) { node.classList.add('hl'); }
+  var edge = element(step, step.edge);
+  if (edge) { edge.classList.add('hl'); relabel(edge, '#' + k + ' '); }
   $('player').hidden = false;
   $('ptitle').textContent = t.title;
-  $('pos').textContent = 'step ' + k + ' of ' + (t.steps.length - 1);
-  $('prev').disabled = k === 0; $('next').disabled = k === t.steps.length - 1;
+  $('pos').textContent = 'step ' + k + ' of ' + last;
+  $('ploop').textContent = t.loop === null ? '' : looping ?
+    'loop: steps ' + t.loop + '..' + last + ' repeat forever' :
+    'then it stutters at step ' + last + ' forever';
+  $('prev').disabled = k === 0; $('next').disabled = k === last && !looping;
   var outs = Object.keys(step.outputs).map(function (o) { return o + '=' + step.outputs[o]; });
   $('prow').textContent = (k === 0 ? 'the initial state' : 'row ' + step.row) +
     (outs.length ? '; out: ' + outs.join(' ') : '');
@@ -208,7 +218,12 @@ document.addEventListener('click', function (ev) {
   }
 });
 $('prev').addEventListener('click', function () { go(playing.k - 1); });
-$('next').addEventListener('click', function () { go(playing.k + 1); });
+// Past a lasso's last step, the run is back at the step its loop starts from.
+function after(k) {
+  var t = TRACES[playing.key];
+  return k < t.steps.length - 1 ? k + 1 : t.loop;
+}
+$('next').addEventListener('click', function () { go(after(playing.k)); });
 $('close').addEventListener('click', function () {
   var card = playing && $(TRACES[playing.key].card);
   stop(); history.replaceState(null, '', card ? '#' + card.id : location.pathname);
@@ -216,7 +231,7 @@ $('close').addEventListener('click', function () {
 document.addEventListener('keydown', function (ev) {
   if (!playing || ev.target.tagName === 'SELECT') { return; }
   if (ev.key === 'ArrowLeft' && playing.k > 0) { go(playing.k - 1); }
-  if (ev.key === 'ArrowRight' && !$('next').disabled) { go(playing.k + 1); }
+  if (ev.key === 'ArrowRight' && !$('next').disabled) { go(after(playing.k)); }
 });
 window.addEventListener('hashchange', fromHash);
 fromHash();

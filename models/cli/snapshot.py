@@ -37,7 +37,7 @@ def row_text(spec: Any, r: Any) -> dict[str, str]:
 
 def snapshot(verdicts: bool = True) -> dict[str, Any]:
     from models.kernel.checks import verify
-    from models.kernel.diagram import pictures
+    from models.kernel.diagram import picture, views
     from models.kernel.explore import explore
 
     registry = _registry().load()
@@ -51,7 +51,7 @@ def snapshot(verdicts: bool = True) -> dict[str, Any]:
                 " ".join(f"{n}={f(x)}" for n, f, x in zip(names, labels, s, strict=True))
                 for s in graph.states
             )
-            pic = pictures(spec, (), graph)[0]
+            pic = picture(spec, next(iter(views(spec))), graph)  # the first view, whole
             found[spec.name] = {
                 "source": spec.source,
                 "rows": {r.name: row_text(spec, r) for r in spec.rows},

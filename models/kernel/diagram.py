@@ -20,7 +20,7 @@ from __future__ import annotations
 import enum
 import html
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
@@ -153,6 +153,10 @@ class Picture:
     trace_title: str = ""
     trace_steps: list[str] = field(default_factory=list)
     path_nodes: tuple[str, ...] = ()
+    # a lasso's (the step its loop starts from, its last step): the last state is that
+    # step's state again, and the steps after it repeat forever (equal: it stutters there)
+    lasso: tuple[int, int] | None = None
+    ranksep: str = ""  # graphviz's, when not the default (a part of a `split` picture)
 
     def node(self, node_id: str) -> Node:
         return next(n for n in self.nodes if n.id == node_id)
@@ -454,8 +458,9 @@ def _state_machine(
 ) -> None:
     scene = _scene(spec, view, graph)
     pic.clusters = [(f"cluster_{k}", t) for k, (t, _) in enumerate(spec.layout.clusters)]
-    _state_nodes(spec, graph, scene, pic)
-    drawn = _drafts(spec, scene, _fired(spec, graph, scene), pic)
+    fired, arms_seen = _walk(spec, graph, scene)
+    _state_nodes(spec, scene, arms_seen, pic)
+    drawn = _drafts(spec, scene, fired, pic)
     numbers = _footnotes(spec, scene, drawn, pic, numbering) if spec.layout.footnotes else {}
     # One arrow per source, target and decider: the rows between them are stacked on it.
     groups: dict[tuple[str, str, str, bool], list[_Draft]] = {}
@@ -482,8 +487,12 @@ def _scene(spec: Spec, view: str, graph: Graph) -> _Scene:
     domain = spec.control_domain
     assert control is not None and domain is not None and domain.values is not None
     pred = views(spec)[view]
-    inside = [i for i in range(len(graph.states)) if evaluate(pred, Env(pre=graph.as_dict(i)))]
-    ctrl = {i: domain.label(graph.as_dict(i)[control]) for i in inside}
+    ctrl: dict[int, str] = {}
+    for i in range(len(graph.states)):
+        state = graph.as_dict(i)
+        if evaluate(pred, Env(pre=state)):
+            ctrl[i] = domain.label(state[control])
+    inside = list(ctrl)
     arm_output, arm_state = (
         (layout.arms[0], domain.label(layout.arms[1])) if layout.arms else ("", "")
     )
@@ -499,7 +508,9 @@ def _scene(spec: Spec, view: str, graph: Graph) -> _Scene:
     )
 
 
-def _state_nodes(spec: Spec, graph: Graph, scene: _Scene, pic: Picture) -> None:
+def _state_nodes(
+    spec: Spec, scene: _Scene, arms_seen: Sequence[tuple[str, str]], pic: Picture
+) -> None:
     """Every control value, greyed where the explorer never reaches it in this view. The
     arms state is drawn once per output value and per cluster it is entered from."""
     domain = spec.control_domain
@@ -508,7 +519,7 @@ def _state_nodes(spec: Spec, graph: Graph, scene: _Scene, pic: Picture) -> None:
     for v in domain.values:
         label = domain.label(v)
         if label == scene.arm_state:
-            _arm_nodes(spec, graph, scene, pic)
+            _arm_nodes(spec, scene, arms_seen, pic)
             continue
         pic.nodes.append(
             Node(
@@ -522,19 +533,13 @@ def _state_nodes(spec: Spec, graph: Graph, scene: _Scene, pic: Picture) -> None:
         )
 
 
-def _arm_nodes(spec: Spec, graph: Graph, scene: _Scene, pic: Picture) -> None:
-    """The arms state: one node per output value, in a box per cluster it is entered from."""
+def _arm_nodes(
+    spec: Spec, scene: _Scene, arms_seen: Sequence[tuple[str, str]], pic: Picture
+) -> None:
+    """The arms state: one node per output value, in a box per cluster it is entered from
+    (`arms_seen`: each arm and the cluster it is entered from, as `_walk` meets them)."""
     label, arm_output = scene.arm_state, scene.arm_output
     out_domain = spec.output(arm_output).domain
-    arms_seen: list[tuple[str, str]] = []
-    for e in graph.edges:
-        if e.source in scene.inside and scene.ctrl.get(e.target) == label:
-            seen = (
-                out_domain.label(e.outputs[arm_output]),
-                scene.cluster_of.get(scene.ctrl[e.source], ""),
-            )
-            if seen not in arms_seen:
-                arms_seen.append(seen)
     pic.arm_state, pic.arm_output = label, arm_output
     assert out_domain.values is not None
     arms = [out_domain.label(o) for o in out_domain.values if o != spec.output(arm_output).default]
@@ -557,28 +562,63 @@ def _arm_nodes(spec: Spec, graph: Graph, scene: _Scene, pic: Picture) -> None:
             pic.nodes.append(Node(node_id, arm, kind="arm", greyed=arm in never, cluster=box))
 
 
-def _fired(spec: Spec, graph: Graph, scene: _Scene) -> dict[str, list[tuple[str, str]]]:
-    """Which rows fire from which node, to which node (explorer edges inside the view)."""
-
-    def target_node(source: int, target: int, outputs: Mapping[str, Value]) -> str:
-        label = scene.ctrl[target]
-        if label == scene.arm_state:
-            arm = spec.output(scene.arm_output).domain.label(outputs[scene.arm_output])
-            return arm_id(label, arm, scene.cluster_of.get(scene.ctrl[source], ""))
-        return state_id(label)
-
+def _walk(
+    spec: Spec, graph: Graph, scene: _Scene
+) -> tuple[dict[str, list[tuple[str, str]]], list[tuple[str, str]]]:
+    """One pass over the edges inside the view, in order: which rows fire from which node
+    to which node, and which arms are entered from which cluster. An edge's outputs are
+    read only where it enters the arms state, whose arm they name, and a row's edge
+    between two nodes already drawn is skipped unread."""
+    ids = {label: state_id(label) for label in scene.ctrl.values()}
+    arm_domain = spec.output(scene.arm_output).domain if scene.arm_output else None
     fired: dict[str, list[tuple[str, str]]] = {}
-    for e in graph.edges:
-        if e.source not in scene.inside:
+    arms_seen: list[tuple[str, str]] = []
+    seen: set[tuple[str, str, str]] = set()
+    for i, row, t, outputs in _moves(graph, scene.inside):
+        src, label = scene.ctrl[i], scene.ctrl[t]
+        if label == scene.arm_state and arm_domain is not None:
+            arm = arm_domain.label(outputs()[scene.arm_output])
+            group = scene.cluster_of.get(src, "")
+            if (arm, group) not in arms_seen:
+                arms_seen.append((arm, group))
+            dst = arm_id(label, arm, group)
+        elif (row, src, label) in seen:
             continue
-        src = scene.ctrl[e.source]
-        pair = (state_id(src), target_node(e.source, e.target, e.outputs))
-        if src == scene.arm_state:
-            pair = ("", pair[1])  # which arm a settled state is in is not in the state
-        pairs = fired.setdefault(e.row, [])
+        else:
+            seen.add((row, src, label))
+            dst = ids[label]
+        # Which arm a settled state is in is not in the state: its rows start nowhere.
+        pair = ("" if src == scene.arm_state else ids[src], dst)
+        pairs = fired.setdefault(row, [])
         if pair not in pairs:
             pairs.append(pair)
-    return fired
+    return fired, arms_seen
+
+
+Outputs = Callable[[], Mapping[str, Value]]
+
+
+def _moves(graph: Graph, inside: Collection[int]) -> Iterator[tuple[int, str, int, Outputs]]:
+    """(source, row, target, its outputs on demand) of each edge from a state `inside`, in
+    the graph's order. An `Exploration` answers from its compiled successors and computes
+    no outputs until asked: its `edges` would build them all (~78,000 in policy-concrete)."""
+    if not isinstance(graph, Exploration):
+        for e in graph.edges:
+            if e.source in inside:
+                yield e.source, e.row, e.target, _given(e)
+        return
+    rows = [r.name for r in graph.code.rows]
+    for i in sorted(inside):
+        for k, r, t in graph.moves(i):
+            yield i, rows[r], t, _asked(graph, i, k, r, t)
+
+
+def _given(e: Edge) -> Outputs:
+    return lambda: e.outputs
+
+
+def _asked(graph: Exploration, source: int, firing: int, row: int, target: int) -> Outputs:
+    return lambda: graph.edge_of(source, firing, row, target).outputs
 
 
 def _drafts(
@@ -649,6 +689,9 @@ def _footnotes(
     numbers: dict[str, int] = {}
     given = dict(numbering or {})
     free = max(given.values(), default=0) + 1
+    edges: dict[str, list[tuple[str, str]]] = {}
+    for d in drawn:
+        edges.setdefault(d.row.name, []).append((d.src, d.dst))
     for d in drawn:
         if d.row.name in numbers:
             continue
@@ -658,7 +701,9 @@ def _footnotes(
         when = _under(d.row.guard, scene.pred)
         found = guard_lines(spec, when, FOOTNOTE_WIDTH) if when != TRUE else ()
         outs = _outputs(spec, d.row)
-        body = _bracket(found, "") if found else []
+        # The footnote names its row and edges: it reads without hovering the picture.
+        body = _edge_names(pic, d.row.name, edges[d.row.name])
+        body += _bracket(found, "") if found else []
         after = ["/ " + x for x in wrap(outs, FOOTNOTE_WIDTH, ", ")] if outs else []
         if body and after and len(body[-1]) + 1 + len(after[0]) <= FOOTNOTE_WIDTH:
             body[-1] += " " + after.pop(0)
@@ -666,6 +711,27 @@ def _footnotes(
         pic.footnotes.append((numbers[d.row.name], d.row.name, body))
     pic.footnotes.sort()
     return numbers
+
+
+def _edge_names(pic: Picture, row: str, pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """`row: FROM → TO; ...`, wrapped FOOTNOTE_WIDTH wide; an arm reads `SETTLED/OK`."""
+
+    def name(node_id: str) -> str:
+        n = pic.node(node_id)
+        return (
+            "any state"
+            if n.kind == "any"
+            else f"{pic.arm_state}/{n.label}"
+            if n.kind == "arm"
+            else n.label
+        )
+
+    edges = [f"{name(src)} → {name(dst)}" for src, dst in pairs]
+    first = f"{row}: {edges[0]}"
+    if len(first) > FOOTNOTE_WIDTH:
+        return [f"{row}:", *("  " + line for line in wrap(edges, FOOTNOTE_WIDTH - 2, ", "))]
+    lines = wrap([first, *edges[1:]], FOOTNOTE_WIDTH, ", ")
+    return [lines[0], *("  " + line for line in lines[1:])]
 
 
 @dataclass(frozen=True)
@@ -888,8 +954,10 @@ def trace_marks(spec: Spec, trace: Trace) -> list[Mark]:
     )
 
 
-def overlay(pic: Picture, path: Sequence[Mark], title: str) -> Picture:
-    """The picture with `path` drawn over it: each step's arrow numbered and highlighted."""
+def overlay(pic: Picture, path: Sequence[Mark], title: str, loop: int | None = None) -> Picture:
+    """The picture with `path` drawn over it: each step's arrow numbered and highlighted.
+    A lasso (`loop`: the step its last state repeats) has its loop's arrows dashed and its
+    last one, back to step `loop`, labelled so (`_edge_attrs`)."""
     out = replace(pic, arrows=list(pic.arrows), table=list(pic.table), trace_title=title)
     steps = locate(pic, path)
     nodes: list[str] = []
@@ -914,6 +982,14 @@ def overlay(pic: Picture, path: Sequence[Mark], title: str) -> Picture:
             )
     out.path_nodes = tuple(dict.fromkeys(n for n in nodes if n))
     out.trace_steps = [m.text for m in path]
+    if loop is not None:
+        last = len(path) - 1
+        out.lasso = (loop, last)
+        out.trace_steps.append(
+            f"↺ loop back to step {loop}: steps {loop}..{last} repeat forever"
+            if loop < last
+            else f"then it stutters at step {last} forever"
+        )
     return out
 
 
@@ -967,7 +1043,8 @@ def dot_source(pic: Picture) -> str:
         fontsize="14",
         rankdir=pic.rankdir,
         nodesep="0.3",
-        ranksep="0.3" if under else "0.45",  # the panel above takes height from the ranks
+        # The panel above takes height from the ranks; a part of a split picture has room.
+        ranksep=pic.ranksep or ("0.3" if under else "0.45"),
         newrank="true",
         forcelabels="true",
     )
@@ -997,7 +1074,8 @@ def dot_source(pic: Picture) -> str:
         if sub is not None:
             dot.subgraph(sub)
     for a in pic.arrows:
-        dot.edge(a.src, a.dst, **_edge_attrs(a, colours, "xlabel" if pic.footnotes else "label"))
+        key = "xlabel" if pic.footnotes else "label"
+        dot.edge(a.src, a.dst, **_edge_attrs(a, colours, key, pic.lasso))
     if pic.table:
         dot.node(TABLE, _table_label(pic), shape="plain", id=TABLE)
     for name, attrs in right if right else left:
@@ -1077,8 +1155,15 @@ def _node_attrs(n: Node, on_path: bool) -> dict[str, str]:
     return attrs
 
 
-def _edge_attrs(a: Arrow, colours: Mapping[str, int], key: str = "label") -> dict[str, str]:
-    """`key` is `xlabel` for footnoted edges: placed after layout, a label takes no room."""
+def _edge_attrs(
+    a: Arrow,
+    colours: Mapping[str, int],
+    key: str = "label",
+    lasso: tuple[int, int] | None = None,
+) -> dict[str, str]:
+    """`key` is `xlabel` for footnoted edges: placed after layout, a label takes no room.
+    On a lasso's loop (`Picture.lasso`) a trace arrow is dashed, and the loop's last arrow
+    says where it goes back to: `↺ to step k`."""
     k = colours.get(a.decider, 0)
     label = "\\l".join(graphviz_escape(line) for line in a.lines) + "\\l"
     attrs: dict[str, str] = {
@@ -1109,9 +1194,13 @@ def _edge_attrs(a: Arrow, colours: Mapping[str, int], key: str = "label") -> dic
         attrs["class"] += " " + a.change
     if a.marks:
         steps = ",".join(str(m) for m in a.marks)
-        attrs.update(color=TRACE, fontcolor=TRACE, penwidth="2.5", style="solid")
-        attrs[key] = f"#{steps} " + attrs[key]
-        attrs["class"] = attrs["class"] + " path"
+        looped = lasso is not None and any(m > lasso[0] for m in a.marks)
+        closes = lasso is not None and lasso[0] < lasso[1] and lasso[1] in a.marks
+        back = f"↺ to step {lasso[0]} " if lasso is not None and closes else ""
+        style = "dashed" if looped else "solid"
+        attrs.update(color=TRACE, fontcolor=TRACE, penwidth="2.5", style=style)
+        attrs[key] = f"#{steps} {back}" + attrs[key]
+        attrs["class"] = attrs["class"] + " path" + (" loop" if looped else "")
     return attrs
 
 
@@ -1140,7 +1229,7 @@ def _table_label(pic: Picture) -> str:
 
 
 def _footnote_rows(pic: Picture) -> list[str]:
-    rows = ['<TR><TD COLSPAN="3"><B>edges: (n) [guard] / outputs</B></TD></TR>']
+    rows = ['<TR><TD COLSPAN="3"><B>edges: (n) row: from → to [guard] / outputs</B></TD></TR>']
     for n, row, lines in pic.footnotes:
         body = '<BR ALIGN="LEFT"/>'.join(_html(x) for x in lines or ["-"]) + '<BR ALIGN="LEFT"/>'
         rows.append(
@@ -1296,6 +1385,11 @@ def _side_rows(pic: Picture) -> list[str]:
             f'<TR><TD><FONT COLOR="{TRACE}">━━</FONT></TD>'
             '<TD COLSPAN="2" ALIGN="LEFT">the trace, its steps numbered #1, #2, …</TD></TR>'
         )
+    if pic.lasso is not None and pic.lasso[0] < pic.lasso[1]:
+        rows.append(
+            f'<TR><TD><FONT COLOR="{TRACE}">╍╍</FONT></TD><TD COLSPAN="2" ALIGN="LEFT">'
+            f"the loop, repeated forever (↺: back to step {pic.lasso[0]})</TD></TR>"
+        )
     changes = {a.change for a in pic.arrows} | {n.change for n in pic.nodes}
     if changes - {""}:
         for marks, meaning in (
@@ -1353,7 +1447,57 @@ def pictures(
 ) -> list[Picture]:
     """One picture per view; `numbering`: footnote numbers to keep (a base spec's)."""
     graph = graph or explore(spec)
-    return [picture(spec, view, graph, findings, numbering) for view in views(spec)]
+    return [
+        part
+        for view in views(spec)
+        for part in split(spec, picture(spec, view, graph, findings, numbering))
+    ]
+
+
+SPLIT_RANKSEP = "0.75"  # a part's arrows get room for their labels, within 1100 pt
+
+
+def split(spec: Spec, pic: Picture) -> list[Picture]:
+    """`pic` as one picture per cluster when the spec's layout asks (`Layout.split`: wave's
+    front and back half), else `[pic]`. A part holds its cluster's states and the arms
+    entered from it, every arrow from or into them, and the other clusters' states those
+    arrows join, in their own box: an arrow between two halves is drawn in both. Node and
+    arrow ids and footnote numbers are the whole picture's, so a trace located on the whole
+    picture (`locate`) lights the same elements on a part. States in no cluster and arms
+    never reached go with the last part."""
+    names = spec.layout.split
+    if not names or pic.table:
+        return [pic]
+    ids = [cid for cid, _ in pic.clusters[: len(names)]]
+    titles = dict(pic.clusters)
+
+    def owner(n: Node) -> int:
+        return next(
+            (k for k, c in enumerate(ids) if n.cluster in (c, f"cluster_arms_{c}")), len(ids) - 1
+        )
+
+    owned = {n.id: owner(n) for n in pic.nodes}
+    parts = []
+    for k, suffix in enumerate(names):
+        mine = {i for i, o in owned.items() if o == k}
+        arrows = [a for a in pic.arrows if a.src in mine or a.dst in mine]
+        ends = mine | {a.src for a in arrows} | {a.dst for a in arrows}
+        nodes = [n for n in pic.nodes if n.id in ends]
+        rows = {r for a in arrows for r in a.rows}
+        parts.append(
+            replace(
+                pic,
+                name=f"{pic.name}-{suffix}",
+                title=f"{pic.title}: the {titles[ids[k]]}",
+                nodes=nodes,
+                arrows=arrows,
+                clusters=[c for c in pic.clusters if any(n.cluster == c[0] for n in nodes)],
+                footnotes=[f for f in pic.footnotes if f[1] in rows],
+                path_nodes=tuple(n for n in pic.path_nodes if n in ends),
+                ranksep=SPLIT_RANKSEP,
+            )
+        )
+    return parts
 
 
 def footnote_numbers(pic: Picture) -> dict[str, int]:

@@ -4,8 +4,8 @@ Hints never add a node or an edge: what is drawn still comes from the rows and
 the explorer's reachable graph (diagram.py). They say what the rows cannot: who
 decides a trigger where the docs name a decider other than its group (duplex's
 edge reflex), which states are provisional, how states cluster (wave's front
-and back half), which output splits a terminal state into outcome arms, and
-which outputs and updates are worth printing on an edge.
+and back half, each its own picture), which output splits a terminal state into
+outcome arms, and which outputs and updates are worth printing on an edge.
 """
 
 from __future__ import annotations
@@ -38,3 +38,6 @@ class Layout:
     footnotes: bool = False
     # graphviz rank direction: LR (left to right) or TB (top to bottom)
     rankdir: str = "LR"
+    # draw each of the first clusters as a picture of its own, named by these suffixes
+    # (wave: front, back): one picture of ~45 footnoted edges is not readable at normal zoom
+    split: tuple[str, ...] = ()

@@ -136,8 +136,8 @@ def mermaid_source(pic: Picture) -> str:
         lines.append("    end note")
     if anchor and pic.footnotes:
         lines.append(f"    note left of {anchor}")
-        for number, row, body in pic.footnotes:
-            lines.append(f"        ({number}) {_safe(row)} {_safe(' '.join(body))}")
+        for number, _, body in pic.footnotes:  # the body's first line names the row
+            lines.append(f"        ({number}) {_safe(' '.join(body))}")
         lines.append("    end note")
     return "\n".join(lines) + "\n"
 
