@@ -160,17 +160,28 @@ def test_a_liveness_operator_is_killed_by_a_confirmed_lasso(
 
 
 def test_fairness_decides_equivalence_when_the_steps_agree() -> None:
-    # A move that changes nothing made an ignore row: the same steps, but no longer a taken
-    # step of a fair trigger, so the mutant's fair runs differ (weak(wave) is not met by it).
+    # A move that changes nothing made an ignore row: the same steps, and under weak
+    # fairness the same fair runs (a run in EMPTY meets weak(wave) by taking the no-op
+    # wave, or by wave being disabled there: both stay put).
     spec = all_specs()["policy"]
     base = Baseline(spec)
+    states = [base.graph.as_dict(i) for i in range(len(base.graph.states))]
     noop = next(r for r in spec.rows if r.name == "wave_takes_nothing")
     assert same_fairness(base, spec)
     silent = replace(noop, ignore=True, updates=MappingProxyType({}))
     quiet = replace(spec, rows=tuple(silent if r is noop else r for r in spec.rows))
-    states = [base.graph.as_dict(i) for i in range(len(base.graph.states))]
     assert prove_equivalent(spec, quiet, states).equal  # its updates changed nothing
-    assert not same_fairness(base, quiet)
+    assert same_fairness(base, quiet)
+    # But a no-op move where a fair trigger also has a way out does change the fair runs:
+    # duplex's Backchannel in Overlap made a move, as its variant does, answers the claim.
+    duplex = all_specs()["duplex"]
+    held = duplex.with_variant("backchannel-holds-overlap")
+    answered = replace(duplex, rows=held.rows, variants=())
+    base = Baseline(duplex)
+    states = [base.graph.as_dict(i) for i in range(len(base.graph.states))]
+    assert prove_equivalent(duplex, answered, states).equal
+    assert not same_fairness(base, answered)
+    assert model_kill(base, answered) is not None  # and liveness sees it
 
 
 # The six single-point faults of issue 14's hand-made trial, as the definition operators make

@@ -11,11 +11,13 @@ failure under REQUIRE_SEEDS=1). A model kill counts once z3 confirms it
 which fails the command. A changed property that still holds is killed if z3
 finds it demands nothing (`toothless`) or it lets a row mutant through that
 the original killed (`_teeth`). A mutant no layer kills is proved equivalent
-with z3 (`smt.prove_equivalent`; for a changed property,
-`smt.same_requirements`) or SURVIVED, which fails the command (exit 1).
+with z3 (`smt.prove_equivalent`, and the same fair runs, `same_fairness`; for a
+changed property, `smt.same_requirements`) or SURVIVED, which fails the command
+(exit 1).
 
 `--fast` (what `make verify` runs) judges every mutant of a smaller sample
-(`FAST_LIMIT` row mutants and `FAST_EXTRA_LIMIT` definition mutants per spec)
+(`FAST_LIMIT` row mutants, `FAST_EXTRA_LIMIT` definition mutants and
+`FAST_LIVE_LIMIT` liveness mutants per spec)
 with the model layer, runs conformance (replays only, no lockstep) on the
 model layer's survivors, and the seed layer on those and on one in
 `FAST_SHARE` of the rest. `--full` (`make

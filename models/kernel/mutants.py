@@ -34,8 +34,16 @@ bounded apart (`EXTRA_LIMIT`) so the row sample does not move:
 - out-for-param, param-for-out: a property reads an output where it meant
   the trigger's argument of that name, or the argument for the output.
 
+and then the liveness operators (`liveness_candidates`), on a spec with a
+promised liveness property, ranked and bounded apart (`LIVE_LIMIT`):
+
+- drop-fairness: a row made unfair: one fairness constraint (of the spec or
+  of one property) goes;
+- self-loop: a fair trigger's row that makes progress stays put instead.
+
 `model_kill` is the model layer: the spec's own checks (determinism first,
-its properties, the structural checks totality (explicit specs), no-deadlock
+its properties, its promised liveness properties (a lasso, replayed by z3),
+the structural checks totality (explicit specs), no-deadlock
 (where the spec checks it), well-defined, terminal-absorbing, rows-fire and
 vacuity, and each variant still failing as it declares), decided on the
 kernel explorer's complete graph of the mutant (`explore`, the compiled rows;
@@ -46,7 +54,8 @@ tested again (see `_View`). The kernel's
 reachable-set check is left out: it tests the kernel (z3 against the
 explorer), not the model. A mutant no layer kills goes to
 `smt.prove_equivalent`, which proves with z3 that it behaves as the
-original, or it has survived.
+original (and, for liveness, `same_fairness`: its fair runs are the
+original's), or it has survived.
 
 A model kill counts only once z3 agrees (`confirmed`): its counterexample is
 replayed over the mutant's own transition relation (`smt.replay`), a missing
@@ -1043,11 +1052,17 @@ class _View:
 
 
 def same_fairness(base: Baseline, mutant: Spec) -> bool:
-    """The mutant's fair runs are the original's: the same liveness and fairness, and on
-    the reachable graph every state enables, and every step takes, the same fairness
-    constraints (an ignore row made a move, or back, changes that without changing a
-    step). Only then does z3's proof of the same steps (`smt.prove_equivalent`) make the
-    mutant equivalent for its liveness properties too."""
+    """The mutant's fair runs are the original's, for every liveness property over states:
+    the same liveness and fairness, and on the reachable graph the same fair view of every
+    step. Only then does z3's proof of the same steps (`smt.prove_equivalent`) make the
+    mutant equivalent for its liveness properties too: an ignore row made a move, or back,
+    changes which steps are fair without changing a step.
+
+    With weak fairness only, a step that stays in its state is seen only as an escape: a
+    weak constraint a state can take without leaving it, or does not enable, is met there
+    by a run that stays (taking it, or stuttering), and the fair-cycle search reads nothing
+    else of such a step (liveness.py: a component is fair for a weak constraint it takes
+    inside or escapes somewhere). So a no-op move and an ignore row are alike there."""
     spec = base.spec
     if not spec.liveness:
         return True
@@ -1058,17 +1073,32 @@ def same_fairness(base: Baseline, mutant: Spec) -> bool:
         return False
     ours, theirs = Graph(base.graph), Graph(g)
     return all(
-        _fair_steps(ours, spec.fair_cases(p)) == _fair_steps(theirs, mutant.fair_cases(p))
+        _fair_view(ours, spec.fair_cases(p)) == _fair_view(theirs, mutant.fair_cases(p))
         for p in spec.liveness
     )
 
 
-def _fair_steps(graph: Graph, cases: tuple[FairCase, ...]) -> set[tuple[object, int, int, object]]:
-    """Every step of the graph, by its states, with the fairness constraints it takes (a
-    state's enabled constraints are those its steps take)."""
-    adj, _ = graph.moves(cases)
+def _fair_view(graph: Graph, cases: tuple[FairCase, ...]) -> set[tuple[object, ...]]:
+    """Every step of the graph, by its states, with the fairness constraints it takes; with
+    weak fairness only, the moves that stay put are folded into each state's escapes (the
+    weak constraints it does not enable, or takes without leaving)."""
+    adj, enabled = graph.moves(cases)
     states = graph.g.states
-    return {(states[i], k, bits, states[t]) for i, out in enumerate(adj) for k, _, t, bits in out}
+    if any(f.kind == "strong" for f in cases):
+        return {
+            (states[i], k, bits, states[t]) for i, out in enumerate(adj) for k, _, t, bits in out
+        }
+    every = (1 << len(cases)) - 1
+    view: set[tuple[object, ...]] = set()
+    for i, out in enumerate(adj):
+        escapes = every & ~enabled[i]
+        for k, _, t, bits in out:
+            if t == i:
+                escapes |= bits
+            else:
+                view.add((states[i], k, bits, states[t]))
+        view.add((states[i], escapes))
+    return view
 
 
 def _variant(base: Baseline, spec: Spec, name: str) -> Kill | None:

@@ -685,7 +685,8 @@ def export(spec: Spec, *, terminal_loop: bool = False, live: Liveness | None = N
 
     `terminal_loop` adds a step that a terminal state may always take (changing nothing),
     so a pan search for invalid end states reports only real deadlocks. `live` exports one
-    liveness property as an `ltl` formula instead (see `_ltl`): a global `fired` records the
+    liveness property instead, as a `never` claim when its fairness is all weak (`_never`)
+    and else as an `ltl` formula (`_ltl`): a global `fired` records the
     trigger whose non-ignore row the last step took, and an explicit stutter step lets a run
     stop anywhere, as the kernel's semantics allows; run it with the no-property selector."""
     if live is not None:

@@ -162,14 +162,14 @@ SPEC = Spec(
             pred,
             cite=f"{SRC} Liveness (MC.cfg PROPERTY), []<>(actor {tla}), actor = {a}",
         )
-        for what, tla, member_of in (
-            ("reads", "\\in readers", lambda a: member(a, READERS)),
-            ("writes", "\\in writers", lambda a: member(a, WRITERS)),
-            ("stops-reading", "\\notin readers", lambda a: not_(member(a, READERS))),
-            ("stops-writing", "\\notin writers", lambda a: not_(member(a, WRITERS))),
+        for what, tla, role, inside in (
+            ("reads", "\\in readers", READERS, True),
+            ("writes", "\\in writers", WRITERS, True),
+            ("stops-reading", "\\notin readers", READERS, False),
+            ("stops-writing", "\\notin writers", WRITERS, False),
         )
         for a in ACTOR_DOMAIN.values
-        for pred in (member_of(a),)
+        for pred in (member(a, role) if inside else not_(member(a, role)),)
     ),
     # Fairness: WF of TryRead(actor) and TryWrite(actor) per actor, of ReadOrWrite, of Stop.
     fairness=(*weak("TryRead", "TryWrite", each="actor"), *weak("ReadOrWrite", "Stop")),
