@@ -41,7 +41,8 @@ from models.kernel.diagram import (
 )
 from models.kernel.explore import explore
 from models.kernel.expr import Env, evaluate
-from models.kernel.mermaid import mermaid_source
+from models.kernel.mermaid import mermaid_source, sequence_source
+from models.kernel.sequence import chart
 from models.kernel.spec import Spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,11 +79,10 @@ def _svgs(name: str, k: int) -> tuple[bytes, ...]:
 
 
 VIEWS = [(name, k) for name, spec in all_specs().items() for k in range(len(views(spec)))]
-# The closed ADR-068 loop's system picture does not fit a page yet, and a system's
-# counterexample is not yet overlaid on it (issue 18 §1); strict, so the marker must go
-# when it does.
+# The closed ADR-068 loop's system picture does not fit a page yet (issue 18 §1);
+# strict, so the marker must go when it does.
 PENDING = pytest.mark.xfail(
-    strict=True, reason="adr068's system picture: its size and overlays are pending (issue 18)"
+    strict=True, reason="adr068's system picture: its size is pending (issue 18)"
 )
 
 
@@ -287,9 +287,7 @@ VIOLATED = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("name", "check"), _marked(VIOLATED), ids=[f"{n}/{c}" for n, c in VIOLATED]
-)
+@pytest.mark.parametrize(("name", "check"), VIOLATED, ids=[f"{n}/{c}" for n, c in VIOLATED])
 def test_every_violated_variants_counterexample_overlays_as_a_numbered_path(
     name: str, check: str
 ) -> None:
@@ -298,6 +296,12 @@ def test_every_violated_variants_counterexample_overlays_as_a_numbered_path(
     found = next(c for c in results.checks if c.id == check)
     trace = found.trace
     assert trace is not None
+    if spec.system is not None:
+        # A system's counterexample is a sequence chart (issue 18 §1): every step on it.
+        drawn = chart(spec, trace, f"counterexample of {check}")
+        assert sorted({e.step for e in drawn.events}) == list(range(1, len(trace) + 1))
+        assert f"counterexample of {check}" in sequence_source(drawn)
+        return
     path = trace_marks(spec, trace)
     # The first view, whole (duplex's variant draws audio, where Overlap is; wave's both
     # halves): a trace is drawn on all of it.

@@ -117,6 +117,9 @@ class Arrow:
     greyed: bool = False
     marks: tuple[int, ...] = ()  # trace steps that take this arrow
     change: str = ""  # against another picture (`compare`): "added", "changed" or "removed"
+    # the boxes (cluster ids) the arrow leaves and enters at their border (a system's channels)
+    tail_box: str = ""
+    head_box: str = ""
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,7 @@ class Picture:
     # step's state again, and the steps after it repeat forever (equal: it stutters there)
     lasso: tuple[int, int] | None = None
     ranksep: str = ""  # graphviz's, when not the default (a part of a `split` picture)
+    nodesep: str = ""  # graphviz's, when not the default (a system's, drawn close)
 
     def node(self, node_id: str) -> Node:
         return next(n for n in self.nodes if n.id == node_id)
@@ -235,6 +239,7 @@ def picture(
     if spec.system is not None:
         pic.components = tuple(p.name for p in spec.system.parts)
         pic.rankdir = "TB"  # components one under another: side by side, they outgrow a page
+        pic.ranksep, pic.nodesep = "0.25", "0.2"  # and close, so that adr068 fits a page
         _system(spec.system, graph, pic)
         return pic
     if spec.control is None:
@@ -258,8 +263,9 @@ def _add_note(pic: Picture, text: str, rows: Sequence[str], title: str = "") -> 
 
 
 def _panel_over(pic: Picture) -> bool:
-    """Is the text drawn as one panel over the graph (`_below`), not beside it?"""
-    return pic.rankdir == "TB" and bool(pic.footnotes)
+    """Is the text drawn as one panel over the graph (`_below`), not beside it? So for a
+    system, whose components' notes beside it would make it wider than a page."""
+    return pic.rankdir == "TB" and (bool(pic.footnotes) or bool(pic.components))
 
 
 def _decision_table(spec: Spec, pic: Picture) -> None:
@@ -352,16 +358,18 @@ def _component(
     system: System, part: Part, graph: Exploration, whole: _States, pic: Picture
 ) -> None:
     spec, pre = part.spec, _prefix(part.name)
-    cluster = "cluster_" + _ident(part.name)
-    pic.clusters.append((cluster, f"{part.name}: {spec.name} ({spec.source})"))
+    cluster = _box(part.name)
+    # Its name, and its spec's where that differs (the source is in the spec's own picture).
+    title = part.name + (f" ({spec.name})" if spec.name != part.name else "")
     if spec.control is None:
-        # A component without state (a decision table): one box, its rows in the notes.
-        pic.nodes.append(Node(pre + "self", part.name, kind="arm", cluster=cluster))
+        # A component without a control state: one node (no box), its rows in the notes.
+        pic.nodes.append(Node(pre + "self", title, kind="arm"))
         pic.deciders.append((part.name, f"a step of {part.name}"))
         for r in spec.rows:
             if not r.ignore:
                 _add_note(pic, f"{part.name}: {_note(spec, r, TRUE)}", [])
         return
+    pic.clusters.append((cluster, title))
     # Its own rules, without what a box inside a box or a numbered label would need.
     own = replace(
         spec, views={}, layout=replace(spec.layout, footnotes=False, clusters=(), arms=None)
@@ -384,6 +392,13 @@ def _component(
 
 
 def _channels(system: System, graph: Exploration, whole: _States, pic: Picture) -> None:
+    """Each channel a node, joined to the boxes of its sender and its receiver: the arrow
+    in names the messages that reach it, the arrow out each message with the trigger it
+    fires (one its receiver ignores there, never). An arrow is drawn from the first state
+    that sends on the channel and to the receiver's initial state, and clipped at the box,
+    so that the boxes stack in the order the messages flow. A channel's faults loop on
+    its node."""
+
     def node(component: str, state: Mapping[str, Value]) -> str:
         part = system.part(component)
         domain = part.spec.control_domain
@@ -391,51 +406,79 @@ def _channels(system: System, graph: Exploration, whole: _States, pic: Picture) 
             return _prefix(component) + "self"
         return _prefix(component) + state_id(domain.label(state[part.control]))
 
+    start = {p.name: node(p.name, whole(0)) for p in system.parts}  # state 0 is initial
     carried: dict[tuple[str, str], list[str]] = {}  # (from, to) -> messages, in order
-    faults: dict[str, list[str]] = {}
+    ends: dict[tuple[str, str], tuple[str, str]] = {}  # (from, to) -> the nodes drawn
+    faults: dict[tuple[str, str], list[str]] = {}
+
+    def carry(src: str, dst: str, label: str, first: tuple[str, str]) -> None:
+        _carry(carried, src, dst, label)
+        ends.setdefault((src, dst), first)
+
     for e in graph.edges:
         origin = system.origins[e.row]
-        # A message its receiver ignores is in that component's note, not on an arrow.
-        heeded = {c for c, r in origin.parts if not system.part(c).spec.row(r).ignore}
+        heeded = {c: r for c, r in origin.parts if not system.part(c).spec.row(r).ignore}
         for name, message in origin.sends:
-            ch = system.channel(name)
-            _carry(carried, node(ch.source, whole(e.source)), _channel_id(name), message)
+            ch, lane = system.channel(name), _channel_id(name)
+            carry(ch.source, lane, _message(message), (node(ch.source, whole(e.source)), lane))
             if ch.synchronous and ch.target in heeded:
-                _carry(carried, _channel_id(name), node(ch.target, whole(e.target)), message)
+                fired = system.part(ch.target).spec.row(heeded[ch.target]).trigger
+                label = f"{_message(message)}: {fired}"
+                carry(lane, ch.target, label, (lane, start[ch.target]))
         if origin.delivers is not None:
             name, message = origin.delivers
-            target = system.channel(name).target
+            target, lane = system.channel(name).target, _channel_id(name)
             if target in heeded:
-                _carry(carried, _channel_id(name), node(target, whole(e.target)), message)
+                fired = system.part(target).spec.row(heeded[target]).trigger
+                label = f"{_message(message)}: {fired}"
+                carry(lane, target, label, (lane, start[target]))
         if origin.fault is not None:
             name, fault = origin.fault
-            fired = faults.setdefault(name, [])
-            if fault not in fired:
-                fired.append(fault)
+            _carry(faults, name, "", fault)
     for ch in system.channels:
         how = "synchronous" if ch.synchronous else f"FIFO of {ch.capacity}"
         may = f", may suffer {', '.join(ch.faults)}" if ch.faults else ""
         pic.nodes.append(Node(_channel_id(ch.name), f"{ch.name}: {how}{may}", kind="channel"))
     tooltips = {_channel_id(ch.name): f"{ch.name}: {ch.cite}" for ch in system.channels}
+    boxed = {c for c, _ in pic.clusters}
     for k, ((src, dst), messages) in enumerate(carried.items()):
         tip = tooltips.get(src) or tooltips[dst]
-        lines = tuple(wrap(messages, WIDTH, ", "))
-        pic.arrows.append(Arrow(f"c{k}", src, dst, (tip.split(":")[0],), lines, CHANNEL, tip))
-    for k, (name, fired) in enumerate(faults.items()):
+        first = ends[(src, dst)]
+        pic.arrows.append(
+            Arrow(
+                f"c{k}",
+                first[0],
+                first[1],
+                (tip.split(":")[0],),
+                tuple(wrap(messages, WIDTH, ", ")),
+                CHANNEL,
+                tip,
+                tail_box=_box(src) if _box(src) in boxed else "",
+                head_box=_box(dst) if _box(dst) in boxed else "",
+            )
+        )
+    for k, ((name, _), kinds) in enumerate(faults.items()):
         ch_id = _channel_id(name)
-        lines = tuple(wrap(fired, WIDTH, ", "))
+        lines = tuple(wrap(kinds, WIDTH, ", "))
         pic.arrows.append(Arrow(f"f{k}", ch_id, ch_id, (name,), lines, FAULT, tooltips[ch_id]))
-    pic.deciders.append((CHANNEL, "a message on a channel: from the state that sends it"))
+    pic.deciders.append((CHANNEL, "a message on a channel, from its sender to its receiver"))
     if faults:
         pic.deciders.append((FAULT, "a channel's fault, which the environment may fire"))
+
+
+def _box(component: str) -> str:
+    return "cluster_" + _ident(component)
+
+
+def _message(value: Value) -> str:
+    return str(value.name) if isinstance(value, enum.Enum) else str(value)
 
 
 def _channel_id(name: str) -> str:
     return "ch_" + _ident(name)
 
 
-def _carry(carried: dict[tuple[str, str], list[str]], src: str, dst: str, message: Value) -> None:
-    label = str(message.name) if isinstance(message, enum.Enum) else str(message)
+def _carry(carried: dict[tuple[str, str], list[str]], src: str, dst: str, label: str) -> None:
     messages = carried.setdefault((src, dst), [])
     if label not in messages:
         messages.append(label)
@@ -1048,7 +1091,7 @@ def dot_source(pic: Picture) -> str:
         fontname=FONT,
         fontsize="14",
         rankdir=pic.rankdir,
-        nodesep="0.3",
+        nodesep=pic.nodesep or "0.3",
         # The panel above takes height from the ranks; a part of a split picture has room.
         ranksep=pic.ranksep or ("0.3" if under else "0.45"),
         newrank="true",
@@ -1079,9 +1122,13 @@ def dot_source(pic: Picture) -> str:
             target.node(n.id, **_node_attrs(n, n.id in on_path))
         if sub is not None:
             dot.subgraph(sub)
+    if any(a.tail_box or a.head_box for a in pic.arrows):
+        dot.attr(compound="true")  # an arrow may leave or enter a box at its border
     for a in pic.arrows:
         key = "xlabel" if pic.footnotes else "label"
-        dot.edge(a.src, a.dst, **_edge_attrs(a, colours, key, pic.lasso))
+        attrs = _edge_attrs(a, colours, key, pic.lasso)
+        attrs.update({k: v for k, v in (("ltail", a.tail_box), ("lhead", a.head_box)) if v})
+        dot.edge(a.src, a.dst, **attrs)
     if pic.table:
         dot.node(TABLE, _table_label(pic), shape="plain", id=TABLE)
     for name, attrs in right if right else left:

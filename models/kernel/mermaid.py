@@ -110,7 +110,7 @@ def mermaid_source(pic: Picture) -> str:
             label = "never fires here<br/>" + label
         if deciders:
             label = f"by {_safe(a.decider or 'no group')}<br/>" + label
-        lines.append(f"    {a.src} --> {a.dst} : {label}")
+        lines.append(f"    {a.tail_box or a.src} --> {a.head_box or a.dst} : {label}")
     for cls, members in (
         ("provisional", [n.id for n in pic.nodes if n.provisional]),
         ("unreachable", [n.id for n in pic.nodes if n.greyed]),
