@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 import pytest
@@ -29,9 +29,12 @@ from models.cli.results import load
 from models.kernel import always, eq, ne, sometimes, var
 from models.kernel.compose import channel, compose
 from models.kernel.diagram import dot_source, pictures, render
+from models.kernel.domains import Value
+from models.kernel.explore import explore
 from models.kernel.mermaid import mermaid_source, sequence_source
 from models.kernel.sequence import Event, Lifeline, chart, sequence_svg
 from models.kernel.spec import Spec
+from models.kernel.trace import Trace
 
 DELIVER_START = "link_deliver_START__dev_run__lamp_light"
 LOSS = ("ctl_on", DELIVER_START, "ctl_off", "link_lose")
@@ -39,10 +42,11 @@ LOSS = ("ctl_on", DELIVER_START, "ctl_off", "link_lose")
 
 def test_each_component_is_a_box_of_its_own_states() -> None:
     (pic,) = pictures(SYSTEM)
+    # Each box is titled by the component, and by its spec where that differs.
     assert pic.clusters == [
-        ("cluster_ctl", "ctl: switch (tests/systems.py)"),
-        ("cluster_dev", "dev: device (tests/systems.py)"),
-        ("cluster_lamp", "lamp: lamp (tests/systems.py)"),
+        ("cluster_ctl", "ctl (switch)"),
+        ("cluster_dev", "dev (device)"),
+        ("cluster_lamp", "lamp"),
     ]
     boxes = {(n.cluster, n.label, n.initial, n.greyed) for n in pic.nodes if n.kind != "channel"}
     assert boxes == {
@@ -77,18 +81,18 @@ def test_channels_are_drawn_between_the_boxes_with_their_messages_and_faults() -
         "ch_link": "link: FIFO of 1, may suffer loss",
         "ch_wire": "wire: synchronous",
     }
-    carried = {(a.src, a.dst, a.lines) for a in pic.arrows if a.decider == "channel"}
+    carried = {
+        (a.tail_box, a.src, a.dst, a.head_box, a.lines)
+        for a in pic.arrows
+        if a.decider == "channel"
+    }
+    # Box to channel to box: from the first state that sends on it, into the receiver's
+    # initial state, each clipped at its box; the arrow out names the trigger each fires.
     assert carried == {
-        # the switch sends from the state it leaves ...
-        ("ctl__s_OFF", "ch_link", ("START",)),
-        ("ctl__s_ON", "ch_link", ("STOP",)),
-        # ... and a delivered message points at the state it leaves the device in
-        ("ch_link", "dev__s_RUN", ("START",)),
-        ("ch_link", "dev__s_IDLE", ("STOP",)),
-        ("dev__s_IDLE", "ch_wire", ("ON",)),
-        ("dev__s_RUN", "ch_wire", ("OFF",)),
-        ("ch_wire", "lamp__s_LIT", ("ON",)),
-        ("ch_wire", "lamp__s_DARK", ("OFF",)),
+        ("cluster_ctl", "ctl__s_OFF", "ch_link", "", ("START, STOP",)),
+        ("", "ch_link", "dev__s_IDLE", "cluster_dev", ("START: start, STOP: stop",)),
+        ("cluster_dev", "dev__s_IDLE", "ch_wire", "", ("ON, OFF",)),
+        ("", "ch_wire", "lamp__s_DARK", "cluster_lamp", ("ON: on, OFF: off",)),
     }
     assert [(a.src, a.dst, a.lines) for a in pic.arrows if a.decider == "fault"] == [
         ("ch_link", "ch_link", ("loss",))
@@ -107,9 +111,9 @@ def test_the_system_diagram_in_dot_and_mermaid() -> None:
     assert render(dot, "svg").startswith(b"<?xml")
     mmd = mermaid_source(pic)
     # Components only meet at channels, so each is a composite state with its own start.
-    block = mmd[mmd.index('state "dev#58; device') : mmd.index('state "lamp#58;')]
+    block = mmd[mmd.index('state "dev (device)"') : mmd.index('state "lamp"')]
     assert block.splitlines() == [
-        'state "dev#58; device (tests/systems.py)" as cluster_dev {',
+        'state "dev (device)" as cluster_dev {',
         '        state "IDLE" as dev__s_IDLE',
         '        state "RUN" as dev__s_RUN',
         "        [*] --> dev__s_IDLE",
@@ -117,7 +121,8 @@ def test_the_system_diagram_in_dot_and_mermaid() -> None:
         "    ",
     ]
     assert '    state "link#58; FIFO of 1, may suffer loss" as ch_link' in mmd
-    assert "    ch_link --> dev__s_RUN : by channel<br/>START" in mmd
+    assert "    ch_link --> cluster_dev : by channel<br/>START#58; start, STOP#58; stop" in mmd
+    assert "compound=true" in dot and "lhead=cluster_dev" in dot
     assert "    class ch_link,ch_wire channel" in mmd
     assert dot == dot_source(pictures(SYSTEM)[0]) and mmd == mermaid_source(pictures(SYSTEM)[0])
 
@@ -275,3 +280,28 @@ def test_a_duplicated_or_reordered_message_is_marked_on_its_fifo() -> None:
         ),
     )
     assert "    critical fault 5#58; duplicated" in sequence_source(c).splitlines()
+
+
+def _adr068_trace(pred: Callable[[Mapping[str, Value], str], bool]) -> tuple[Spec, Trace]:
+    """The shortest trace of the ADR-068 loop that ends in a step `pred` picks."""
+    from models import adr068
+
+    graph = explore(adr068.SPEC)
+    edge = next(e for e in graph.edges if pred(graph.as_dict(e.source), e.row))
+    return adr068.SPEC, graph.path_through(edge)
+
+
+def test_a_full_lane_drops_and_a_lost_connection_clears_and_both_are_marked() -> None:
+    """ADR-068's control lane loses a command that does not fit (`overflow="drop"`) and
+    what it holds when the link goes down (`cleared_by`): both marked as faults."""
+    spec, full = _adr068_trace(lambda s, row: len(s["control"]) == 1 and "takes_floor" in row)
+    *_, kept, dropped = chart(spec, full, "t").events
+    assert (kept.label, kept.fault, dropped.label, dropped.lost) == ("MUTE", "", "CANCEL", True)
+    assert dropped.fault == "dropped, no room" and dropped.dst == "q_control"
+    spec, lost = _adr068_trace(
+        lambda s, row: len(s["control"]) == 2 and row.startswith("link_goes_down")
+    )
+    events = chart(spec, lost, "t").events
+    gone = next(e for e in events if e.fault)
+    assert (gone.src, gone.dst, gone.fault) == ("q_control", "q_control", "cleared")
+    assert gone.label.endswith("] gone") and gone.step == len(lost)

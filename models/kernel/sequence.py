@@ -73,7 +73,8 @@ def chart(spec: Spec, trace: Trace, title: str, ending: str = "") -> Chart:
     from its row's `Origin`: a free trigger is an arrow from the environment, a delivery
     one from the FIFO, each message it sends one from its sender (to the receiver over a
     synchronous channel, to the FIFO otherwise), and a fault is marked on its channel (a
-    lost message's arrow ends in a cross before its receiver)."""
+    lost message's arrow ends in a cross before its receiver; so does one sent to a full
+    FIFO that drops it, and a FIFO cleared with its connection shows what it lost)."""
     system = spec.system
     if system is None:
         raise ValueError(f"spec {spec.name!r} is not a system of machines (compose.py)")
@@ -135,13 +136,29 @@ def chart(spec: Spec, trace: Trace, title: str, ending: str = "") -> Chart:
             )
             call = arrives(component, row, step.outputs, args)
             mine.append(Event(k, ENVIRONMENT, comp[component], call))
+        # A FIFO a component's trigger clears (a lost connection) loses what it held.
+        held = {n: len(q) for n, q in before.items() if n in fifo and isinstance(q, tuple)}
+        for c, row in origin.parts:
+            fired = system.part(c).spec.row(row).trigger
+            for ch in system.channels:
+                if (c, fired) in ch.cleared_by and held.get(ch.name):
+                    gone = _contents(before[ch.name])
+                    mine.append(Event(k, fifo[ch.name], fifo[ch.name], f"{gone} gone", "cleared"))
+                    held[ch.name] = 0
         for name, message in origin.sends:
             ch = system.channel(name)
             if ch.synchronous:
                 component, row = parts.pop(0)
                 label = f"{_message(message)}: {arrives(component, row, step.outputs)}"
                 mine.append(Event(k, comp[ch.source], comp[component], label))
+            elif ch.overflow == "drop" and held[name] >= ch.capacity:
+                # No room: the message is lost on the way in (compose's `overflow="drop"`).
+                lost = Event(
+                    k, comp[ch.source], fifo[name], _message(message), "dropped, no room", True
+                )
+                mine.append(lost)
             else:
+                held[name] += 1
                 mine.append(Event(k, comp[ch.source], fifo[name], _message(message)))
         changed = _changes(spec, comp, fifo, before, step.state)
         mine[-1] = replace(mine[-1], states=changed)
@@ -186,12 +203,17 @@ def _changes(
         if before[name] != after[name]:
             queue = after[name]
             assert isinstance(queue, tuple)
-            found.append((lane, "[" + ", ".join(_message(m) for m in queue) + "]"))
+            found.append((lane, _contents(queue)))
     return tuple(found)
 
 
 def _same(a: Value, b: Value) -> bool:
     return bool(a == b or (a != a and b != b))  # NaN is NaN
+
+
+def _contents(queue: Value) -> str:
+    assert isinstance(queue, tuple)
+    return "[" + ", ".join(_message(m) for m in queue) + "]"
 
 
 def _message(value: Value) -> str:
