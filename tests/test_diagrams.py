@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -107,6 +108,10 @@ def test_each_view_renders_every_reachable_state_and_greys_the_rest(name: str, k
     nodes = [n for svg in _svgs(name, k) for n in _node_texts(ET.fromstring(svg))]
     for _, t in nodes:
         assert t.strip(), "a node without text"
+    if spec.system is not None:
+        (svg,) = _svgs(name, k)  # a system is one picture
+        _check_system(spec, ET.fromstring(svg))
+        return
     if spec.control is None:
         # A decision table: every non-ignore row is a line of it.
         table = " ".join(t for _, t in nodes)
@@ -135,6 +140,48 @@ def test_each_view_renders_every_reachable_state_and_greys_the_rest(name: str, k
         for classes, t in nodes:
             if "arm" in classes:
                 assert ("unreachable" in classes) == (t.split()[0] not in seen), t
+
+
+def _check_system(spec: Spec, root: ET.Element) -> None:
+    """A system: a box per component holding each of its states, greyed where the system
+    never takes it, and a node per channel."""
+    assert spec.system is not None
+    g = explore(spec)
+    drawn = {
+        g_.get("id", ""): set(g_.get("class", "").split())
+        for g_ in root.iter(f"{SVG}g")
+        if "node" in g_.get("class", "").split()
+    }
+    clusters = {
+        g_.findtext(f"{SVG}title") for g_ in root.iter(f"{SVG}g") if g_.get("class") == "cluster"
+    }
+    for part in spec.system.parts:
+        domain = part.spec.control_domain
+        if part.control is None or domain is None or domain.values is None:
+            assert f"{part.name}__self" in drawn
+            continue
+        assert f"cluster_{part.name}" in clusters, part.name
+        reached = {domain.label(g.as_dict(i)[part.control]) for i in range(len(g.states))}
+        for value in domain.values:
+            label = domain.label(value)
+            classes = drawn.get(f"{part.name}__s_{label}")
+            assert classes is not None, f"{part.name}: {label} is not drawn"
+            assert ("unreachable" in classes) == (label not in reached), f"{part.name}: {label}"
+    for ch in spec.system.channels:
+        assert f"ch_{ch.name}" in drawn, ch.name
+
+
+def test_a_system_is_drawn_component_by_component() -> None:
+    from systems import SYSTEM
+
+    (pic,) = pictures(SYSTEM)
+    _check_system(SYSTEM, ET.fromstring(render(dot_source(pic), "svg")))
+    # The check has teeth: the lamp's BROKEN, never reached, must be greyed.
+    ungreyed = replace(
+        pic, nodes=[replace(n, greyed=False) if n.label == "BROKEN" else n for n in pic.nodes]
+    )
+    with pytest.raises(AssertionError, match="lamp: BROKEN"):
+        _check_system(SYSTEM, ET.fromstring(render(dot_source(ungreyed), "svg")))
 
 
 @pytest.mark.parametrize(("name", "k"), VIEWS, ids=[f"{n}-{k}" for n, k in VIEWS])

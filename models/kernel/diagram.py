@@ -231,6 +231,7 @@ def picture(
     pic = Picture(file_stem(spec, view), title, spec.source, findings=list(findings))
     pic.rankdir = spec.layout.rankdir
     if spec.system is not None:
+        pic.rankdir = "TB"  # components one under another: side by side, they outgrow a page
         _system(spec.system, graph, pic)
         return pic
     if spec.control is None:
@@ -332,7 +333,7 @@ def _system(system: System, graph: Exploration, pic: Picture) -> None:
     """A system (compose.py): one machine per component, each in its own box and drawn by
     the component's own rules over what the system reaches of it; each channel a node
     between them, with an arrow from every state that sends on it and an arrow to every
-    state a message it carries leaves its receiver in."""
+    state a message it carries leaves its receiver in (unless the receiver ignores it)."""
     whole = _States(graph)
     for part in system.parts:
         _component(system, part, graph, whole, pic)
@@ -391,16 +392,18 @@ def _channels(system: System, graph: Exploration, whole: _States, pic: Picture) 
     faults: dict[str, list[str]] = {}
     for e in graph.edges:
         origin = system.origins[e.row]
-        sent = list(origin.sends)
-        for name, message in sent:
+        # A message its receiver ignores is in that component's note, not on an arrow.
+        heeded = {c for c, r in origin.parts if not system.part(c).spec.row(r).ignore}
+        for name, message in origin.sends:
             ch = system.channel(name)
             _carry(carried, node(ch.source, whole(e.source)), _channel_id(name), message)
-            if ch.synchronous:
+            if ch.synchronous and ch.target in heeded:
                 _carry(carried, _channel_id(name), node(ch.target, whole(e.target)), message)
         if origin.delivers is not None:
             name, message = origin.delivers
             target = system.channel(name).target
-            _carry(carried, _channel_id(name), node(target, whole(e.target)), message)
+            if target in heeded:
+                _carry(carried, _channel_id(name), node(target, whole(e.target)), message)
         if origin.fault is not None:
             name, fault = origin.fault
             fired = faults.setdefault(name, [])
