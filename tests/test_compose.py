@@ -36,6 +36,7 @@ from models.kernel import (
     is_in,
     not_,
     nxt,
+    out,
     row,
     some,
     sometimes,
@@ -309,3 +310,39 @@ def test_spin_agrees_on_the_pair() -> None:
     result = run_spin(spec)
     assert disagreements(spec, result, graph) == []
     assert result.states == len(graph.states) == 42
+
+
+def _cleared_pair(cleared_by: Iterable[tuple[str, str]]) -> Spec:
+    return compose(
+        "pair",
+        {"snd": SENDER, "rcv": RECEIVER},
+        [
+            channel(
+                "q",
+                ("snd", "msg"),
+                "rcv",
+                {M.X: "x", M.Y: "y"},
+                capacity=2,
+                faults=("loss",),
+                cleared_by=cleared_by,
+                cite="test",
+            )
+        ],
+        source="t",
+        properties=(
+            always("y-empties-q", implies(eq(out("rcv_step"), "y"), eq(nxt("q"), ())), cite="t"),
+            always(
+                "only-the-sender-ticks",
+                eq(eq(out("snd_step"), "tick"), trigger_is("snd_tick")),
+                cite="t",
+            ),
+        ),
+    )
+
+
+def test_a_clearing_trigger_empties_the_fifo_and_each_part_says_its_step() -> None:
+    report = verify(_cleared_pair([("rcv", "y")]))
+    assert report.ok, [(c.id, c.verdict) for c in report.checks if not c.ok]
+    verdicts = {c.id: c.verdict for c in verify(_cleared_pair([])).checks}
+    assert verdicts["y-empties-q"] == "violated"  # Y then X queued: X stays
+    assert verdicts["only-the-sender-ticks"] == "proved"

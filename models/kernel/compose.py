@@ -8,7 +8,12 @@ unchanged: there is no second engine. Its shape:
   `edge_speaker`): the brief's `component.var`, spelled with `_` because every face needs
   a plain identifier (`spec.IDENTIFIER`). `System.var(c, name)` gives the spelling. A
   component's control variable is an ordinary variable of the system (its `control` is
-  None): a row's source becomes a guard on it and its target an update.
+  None): a row's source becomes a guard on it and its target an update. Each component
+  also gets the output `c_step`: the trigger it took in this step (none if it did not
+  take one, or answered with an ignore row, the seed's no-op, which stays an ignore row of
+  the system when nothing else happens), so a system property can say which component
+  did what
+  (`is_in(out("edge_step"), "play", "resume")`), in every variant.
 - **Triggers.** A component trigger no channel delivers to stays free: system trigger
   `c_<trigger>`, same parameters, group `c_<group>` (or `c` when it has none). A trigger
   a channel delivers to is fired only by that channel.
@@ -27,9 +32,21 @@ unchanged: there is no second engine. Its shape:
   after the channel (a `Seq`), delivered by trigger `<channel>_deliver`. A full FIFO
   blocks its sender (Promela's default). Its `faults` are environment triggers:
   `<channel>_lose` drops the head, `<channel>_duplicate` sends the head again at the tail,
-  `<channel>_reorder` moves the head behind the rest.
-- **Totality** is `enabled-only` (a blocked hand-over is no step); each component's own
-  totality is checked on its own spec. `init` conjoins the components' own.
+  `<channel>_reorder` moves the head behind the rest. `cleared_by` names the component
+  triggers that empty it (a lost connection drops what was in flight); `overflow="drop"`
+  loses a message that does not fit instead of blocking the sender.
+- **Init** conjoins the components' own and says that every FIFO starts empty.
+- **Totality** is `enabled-only` by default (a blocked hand-over is no step); with
+  `totality="explicit"` every system trigger must be answered in every reachable state,
+  as the seeds require, and the system adds the no-ops a channel needs: `<ch>_deliver`
+  on an empty FIFO, a fault with nothing to act on, a send refused by a full FIFO
+  (`<row>__blocked`).
+- **Attribution.** Every system gets the property `steps-name-their-triggers`: each
+  `c_step` is the trigger c took (or none).
+- **Inherited properties.** `inherit={"daemon": names}` carries a component's own
+  properties into the system as `daemon-<name>`: its names prefixed; "the component took
+  trigger t" reads the system trigger when t is free, else the system rows where a row of
+  t fires; a group reads the system's group of its free triggers and those rows.
 - **Variants** are component variants, `(component, Variant)`: the component's rows are
   changed and the system re-derived; the system's `Variant` is the difference.
 - **Metadata** for the views: `spec.system` (a `System`) names each component (`Part`,
@@ -54,7 +71,11 @@ from .expr import (
     Const,
     Enabled,
     Expr,
+    Implies,
     In,
+    Ite,
+    Not,
+    Or,
     Ref,
     Some,
     StepIs,
@@ -66,22 +87,27 @@ from .expr import (
     head,
     le,
     length,
+    lt,
     tail,
     var,
 )
 from .layout import Layout
 from .spec import (
     Fairness,
+    Kind,
     Liveness,
+    Output,
     Property,
     Row,
     Spec,
     SpecError,
+    Totality,
     Trigger,
     Var,
     Variant,
 )
 
+STEP = "step"  # the output `<component>_step`: the trigger the component took, or none
 Fault = Literal["loss", "duplication", "reordering"]
 FAULTS: tuple[Fault, ...] = ("loss", "duplication", "reordering")
 _FAULT_TRIGGER: Mapping[Fault, str] = {
@@ -111,6 +137,11 @@ class Channel:
     faults: tuple[Fault, ...] = ()
     cite: str = ""
     doc: str = ""
+    # (component, trigger): a step of that component on that trigger empties the FIFO (a
+    # connection lost or re-made drops what was in flight)
+    cleared_by: tuple[tuple[str, str], ...] = ()
+    # a full FIFO blocks its sender ("block", Promela's default) or loses what does not fit
+    overflow: Literal["block", "drop"] = "block"
 
     @property
     def synchronous(self) -> bool:
@@ -130,6 +161,8 @@ def channel(
     *,
     capacity: int = 0,
     faults: Iterable[Fault] = (),
+    cleared_by: Iterable[tuple[str, str]] = (),
+    overflow: Literal["block", "drop"] = "block",
     cite: str,
     doc: str = "",
 ) -> Channel:
@@ -153,6 +186,34 @@ def channel(
         tuple(faults),
         cite,
         doc,
+        tuple(cleared_by),
+        overflow,
+    )
+
+
+def with_domain(spec: Spec, old: Domain, new: Domain) -> Spec:
+    """`spec` with every variable, parameter and output of domain `old` (or an option of
+    it) taken from `new` instead; its rows are unchanged. Sound for a spec that only stores,
+    copies and compares its `old` values for equality (data independence): the rows are
+    re-typed, so one that computes with them is refused."""
+
+    def swap(d: Domain) -> Domain:
+        if d == old:
+            return new
+        if isinstance(d, Option) and d.inner == old:
+            return Option(new)
+        return d
+
+    return dataclasses.replace(
+        spec,
+        vars=tuple(dataclasses.replace(v, domain=swap(v.domain)) for v in spec.vars),
+        triggers=tuple(
+            dataclasses.replace(
+                t, params=tuple(dataclasses.replace(p, domain=swap(p.domain)) for p in t.params)
+            )
+            for t in spec.triggers
+        ),
+        outputs=tuple(dataclasses.replace(o, domain=swap(o.domain)) for o in spec.outputs),
     )
 
 
@@ -249,21 +310,33 @@ def compose(
     variants: Sequence[tuple[str, Variant]] = (),
     expect_violated: Sequence[str] = (),
     check_deadlock: bool = True,
+    totality: Totality = "enabled-only",
+    inherit: Mapping[str, Sequence[str]] = MappingProxyType({}),
     doc: str = "",
     layout: Layout | None = None,
 ) -> Spec:
     """One spec for the system of `components` (name -> spec) joined by `channels`."""
-    b = _Builder(name, dict(components), tuple(channels))
+    b = _Builder(name, dict(components), tuple(channels), totality == "explicit")
     rows, origins = b.rows({c: s.rows for c, s in b.components.items()})
     system_variants = tuple(b.variant(rows, comp, v) for comp, v in variants)
     inits = [b.lift(c, s.init) for c, s in b.components.items() if s.init is not None]
+    # A channel starts empty: said in Init too, so every face states it (TLA+'s q = <<>>).
+    inits += [eq(var(ch.name), ()) for ch in b.channels if not ch.synchronous]
     return Spec(
         name=name,
         source=source,
         vars=b.vars(),
         triggers=b.triggers(),
         rows=tuple(rows.values()),
-        properties=tuple(properties),
+        # Safety first, witnesses last: the mutant gate kills with the first failing check,
+        # and a counterexample replays cheaply where a missing witness needs z3 to prove
+        # it absent from the whole reachable set.
+        properties=tuple(
+            sorted(
+                (b.attribution(origins), *properties, *b.inherited(inherit, origins)),
+                key=lambda p: p.kind is Kind.SOMETIMES,
+            )
+        ),
         outputs=b.outputs(),
         control=None,
         variants=system_variants,
@@ -271,7 +344,7 @@ def compose(
         expect_violated=tuple(expect_violated),
         layout=layout or Layout(),
         init=and_(*inits) if inits else None,
-        totality="enabled-only",
+        totality=totality,
         check_deadlock=check_deadlock,
         liveness=tuple(liveness),
         fairness=tuple(fairness),
@@ -292,6 +365,7 @@ class _Step:
     updates: dict[str, Expr]
     outputs: dict[str, Expr]
     fifo: dict[str, Expr]  # FIFO variable -> its value so far in this step
+    room: list[Expr]  # each FIFO it sends on has room for what it sends
     sends: list[tuple[str, Value]]
     cites: list[str]
     ignore: bool
@@ -305,6 +379,7 @@ class _Step:
             dict(self.updates),
             dict(self.outputs),
             dict(self.fifo),
+            list(self.room),
             list(self.sends),
             list(self.cites),
             self.ignore,
@@ -312,8 +387,15 @@ class _Step:
 
 
 class _Builder:
-    def __init__(self, name: str, components: dict[str, Spec], channels: tuple[Channel, ...]):
+    def __init__(
+        self,
+        name: str,
+        components: dict[str, Spec],
+        channels: tuple[Channel, ...],
+        explicit: bool,
+    ):
         self.name = name
+        self.explicit = explicit
         self.components = components
         self.channels = channels
         if not components:
@@ -354,8 +436,13 @@ class _Builder:
             seen.add((ch.source, ch.output))
             if ch.capacity < 0:
                 raise SpecError(f"{where}: capacity must be 0 (synchronous) or more")
-            if ch.synchronous and ch.faults:
-                raise SpecError(f"{where}: a synchronous hand-over has no faults")
+            if ch.synchronous and (ch.faults or ch.cleared_by):
+                raise SpecError(f"{where}: a synchronous hand-over has no faults and holds nothing")
+            for comp, by in ch.cleared_by:
+                if comp not in self.components or by not in {
+                    t.name for t in self.components[comp].triggers
+                }:
+                    raise SpecError(f"{where}: cleared by unknown trigger {comp}.{by}")
             for f in ch.faults:
                 if f not in FAULTS:
                     raise SpecError(f"{where}: unknown fault {f!r} (faults: {', '.join(FAULTS)})")
@@ -398,12 +485,13 @@ class _Builder:
         element = Finite(f"{ch.name}_message", ch.messages, namer=_label)
         return Seq(element, ch.capacity, name=f"Fifo[{ch.name}]")
 
-    def outputs(self) -> tuple[Any, ...]:
-        return tuple(
-            dataclasses.replace(o, name=self.sys(c, o.name))
-            for c, s in self.components.items()
-            for o in s.outputs
-        )
+    def outputs(self) -> tuple[Output, ...]:
+        out: list[Output] = []
+        for c, s in self.components.items():
+            out += [dataclasses.replace(o, name=self.sys(c, o.name)) for o in s.outputs]
+            steps = Finite(f"{c}_triggers", tuple(t.name for t in s.triggers))
+            out.append(Output(self.sys(c, STEP), Option(steps), None, doc=f"the trigger {c} took"))
+        return tuple(out)
 
     def triggers(self) -> tuple[Trigger, ...]:
         out = [
@@ -444,7 +532,9 @@ class _Builder:
                 c,
                 s,
                 MappingProxyType({v.name: self.sys(c, v.name) for v in s.vars}),
-                MappingProxyType({o.name: self.sys(c, o.name) for o in s.outputs}),
+                MappingProxyType(
+                    {o.name: self.sys(c, o.name) for o in s.outputs} | {STEP: self.sys(c, STEP)}
+                ),
                 MappingProxyType(
                     {
                         t.name: self.sys(c, t.name)
@@ -489,6 +579,84 @@ class _Builder:
 
         return _rewrite(expr, f)
 
+    def inherited(
+        self, inherit: Mapping[str, Sequence[str]], origins: Mapping[str, Origin]
+    ) -> list[Property]:
+        """The named properties of each component, read in the system as `<c>-<name>`."""
+        out: list[Property] = []
+        for c, names in inherit.items():
+            if c not in self.components:
+                raise SpecError(f"system {self.name!r}: inherits from unknown component {c!r}")
+            for n in names:
+                try:
+                    p = self.components[c].prop(n)
+                except KeyError:
+                    raise SpecError(
+                        f"system {self.name!r}: component {c!r} has no property {n!r}"
+                    ) from None
+                pred = self._lift_step(c, p.pred, origins)
+                out.append(Property(f"{c}-{p.name}", p.kind, pred, p.cite, p.doc))
+        return out
+
+    def attribution(self, origins: Mapping[str, Origin]) -> Property:
+        """`<c>_step` names the trigger component c took, in every step (the charts read it)."""
+        terms = [
+            self._lift_step(
+                c,
+                And(
+                    tuple(
+                        Implies(StepIs("trigger", (t.name,)), In(Ref("out", STEP), (None, t.name)))
+                        for t in s.triggers
+                    )
+                ),
+                origins,
+            )
+            for c, s in self.components.items()
+        ]
+        return Property(
+            "steps-name-their-triggers",
+            Kind.ALWAYS,
+            _and(terms),
+            cite="compose.py: `<component>_step` is the trigger the component took",
+        )
+
+    def _lift_step(self, c: str, expr: Expr, origins: Mapping[str, Origin]) -> Expr:
+        """A component's property in the system: its names prefixed; "the component took
+        trigger t" is the system trigger when t is free, else the system rows where a row
+        of t takes part; a group, the free triggers' system group and those rows."""
+        spec = self.components[c]
+
+        def rows_where(own: set[str]) -> list[str]:
+            return [n for n, o in origins.items() if any(p == (c, r) for p in o.parts for r in own)]
+
+        def of_triggers(triggers: set[str], groups: tuple[str, ...] = ()) -> Expr:
+            free = sorted(t for t in triggers if (c, t) not in self.delivered)
+            held = {r.name for r in spec.rows if r.trigger in triggers and r.trigger not in free}
+            parts: list[Expr] = []
+            if free and groups:  # the system's own groups: a regrouped trigger is seen
+                parts.append(StepIs("group", tuple(self.group(c, g) for g in groups)))
+            elif free:
+                parts.append(StepIs("trigger", tuple(self.sys(c, t) for t in free)))
+            if held and rows_where(held):
+                parts.append(StepIs("row", tuple(rows_where(held))))
+            return parts[0] if len(parts) == 1 else Or(tuple(parts)) if parts else Const(False)
+
+        def f(e: Expr) -> Expr | None:
+            if isinstance(e, Ref) and e.scope in ("pre", "post", "out"):
+                return Ref(e.scope, self.sys(c, e.name))
+            if isinstance(e, StepIs):
+                if e.kind == "trigger":
+                    return of_triggers(set(e.names))
+                if e.kind == "group":
+                    return of_triggers(
+                        {t.name for t in spec.triggers if t.group in e.names}, e.names
+                    )
+                found = rows_where(set(e.names))
+                return StepIs("row", tuple(found)) if found else Const(False)
+            return None
+
+        return _rewrite(expr, f)
+
     # ------------------------------------------------------------ rows
 
     def rows(
@@ -503,7 +671,7 @@ class _Builder:
                 params: dict[str, Expr] = {p.name: Ref("param", p.name) for p in t.params}
                 for r in rows_of[c]:
                     if r.trigger == t.name:
-                        start = _Step(self.sys(c, t.name), [], [], [], {}, {}, {}, [], [], True)
+                        start = _Step(self.sys(c, t.name), [], [], [], {}, {}, {}, [], [], [], True)
                         steps += [
                             (s, None, None) for s in self.fire(c, r, params, start, rows_of, ())
                         ]
@@ -523,6 +691,7 @@ class _Builder:
                     {},
                     {ch.name: tail(q)},
                     [],
+                    [],
                     [ch.cite],
                     False,
                 )
@@ -534,12 +703,42 @@ class _Builder:
                 steps.append((self._fault(ch, fault), None, (ch.name, fault)))
         rows: dict[str, Row] = {}
         origins: dict[str, Origin] = {}
-        for s, delivers, broken in steps:
-            r = self._row(s)
+
+        def add(r: Row, origin: Origin) -> None:
             if r.name in rows:
                 raise SpecError(f"system {self.name!r}: two system rows named {r.name!r}")
             rows[r.name] = r
-            origins[r.name] = Origin(tuple(s.parts), tuple(s.sends), delivers, broken)
+            origins[r.name] = origin
+
+        for s, delivers, broken in steps:
+            add(self._row(s), Origin(tuple(s.parts), tuple(s.sends), delivers, broken))
+            if self.explicit and s.room:
+                # A full FIFO refuses the send: the step is the seed's no-op (totality).
+                blocked = Row(
+                    "__".join(s.names) + "__blocked",
+                    s.trigger,
+                    None,
+                    None,
+                    _and([*s.guard, Not(_and(s.room))]),
+                    cite="; ".join(dict.fromkeys(c for c in s.cites if c)),
+                    ignore=True,
+                    doc="the FIFO it sends on is full",
+                )
+                add(blocked, Origin(()))  # nothing fired
+        if self.explicit:
+            for ch in self.channels:
+                if ch.synchronous:
+                    continue
+                idle = [(f"{ch.name}_deliver", eq(length(var(ch.name)), 0))]
+                idle += [
+                    (f"{ch.name}_{_FAULT_TRIGGER[f]}", Not(_and(self._fault(ch, f).guard)))
+                    for f in ch.faults
+                ]
+                for trigger, guard in idle:
+                    r = Row(
+                        f"{trigger}_nothing", trigger, None, None, guard, cite=ch.cite, ignore=True
+                    )
+                    add(r, Origin((), fault=None))
         return rows, origins
 
     def _fault(self, ch: Channel, fault: Fault) -> _Step:
@@ -550,7 +749,7 @@ class _Builder:
             "reordering": ([ge(length(q), 2)], append(tail(q), head(q))),
         }[fault]
         name = f"{ch.name}_{_FAULT_TRIGGER[fault]}"
-        return _Step(name, [name], [], guard, {}, {}, {ch.name: new}, [], [ch.cite], False)
+        return _Step(name, [name], [], guard, {}, {}, {ch.name: new}, [], [], [ch.cite], False)
 
     def fire(
         self,
@@ -588,6 +787,11 @@ class _Builder:
         }
         for name in r.outputs:
             step.outputs[self.sys(c, name)] = outs[name]
+        if not r.ignore:  # an ignore row is the seed's no-op: no step, and no output
+            step.outputs[self.sys(c, STEP)] = Const(r.trigger)
+        for cleared in self.channels:
+            if (c, r.trigger) in cleared.cleared_by:
+                step.fifo[cleared.name] = Const(())
         steps = [step]
         for od in spec.outputs:
             ch = self.sending.get((c, od.name))
@@ -619,9 +823,13 @@ class _Builder:
             elif carried:
                 for s in steps:
                     q = s.fifo.get(ch.name, var(ch.name))
-                    s.guard.append(le(length(q), ch.capacity - len(carried)))
+                    if ch.overflow == "block":
+                        s.room.append(le(length(q), ch.capacity - len(carried)))
                     for m in carried:
-                        q = append(q, m)
+                        if ch.overflow == "block":
+                            q = append(q, m)
+                        else:  # a message that does not fit is lost
+                            q = Ite(lt(length(q), ch.capacity), append(q, m), q)
                         s.sends.append((ch.name, m))
                     s.fifo[ch.name] = q
         return steps
@@ -653,7 +861,7 @@ class _Builder:
 
     def _row(self, s: _Step) -> Row:
         updates = {**s.updates, **s.fifo}
-        guard = s.guard[0] if len(s.guard) == 1 else And(tuple(s.guard)) if s.guard else TRUE
+        guard = _and([*s.guard, *s.room])
         return Row(
             "__".join(s.names),
             s.trigger,
@@ -688,6 +896,10 @@ class _Builder:
             add=tuple(r for n, r in rows.items() if n not in base),
             remove=tuple(n for n in base if n not in rows),
         )
+
+
+def _and(parts: Sequence[Expr]) -> Expr:
+    return parts[0] if len(parts) == 1 else And(tuple(parts)) if parts else TRUE
 
 
 def _rewrite(e: Expr, f: Callable[[Expr], Expr | None]) -> Expr:

@@ -153,6 +153,8 @@ class Picture:
     trace_title: str = ""
     trace_steps: list[str] = field(default_factory=list)
     path_nodes: tuple[str, ...] = ()
+    # a system's components: their inherited checks (`daemon-…`) are counted, not listed
+    components: tuple[str, ...] = ()
     # a lasso's (the step its loop starts from, its last step): the last state is that
     # step's state again, and the steps after it repeat forever (equal: it stutters there)
     lasso: tuple[int, int] | None = None
@@ -231,6 +233,7 @@ def picture(
     pic = Picture(file_stem(spec, view), title, spec.source, findings=list(findings))
     pic.rankdir = spec.layout.rankdir
     if spec.system is not None:
+        pic.components = tuple(p.name for p in spec.system.parts)
         pic.rankdir = "TB"  # components one under another: side by side, they outgrow a page
         _system(spec.system, graph, pic)
         return pic
@@ -1207,6 +1210,9 @@ def _edge_attrs(
     return attrs
 
 
+_ONE_OUTPUT = re.compile(r", (?=[A-Za-z_][A-Za-z0-9_]*=)")
+
+
 def _table_label(pic: Picture) -> str:
     head = (
         "<TR><TD><B>#</B></TD><TD><B>trigger</B></TD><TD><B>row</B></TD>"
@@ -1215,6 +1221,8 @@ def _table_label(pic: Picture) -> str:
     rows = []
     for k, d in enumerate(pic.table, start=1):
         when = '<BR ALIGN="LEFT"/>'.join(_html(x) for x in d.when)
+        # one output a line (a value's own ", " stays on its line)
+        answers = '<BR ALIGN="LEFT"/>'.join(_html(x) for x in _ONE_OUTPUT.split(d.answers))
         bg = ' BGCOLOR="#FBD5D5"' if d.marks else ""
         mark = f"#{','.join(str(m) for m in d.marks)} " if d.marks else ""
         rows.append(
@@ -1223,7 +1231,7 @@ def _table_label(pic: Picture) -> str:
             f'TITLE="{_html(d.cite)}"{bg}>'
             f"{_html(mark + d.row)}</TD>"
             f'<TD ALIGN="LEFT">{when}<BR ALIGN="LEFT"/></TD>'
-            f'<TD ALIGN="LEFT">{_html(d.answers)}</TD></TR>'
+            f'<TD ALIGN="LEFT">{answers}</TD></TR>'
         )
     return (
         '<<TABLE BORDER="1" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">'
@@ -1410,10 +1418,20 @@ CHECKS_LISTED = 16  # up to this many checks, one line each; more are grouped by
 GROUP_WIDTH = 72  # characters per line of a group's check names
 
 
+def _collapsed(pic: Picture, ids: list[str]) -> tuple[list[str], dict[str, str]]:
+    """A system's inherited checks, one entry per component (`daemon-… (22)`), and per
+    component the names it stands for (the entry's tooltip)."""
+    inherited = {c: [i for i in ids if i.startswith(c + "-")] for c in pic.components}
+    own = [i for i in ids if not any(i in names for names in inherited.values())]
+    shown = own + [f"{c}-… ({len(names)})" for c, names in inherited.items() if names]
+    return shown, {c: ", ".join(names) for c, names in inherited.items() if names}
+
+
 def _check_rows(pic: Picture) -> list[str]:
     rows = ['<TR><TD COLSPAN="3"><B>checks (last verify)</B></TD></TR>']
-    if _panel_over(pic) and len(pic.findings) > CHECKS_LISTED:
-        # One line per check would make the panel taller than fits (wave has ~40):
+    if (_panel_over(pic) or len(pic.table) > CHECKS_LISTED) and len(pic.findings) > CHECKS_LISTED:
+        # One line per check would make the panel taller than fits (wave has ~40, a system's
+        # decision table is itself tall):
         # each kind and verdict once, its checks' names wrapped beside it.
         groups: dict[tuple[str, str], list[str]] = {}
         for f in pic.findings:
@@ -1424,10 +1442,13 @@ def _check_rows(pic: Picture) -> list[str]:
                 f'<TD ALIGN="LEFT">{_html(kind)}</TD>'
                 f'<TD ALIGN="LEFT"><FONT COLOR="{colour}">{_html(shown)}</FONT> ({len(ids)})</TD>'
             )
-            for k, line in enumerate(wrap(ids, GROUP_WIDTH, ", ")):
+            shown_ids, hidden = _collapsed(pic, ids)
+            for k, line in enumerate(wrap(shown_ids, GROUP_WIDTH, ", ")):
                 # A row per line, so that a long group still splits into short tables.
                 first = head if k == 0 else '<TD COLSPAN="2"></TD>'
-                rows.append(f'<TR>{first}<TD ALIGN="LEFT">{_html(line)}</TD></TR>')
+                names = [h for c, h in hidden.items() if f"{c}-… (" in line]
+                title = f' TITLE="{_html(", ".join(names))}"' if names else ""
+                rows.append(f'<TR>{first}<TD ALIGN="LEFT"{title}>{_html(line)}</TD></TR>')
         return rows
     if pic.findings:
         for f in pic.findings:

@@ -21,6 +21,7 @@ import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from .compose import STEP
 from .domains import Value
 from .spec import Spec
 from .trace import Trace
@@ -95,7 +96,10 @@ def chart(spec: Spec, trace: Trace, title: str, ending: str = "") -> Chart:
         shown = [
             f"{o}={spec.output(name).domain.label(outputs[name])}"
             for o, name in part.outputs.items()
-            if (component, o) not in fed and outputs[name] != spec.output(name).default
+            # `<c>_step` is the trigger itself, already the arrow's name
+            if (component, o) not in fed
+            and o != STEP
+            and outputs[name] != spec.output(name).default
         ]
         call = part.spec.row(row).trigger + (f"({args})" if args else "")
         return call + (f" / {', '.join(shown)}" if shown else "")
