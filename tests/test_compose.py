@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
+from dataclasses import replace
 
 import pytest
 
@@ -34,6 +35,9 @@ from models.kernel import (
     ignore,
     implies,
     is_in,
+    leads_to,
+    length,
+    lt,
     not_,
     nxt,
     out,
@@ -43,6 +47,7 @@ from models.kernel import (
     trigger_is,
     unchanged,
     var,
+    weak,
 )
 from models.kernel.checks import verify
 from models.kernel.compose import Fault, channel, compose
@@ -346,3 +351,18 @@ def test_a_clearing_trigger_empties_the_fifo_and_each_part_says_its_step() -> No
     verdicts = {c.id: c.verdict for c in verify(_cleared_pair([])).checks}
     assert verdicts["y-empties-q"] == "violated"  # Y then X queued: X stays
     assert verdicts["only-the-sender-ticks"] == "proved"
+
+
+def test_a_system_takes_liveness_under_fairness_of_a_channel() -> None:
+    full_drains = leads_to(
+        "a-full-queue-drains",
+        eq(length(var("q")), 2),
+        lt(length(var("q")), 2),
+        cite="test",
+        fair=[weak("q_deliver")],
+    )
+    unfair = replace(full_drains, name="unfair", fairness=())
+    spec = pair((), liveness=(full_drains, unfair), expect_violated=("unfair",))
+    verdicts = {c.id: c.verdict for c in verify(spec).checks}
+    assert verdicts["a-full-queue-drains"] == "proved"
+    assert verdicts["unfair"] == "violated"  # without fairness the run may stop there
