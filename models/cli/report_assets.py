@@ -50,7 +50,7 @@ code,pre{font-family:Menlo,Consolas,monospace;font-size:12px;white-space:pre-wra
 pre.cert{margin:0}
 p.fails{font-family:Menlo,Consolas,monospace;font-size:12px;color:#A01525;margin:.3em 0}
 ol.steps{font-family:Menlo,Consolas,monospace;font-size:12px;margin:.3em 0 0 2.5em;padding:0}
-figure.sequence{margin:.3em 0;overflow:auto;max-height:80vh}
+figure.sequence{margin:.3em 0;overflow:auto;max-height:80vh;max-width:60vw}
 ol.steps a{color:inherit;text-decoration:none}
 ol.steps li.now{background:#FFE9A8}
 details.source pre{background:#f6f6f6;padding:.5em}
