@@ -12,8 +12,7 @@ unchanged: there is no second engine. Its shape:
   also gets the output `c_step`: the trigger it took in this step (none if it did not
   take one, or answered with an ignore row, the seed's no-op, which stays an ignore row of
   the system when nothing else happens), so a system property can say which component
-  did what
-  (`is_in(out("edge_step"), "play", "resume")`), in every variant.
+  did what (`is_in(out("edge_step"), "play", "resume")`), in every variant.
 - **Triggers.** A component trigger no channel delivers to stays free: system trigger
   `c_<trigger>`, same parameters, group `c_<group>` (or `c` when it has none). A trigger
   a channel delivers to is fired only by that channel.
@@ -21,7 +20,7 @@ unchanged: there is no second engine. Its shape:
   component's rows; a row that emits on a synchronous channel is joined with each row of
   the receiving trigger (one step of the system fires both, as a Promela rendezvous);
   one that emits on a FIFO appends its messages. Row names join the parts with `__`
-  (`gate_rule_grant__daemon_grant_user_takes_floor`). Rows of one component stay
+  (`gate_read_grants__daemon_grant_user_takes_floor`). Rows of one component stay
   mutually exclusive, so the system is deterministic exactly when its components are.
 - **Channels** (`Channel`) connect one component's output to another's triggers. The
   output's value is read as messages: an option's value, a tuple's items, or any value
@@ -41,12 +40,15 @@ unchanged: there is no second engine. Its shape:
   as the seeds require, and the system adds the no-ops a channel needs: `<ch>_deliver`
   on an empty FIFO, a fault with nothing to act on, a send refused by a full FIFO
   (`<row>__blocked`).
-- **Attribution.** Every system gets the property `steps-name-their-triggers`: each
-  `c_step` is the trigger c took (or none).
+- **Properties** are the system's own, the inherited ones and `steps-name-their-triggers`
+  (each `c_step` is the trigger c took, or none), `always`/`never` before `sometimes`.
 - **Inherited properties.** `inherit={"daemon": names}` carries a component's own
   properties into the system as `daemon-<name>`: its names prefixed; "the component took
   trigger t" reads the system trigger when t is free, else the system rows where a row of
   t fires; a group reads the system's group of its free triggers and those rows.
+- **Data independence.** `with_domain(spec, old, new)` gives a component another domain
+  for values it only stores, copies and compares for equality (duplex's real ERL becomes
+  the classes ECC's gate tells apart); its rows are unchanged, re-typed.
 - **Variants** are component variants, `(component, Variant)`: the component's rows are
   changed and the system re-derived; the system's `Variant` is the difference.
 - **Metadata** for the views: `spec.system` (a `System`) names each component (`Part`,
