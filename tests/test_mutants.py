@@ -530,3 +530,18 @@ def test_the_gate_finds_every_driver_without_importing_a_test_file() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert done.stdout.splitlines() == [str(sorted(SPECS)), "[]"]
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_a_large_specs_sample_shrinks_to_the_state_budget_and_a_small_ones_does_not(
+    full: bool,
+) -> None:
+    mode = cli_mutants._mode(full)
+    budget = cli_mutants.STATE_BUDGET if full else cli_mutants.FAST_STATE_BUDGET
+    assert cli_mutants._limits(full, 159) == mode  # wave's size: the whole sample
+    assert cli_mutants._scaled(full, mode) == ""
+    states = 14_276  # adr068's
+    limits = cli_mutants._limits(full, states)
+    assert all(1 <= n <= m for n, m in zip(limits, mode, strict=True)) and limits != mode
+    assert sum(limits) * states <= budget
+    assert "by the state budget" in cli_mutants._scaled(full, limits)
