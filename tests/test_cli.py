@@ -103,6 +103,7 @@ def test_diagram_check_finds_a_stale_file(
     assert "stale diagram" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # draws every spec twice (about 80 s on 2 shared cores): make test runs it
 def test_diagram_check_finds_a_drawing_no_spec_draws(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

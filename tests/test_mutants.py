@@ -545,3 +545,12 @@ def test_a_large_specs_sample_shrinks_to_the_state_budget_and_a_small_ones_does_
     assert all(1 <= n <= m for n, m in zip(limits, mode, strict=True)) and limits != mode
     assert sum(limits) * states <= budget
     assert "by the state budget" in cli_mutants._scaled(full, limits)
+
+
+def test_a_plain_full_run_leaves_adr068_out_and_says_why(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert "adr068" in cli_mutants._names([], False)  # the fast gate judges it
+    assert "adr068" not in cli_mutants._names([], True)
+    assert "adr068 LEFT OUT: 1 survivor" in capsys.readouterr().out
+    assert cli_mutants._names(["adr068"], True) == ["adr068"]  # named, it runs
