@@ -291,38 +291,66 @@ class _Share:
     an edge for each component row a system step fires (compose's `Origin.parts`)."""
 
     names: tuple[str, ...]
-    states: list[tuple[Value, ...]]
-    depth: list[int]
-    edges: list[Edge]
+    states: list[tuple[Value, ...]] = field(default_factory=list)
+    depth: list[int] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
 
     def as_dict(self, i: int) -> dict[str, Value]:
         return dict(zip(self.names, self.states[i], strict=True))
 
+
+@dataclass
+class _Survey:
+    """A system's reachable graph read in one pass over its moves (no edge's outputs built
+    but the few each share keeps): each component's share, and each system row that fires
+    with the source of its first edge, in the order of those edges (all `_channels` reads:
+    a row's later edges send and deliver the same messages)."""
+
+    shares: dict[str, _Share]
+    first: list[tuple[str, int]]
+
     @classmethod
-    def of(cls, system: System, part: Part, graph: Exploration, whole: _States) -> _Share:
-        names = tuple(part.vars)
-        index: dict[tuple[Value, ...], int] = {}
-        share = cls(names, [], [], [])
-        of: list[int] = []  # system state -> the component's
+    def of(cls, system: System, graph: Exploration) -> _Survey:
+        column = {n: j for j, n in enumerate(graph.names)}
+        parts = system.parts
+        shares = [_Share(tuple(p.vars)) for p in parts]
+        columns = [tuple(column[p.vars[n]] for n in p.vars) for p in parts]
+        index: list[dict[tuple[Value, ...], int]] = [{} for _ in parts]
+        of: list[list[int]] = [[] for _ in parts]  # per part: system state -> the component's
+        for i, state in enumerate(graph.states):
+            for k, cols in enumerate(columns):
+                mine = tuple(state[j] for j in cols)
+                found = index[k].get(mine)
+                if found is None:  # BFS order: the first time is the shallowest
+                    found = index[k][mine] = len(shares[k].states)
+                    shares[k].states.append(mine)
+                    shares[k].depth.append(graph.depth[i])
+                of[k].append(found)
+        number = {p.name: k for k, p in enumerate(parts)}
+        rows = [r.name for r in graph.code.rows]
+        fires = [  # per system row: (part, its row) for each component row it fires
+            [(number[c], row) for c, row in system.origins[r].parts] for r in rows
+        ]
+        first: dict[int, int] = {}  # system row -> the source of its first edge
+        seen: list[set[tuple[int, str, int]]] = [set() for _ in parts]
         for i in range(len(graph.states)):
-            mine = tuple(whole(i)[part.vars[n]] for n in names)
-            if mine not in index:  # BFS order: the first time is the shallowest
-                index[mine] = len(share.states)
-                share.states.append(mine)
-                share.depth.append(graph.depth[i])
-            of.append(index[mine])
-        seen: set[tuple[int, str, int]] = set()
-        for e in graph.edges:
-            for c, row in system.origins[e.row].parts:
-                key = (of[e.source], row, of[e.target])
-                if c != part.name or key in seen:
-                    continue
-                seen.add(key)
-                outputs = {o: e.outputs[name] for o, name in part.outputs.items()}
-                share.edges.append(
-                    Edge(key[0], row, part.spec.row(row).trigger, {}, key[2], outputs)
-                )
-        return share
+            for firing, r, t in graph.moves(i):
+                first.setdefault(r, i)
+                for k, row in fires[r]:
+                    key = (of[k][i], row, of[k][t])
+                    if key in seen[k]:
+                        continue
+                    seen[k].add(key)
+                    part = parts[k]
+                    full = graph.edge_of(i, firing, r, t).outputs
+                    outputs = {o: full[name] for o, name in part.outputs.items()}
+                    shares[k].edges.append(
+                        Edge(key[0], row, part.spec.row(row).trigger, {}, key[2], outputs)
+                    )
+        return cls(
+            {p.name: s for p, s in zip(parts, shares, strict=True)},
+            [(rows[r], i) for r, i in first.items()],
+        )
 
 
 class _States:
@@ -343,20 +371,18 @@ def _system(system: System, graph: Exploration, pic: Picture) -> None:
     the component's own rules over what the system reaches of it; each channel a node
     between them, with an arrow from every state that sends on it and an arrow to every
     state a message it carries leaves its receiver in (unless the receiver ignores it)."""
-    whole = _States(graph)
+    survey = _Survey.of(system, graph)
     for part in system.parts:
-        _component(system, part, graph, whole, pic)
+        _component(part, survey.shares[part.name], pic)
     pic.deciders = list(dict.fromkeys(pic.deciders))
-    _channels(system, graph, whole, pic)
+    _channels(system, survey.first, _States(graph), pic)
 
 
 def _prefix(component: str) -> str:
     return _ident(component) + "__"
 
 
-def _component(
-    system: System, part: Part, graph: Exploration, whole: _States, pic: Picture
-) -> None:
+def _component(part: Part, share: _Share, pic: Picture) -> None:
     spec, pre = part.spec, _prefix(part.name)
     cluster = _box(part.name)
     # Its name, and its spec's where that differs (the source is in the spec's own picture).
@@ -375,7 +401,7 @@ def _component(
         spec, views={}, layout=replace(spec.layout, footnotes=False, clusters=(), arms=None)
     )
     sub = Picture(pic.name, pic.title, pic.source)
-    _state_machine(own, "", _Share.of(system, part, graph, whole), sub)
+    _state_machine(own, "", share, sub)
     many = len(sub.deciders) > 1
 
     def who(decider: str) -> str:
@@ -391,13 +417,15 @@ def _component(
         _add_note(pic, f"{part.name}: {note}", [])
 
 
-def _channels(system: System, graph: Exploration, whole: _States, pic: Picture) -> None:
+def _channels(
+    system: System, rows: Sequence[tuple[str, int]], whole: _States, pic: Picture
+) -> None:
     """Each channel a node, joined to the boxes of its sender and its receiver: the arrow
     in names the messages that reach it, the arrow out each message with the trigger it
     fires (one its receiver ignores there, never). An arrow is drawn from the first state
     that sends on the channel and to the receiver's initial state, and clipped at the box,
     so that the boxes stack in the order the messages flow. A channel's faults loop on
-    its node."""
+    its node. `rows`: each system row that fires and the source of its first edge."""
 
     def node(component: str, state: Mapping[str, Value]) -> str:
         part = system.part(component)
@@ -415,12 +443,12 @@ def _channels(system: System, graph: Exploration, whole: _States, pic: Picture) 
         _carry(carried, src, dst, label)
         ends.setdefault((src, dst), first)
 
-    for e in graph.edges:
-        origin = system.origins[e.row]
+    for row, source in rows:
+        origin = system.origins[row]
         heeded = {c: r for c, r in origin.parts if not system.part(c).spec.row(r).ignore}
         for name, message in origin.sends:
             ch, lane = system.channel(name), _channel_id(name)
-            carry(ch.source, lane, _message(message), (node(ch.source, whole(e.source)), lane))
+            carry(ch.source, lane, _message(message), (node(ch.source, whole(source)), lane))
             if ch.synchronous and ch.target in heeded:
                 fired = system.part(ch.target).spec.row(heeded[ch.target]).trigger
                 label = f"{_message(message)}: {fired}"
