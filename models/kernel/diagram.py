@@ -311,41 +311,42 @@ class _Survey:
 
     @classmethod
     def of(cls, system: System, graph: Exploration) -> _Survey:
-        column = {n: j for j, n in enumerate(graph.names)}
         parts = system.parts
         shares = [_Share(tuple(p.vars)) for p in parts]
-        columns = [tuple(column[p.vars[n]] for n in p.vars) for p in parts]
-        index: list[dict[tuple[Value, ...], int]] = [{} for _ in parts]
-        of: list[list[int]] = [[] for _ in parts]  # per part: system state -> the component's
-        for i, state in enumerate(graph.states):
-            for k, cols in enumerate(columns):
-                mine = tuple(state[j] for j in cols)
-                found = index[k].get(mine)
+        of: list[list[int]] = []  # per part: system state -> the component's
+        for part, share in zip(parts, shares, strict=True):
+            index: dict[object, int] = {}
+            mine = []
+            for i, c in enumerate(graph.classes([part.vars[n] for n in share.names])):
+                found = index.get(c)
                 if found is None:  # BFS order: the first time is the shallowest
-                    found = index[k][mine] = len(shares[k].states)
-                    shares[k].states.append(mine)
-                    shares[k].depth.append(graph.depth[i])
-                of[k].append(found)
+                    found = index[c] = len(share.states)
+                    state = graph.as_dict(i)
+                    share.states.append(tuple(state[part.vars[n]] for n in share.names))
+                    share.depth.append(graph.depth[i])
+                mine.append(found)
+            of.append(mine)
         number = {p.name: k for k, p in enumerate(parts)}
         rows = [r.name for r in graph.code.rows]
         fires = [  # per system row: (part, its row) for each component row it fires
-            [(number[c], row) for c, row in system.origins[r].parts] for r in rows
+            [(of[number[c]], number[c], row) for c, row in system.origins[r].parts] for r in rows
         ]
         first: dict[int, int] = {}  # system row -> the source of its first edge
-        seen: list[set[tuple[int, str, int]]] = [set() for _ in parts]
+        seen: set[tuple[int, int, str, int]] = set()
         for i in range(len(graph.states)):
             for firing, r, t in graph.moves(i):
-                first.setdefault(r, i)
-                for k, row in fires[r]:
-                    key = (of[k][i], row, of[k][t])
-                    if key in seen[k]:
+                if r not in first:
+                    first[r] = i
+                for mine, k, row in fires[r]:
+                    key = (k, mine[i], row, mine[t])
+                    if key in seen:
                         continue
-                    seen[k].add(key)
+                    seen.add(key)
                     part = parts[k]
                     full = graph.edge_of(i, firing, r, t).outputs
                     outputs = {o: full[name] for o, name in part.outputs.items()}
                     shares[k].edges.append(
-                        Edge(key[0], row, part.spec.row(row).trigger, {}, key[2], outputs)
+                        Edge(key[1], row, part.spec.row(row).trigger, {}, key[3], outputs)
                     )
         return cls(
             {p.name: s for p, s in zip(parts, shares, strict=True)},
