@@ -38,7 +38,7 @@ from models.kernel.diagram import (
     trace_marks,
     views,
 )
-from models.kernel.explore import explore
+from models.kernel.explore import Exploration, explore
 from models.kernel.expr import Env, evaluate
 from models.kernel.mermaid import mermaid_source, sequence_source
 from models.kernel.sequence import chart
@@ -183,6 +183,30 @@ def test_a_system_is_drawn_component_by_component() -> None:
     )
     with pytest.raises(AssertionError, match="lamp: BROKEN"):
         _check_system(SYSTEM, ET.fromstring(render(dot_source(ungreyed), "svg")))
+
+
+def test_a_system_is_drawn_from_one_pass_over_its_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Building every edge with its outputs, once per component, made adr068's views (285,520
+    # edges, and each variant's) take 40 s of the report: its moves are read once instead.
+    from systems import SYSTEM
+
+    graph = explore(SYSTEM)
+    read: list[int] = []
+    moves = Exploration.moves
+
+    def counted(self: Exploration, i: int) -> list[tuple[int, int, int]]:
+        read.append(i)
+        return moves(self, i)
+
+    def refused(self: Exploration) -> None:
+        raise AssertionError("a system's views built every edge")
+
+    monkeypatch.setattr(Exploration, "moves", counted)
+    monkeypatch.setattr(Exploration, "edges", property(refused))
+    monkeypatch.setattr(Exploration, "iter_edges", refused)
+    (pic,) = pictures(SYSTEM, graph=graph)
+    assert sorted(read) == list(range(len(graph.states)))
+    assert any(n.id.endswith("self") or n.cluster for n in pic.nodes)
 
 
 @pytest.mark.parametrize(("name", "k"), VIEWS, ids=[f"{n}-{k}" for n, k in VIEWS])
