@@ -40,6 +40,7 @@ from models.kernel.diagram import (
     views,
     write,
 )
+from models.kernel.explore import Exploration
 from models.kernel.mermaid import mermaid_source, sequence_source
 from models.kernel.readable import why
 from models.kernel.sequence import chart, sequence_svg
@@ -147,8 +148,9 @@ def _one(args: argparse.Namespace) -> int:
     title = ""
     path: list[Mark] | None = None
     loop: int | None = None
+    graph: Exploration | None = None
     if args.trace:
-        trace, title, loop = _trace(spec, args.trace)
+        trace, title, loop, graph = _trace(spec, args.trace)
         if spec.system is not None:
             return _sequence(args, spec, trace, title)
         path = trace_marks(spec, trace)
@@ -160,7 +162,8 @@ def _one(args: argparse.Namespace) -> int:
     if view not in views(spec):
         known = ", ".join(v for v in views(spec) if v) or "none"
         raise Refused(f"spec {spec.name!r} has no view {view!r} (its views: {known})")
-    pic = picture(spec, view, findings=found)  # the whole view: one picture, even if split
+    # The whole view (one picture, even if split), on the checks' exploration when they ran.
+    pic = picture(spec, view, graph, findings=found)
     if path is not None:
         pic = overlay(pic, path, title, loop)
     data = _format(pic, fmt)
@@ -215,8 +218,9 @@ def _format(pic: Picture, fmt: str) -> str | bytes:
     return source if fmt == "dot" else render(source, fmt)
 
 
-def _trace(spec: Spec, check_id: str) -> tuple[Trace, str, int | None]:
-    """The check's trace, its title, and for a lasso the step its loop goes back to."""
+def _trace(spec: Spec, check_id: str) -> tuple[Trace, str, int | None, Exploration]:
+    """The check's trace, its title, for a lasso the step its loop goes back to, and the
+    exploration the checks ran on (the picture is drawn on it, not on a second one)."""
     checker = Checker(spec)
     known = checker.check_ids()
     if check_id not in known:
@@ -232,7 +236,8 @@ def _trace(spec: Spec, check_id: str) -> tuple[Trace, str, int | None]:
     what = {"witnessed": "witness", "violated": "counterexample"}.get(result.verdict, "trace")
     steps = plural(len(result.trace), "step")
     lasso = "" if result.loop is None else ", a lasso"
-    return result.trace, f"{what} of {check_id}: {result.verdict}, {steps}{lasso}", result.loop
+    title = f"{what} of {check_id}: {result.verdict}, {steps}{lasso}"
+    return result.trace, title, result.loop, checker.graph
 
 
 def _view_of(spec: Spec, path_init: Any) -> str:
