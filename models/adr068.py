@@ -166,6 +166,34 @@ class EdgeState(enum.Enum):
 STREAMING, MUTED, EDGE_DEGRADED = EdgeState
 EDGE_CITE = "duplex-d1 §8 (edge_reflex.rs@97250c74)"
 
+
+def _commands(
+    cmds: tuple[str, ...], effect: str, *, to: EdgeState, speaker: bool, rule: str
+) -> tuple[Row, ...]:
+    """Each command's two rows: from Streaming or Muted to `to` with the speaker set as `rule`
+    says, and ignored while Degraded."""
+    return tuple(
+        r
+        for cmd in cmds
+        for r in (
+            row(
+                f"{cmd}_{effect}",
+                cmd,
+                (STREAMING, MUTED),
+                to,
+                sets={"speaker": speaker},
+                cite=f"{EDGE_CITE}: {rule}",
+            ),
+            ignore(
+                f"{cmd}_ignored_degraded",
+                cmd,
+                EDGE_DEGRADED,
+                cite=f"{EDGE_CITE}: any command while Degraded is ignored",
+            ),
+        )
+    )
+
+
 EDGE = Spec(
     name="edge_reflex",
     source="docs/duplex-d1.md §8 (edge_reflex.rs@97250c74)",
@@ -185,45 +213,19 @@ EDGE = Spec(
         Trigger("link_restored", group="link"),
     ),
     rows=(
-        *(
-            r
-            for cmd in ("mute", "cancel")
-            for r in (
-                row(
-                    f"{cmd}_cuts",
-                    cmd,
-                    (STREAMING, MUTED),
-                    MUTED,
-                    sets={"speaker": False},
-                    cite=f"{EDGE_CITE}: Mute, Silence, Cancel → Muted, speaker off, tx unchanged",
-                ),
-                ignore(
-                    f"{cmd}_ignored_degraded",
-                    cmd,
-                    EDGE_DEGRADED,
-                    cite=f"{EDGE_CITE}: any command while Degraded is ignored",
-                ),
-            )
+        *_commands(
+            ("mute", "cancel"),
+            "cuts",
+            to=MUTED,
+            speaker=False,
+            rule="Mute, Silence, Cancel → Muted, speaker off, tx unchanged",
         ),
-        *(
-            r
-            for cmd in ("resume", "play")
-            for r in (
-                row(
-                    f"{cmd}_speaks",
-                    cmd,
-                    (STREAMING, MUTED),
-                    STREAMING,
-                    sets={"speaker": True},
-                    cite=f"{EDGE_CITE}: Resume, Play → Streaming, speaker on",
-                ),
-                ignore(
-                    f"{cmd}_ignored_degraded",
-                    cmd,
-                    EDGE_DEGRADED,
-                    cite=f"{EDGE_CITE}: any command while Degraded is ignored",
-                ),
-            )
+        *_commands(
+            ("resume", "play"),
+            "speaks",
+            to=STREAMING,
+            speaker=True,
+            rule="Resume, Play → Streaming, speaker on",
         ),
         row(
             "loss_degrades",

@@ -25,6 +25,7 @@ from models.kernel import (
     Trigger,
     Var,
     add,
+    and_,
     eq,
     ignore,
     lt,
@@ -114,6 +115,35 @@ def test_counters_have_ten_to_the_k_states_and_shortest_paths() -> None:
     top = graph.first_state(counters(3).prop("all-at-top").pred)
     assert top is not None
     assert len(graph.path_to(top)) == 27
+
+
+def _dial() -> Spec:
+    """x in 0..3, turned to any value at once: four states, three of them one step deep."""
+    return Spec(
+        name="dial",
+        source="tests/test_explore.py",
+        vars=(Var("x", IntRange(0, 3), 0),),
+        triggers=(Trigger("turn", (Param("to", IntRange(0, 3)),)),),
+        rows=(row("turn", "turn", None, sets={"x": param("to")}, cite="toy"),),
+    )
+
+
+def test_one_pass_finds_each_case_at_its_own_shallowest_state() -> None:
+    # The structural checks decide all their cases in one pass over the states: a case
+    # hit at once must not end the search for the others, and each keeps its arguments.
+    graph = explore(_dial())
+    hits = graph.first_states_with(
+        [
+            (eq(var("x"), 0), "turn"),
+            (and_(eq(var("x"), 2), eq(param("to"), 1)), "turn"),
+            (lt(param("to"), 0), "turn"),
+        ]
+    )
+    assert hits[0] == (0, {})
+    assert hits[1] is not None
+    state, arguments = hits[1]
+    assert (graph.as_dict(state), graph.depth[state], arguments) == ({"x": 2}, 1, {"to": 1})
+    assert hits[2] is None
 
 
 def test_specs_pack_into_ints_unless_a_value_leaves_the_layout() -> None:

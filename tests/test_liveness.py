@@ -4,6 +4,7 @@ and the lasso counterexample, on specs small enough to know every run by hand.""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -175,6 +176,23 @@ def test_a_malformed_liveness_property_is_refused_at_build_time(
 ) -> None:
     with pytest.raises(SpecError, match=message):
         _spec((GO,), ("go",), (live,), fairness=fairness)
+
+
+@pytest.mark.parametrize(
+    ("form", "preds"),
+    [
+        (eventually, (eq(var("x"), 2),)),
+        (leads_to, (eq(var("x"), 1), eq(var("x"), 2))),
+        (infinitely_often, (eq(var("x"), 2),)),
+    ],
+)
+def test_a_misspelt_liveness_option_is_refused_as_a_signature_would(
+    form: Callable[..., object], preds: tuple[object, ...]
+) -> None:
+    # The constructors take their options as `**options`: a typo must not drop fairness.
+    message = rf"^{form.__name__}\(\) got an unexpected keyword argument 'fiar'$"
+    with pytest.raises(TypeError, match=message):
+        form("e", *preds, cite="t", fiar=[weak("go")])
 
 
 # ---------------------------------------------------------------- the seeds

@@ -591,8 +591,9 @@ class Checker:
                 hard.append(case)
         finally:
             self.z3.budget = self.budget
-        for what, trigger, bad in hard:
-            found = self.graph.first_state_with(bad, trigger)
+        # One pass over the states for every case; the first case in order that is hit.
+        hits = self.graph.first_states_with([(bad, trigger) for _, trigger, bad in hard])
+        for (what, _, bad), found in zip(hard, hits, strict=True):
             if found is not None:
                 i, arguments = found
                 result = self._confirmed(

@@ -534,27 +534,41 @@ class _Compiled:
         ]
         return self._exec(lines, "first")  # type: ignore[no-any-return]
 
-    def param_state_test(
-        self, pred: Expr, trigger: str
-    ) -> tuple[Callable[[list[Key]], tuple[int, int] | None], list[dict[str, Value]]]:
-        """The first state (BFS order) where a predicate over the state and `trigger`'s
-        parameters holds for some arguments, as (state, index into the arguments returned
-        beside the function). Only the parameters the predicate reads are enumerated."""
-        read = {n.name for n in walk(pred) if isinstance(n, ex.Ref) and n.scope == "param"}
-        params = [p for p in self.spec.trigger(trigger).params if p.name in read]
-        arguments = list(all_assignments([(p.name, p.domain) for p in params]))
-        self.gen.params = {p.name: f"p{j}" for j, p in enumerate(params)}
-        names = "".join(f"p{j}, " for j in range(len(params)))
-        table = self.gen.const(tuple(tuple(a[p.name] for p in params) for a in arguments))
+    def param_state_tests(
+        self, cases: Sequence[tuple[Expr, str]]
+    ) -> tuple[Callable[[list[Key]], list[tuple[int, int] | None]], list[list[dict[str, Value]]]]:
+        """For each (predicate over the state and `trigger`'s parameters, trigger), the first
+        state (BFS order) where it holds for some arguments, as (state, index into that
+        case's arguments returned beside the function), or None; in one pass over the
+        states, so each state is unpacked once for all the cases. Only the parameters a
+        predicate reads are enumerated."""
         lines = [
             "def first(states):",
+            f"    hits = [None] * {len(cases)}",
+            f"    left = {len(cases)}",
             "    for i, s in enumerate(states):",
             f"        {self._unpack()}",
-            f"        for k, ({names}) in enumerate({table}):",
-            f"            if {self.gen.src(_fold(pred))}: return (i, k)",
-            "    return None",
         ]
-        return self._exec(lines, "first"), arguments
+        every: list[list[dict[str, Value]]] = []
+        for c, (pred, trigger) in enumerate(cases):
+            read = {n.name for n in walk(pred) if isinstance(n, ex.Ref) and n.scope == "param"}
+            params = [p for p in self.spec.trigger(trigger).params if p.name in read]
+            arguments = list(all_assignments([(p.name, p.domain) for p in params]))
+            every.append(arguments)
+            self.gen.params = {p.name: f"p{j}" for j, p in enumerate(params)}
+            names = "".join(f"p{j}, " for j in range(len(params)))
+            table = self.gen.const(tuple(tuple(a[p.name] for p in params) for a in arguments))
+            lines += [
+                f"        if hits[{c}] is None:",
+                f"            for k, ({names}) in enumerate({table}):",
+                f"                if {self.gen.src(_fold(pred))}:",
+                f"                    hits[{c}] = (i, k)",
+                "                    left -= 1",
+                "                    if not left: return hits",
+                "                    break",
+            ]
+        lines.append("    return hits")
+        return self._exec(lines, "first"), every
 
     def step_test(self, pred: Expr) -> Callable[[list[Key]], tuple[int, int, int] | None]:
         """The first edge (BFS order of its source, then firing order) satisfying a step
@@ -783,12 +797,18 @@ class Exploration:
         """The shallowest state satisfying a state predicate (BFS order)."""
         return self.code.state_test(pred)(self._keys)
 
-    def first_state_with(self, pred: Expr, trigger: str) -> tuple[int, dict[str, Value]] | None:
-        """The shallowest state where `pred`, which may read `trigger`'s parameters, holds
-        for some arguments; with those arguments."""
-        test, arguments = self.code.param_state_test(pred, trigger)
-        hit = test(self._keys)
-        return None if hit is None else (hit[0], arguments[hit[1]])
+    def first_states_with(
+        self, cases: Sequence[tuple[Expr, str]]
+    ) -> list[tuple[int, dict[str, Value]] | None]:
+        """For each (predicate, trigger): the shallowest state where the predicate, which may
+        read the trigger's parameters, holds for some arguments, with those arguments."""
+        if not cases:
+            return []
+        test, arguments = self.code.param_state_tests(cases)
+        return [
+            None if hit is None else (hit[0], arguments[c][hit[1]])
+            for c, hit in enumerate(test(self._keys))
+        ]
 
     def first_edge(self, pred: Expr | Callable[[Edge], bool]) -> Edge | None:
         """The edge satisfying a step predicate with the shortest path through it."""

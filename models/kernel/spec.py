@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, assert_never
+from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, TypeVar, Unpack, assert_never
 
 from .domains import Bool, Domain, Finite, Value, all_assignments
 from .expr import (
@@ -312,41 +312,42 @@ def _fair(fairness: FairArg) -> tuple[Fairness, ...]:
     return tuple(flat)
 
 
-def eventually(
-    name: str,
-    pred: Expr,
-    *,
-    cite: str,
-    fair: FairArg = (),
-    doc: str = "",
-    promised: bool = True,
+class _LiveOptions(TypedDict, total=False):
+    """What every liveness constructor takes besides its predicates and `cite`; `Liveness`
+    says what each means."""
+
+    fair: FairArg
+    doc: str
+    promised: bool
+
+
+def _liveness(
+    name: str, kind: LiveKind, pred: Expr, then: Expr | None, cite: str, options: _LiveOptions
 ) -> Liveness:
-    return Liveness(name, LiveKind.EVENTUALLY, pred, cite, None, _fair(fair), doc, promised)
+    # `**options` takes any keyword at run time: refuse a misspelt one as a signature would.
+    unknown = sorted(options.keys() - _LiveOptions.__optional_keys__)
+    if unknown:
+        raise TypeError(f"{kind.name.lower()}() got an unexpected keyword argument {unknown[0]!r}")
+    fair = _fair(options.get("fair", ()))
+    return Liveness(
+        name, kind, pred, cite, then, fair, options.get("doc", ""), options.get("promised", True)
+    )
+
+
+def eventually(name: str, pred: Expr, *, cite: str, **options: Unpack[_LiveOptions]) -> Liveness:
+    return _liveness(name, LiveKind.EVENTUALLY, pred, None, cite, options)
 
 
 def leads_to(
-    name: str,
-    p: Expr,
-    q: Expr,
-    *,
-    cite: str,
-    fair: FairArg = (),
-    doc: str = "",
-    promised: bool = True,
+    name: str, p: Expr, q: Expr, *, cite: str, **options: Unpack[_LiveOptions]
 ) -> Liveness:
-    return Liveness(name, LiveKind.LEADS_TO, p, cite, q, _fair(fair), doc, promised)
+    return _liveness(name, LiveKind.LEADS_TO, p, q, cite, options)
 
 
 def infinitely_often(
-    name: str,
-    pred: Expr,
-    *,
-    cite: str,
-    fair: FairArg = (),
-    doc: str = "",
-    promised: bool = True,
+    name: str, pred: Expr, *, cite: str, **options: Unpack[_LiveOptions]
 ) -> Liveness:
-    return Liveness(name, LiveKind.INFINITELY_OFTEN, pred, cite, None, _fair(fair), doc, promised)
+    return _liveness(name, LiveKind.INFINITELY_OFTEN, pred, None, cite, options)
 
 
 @dataclass(frozen=True)
