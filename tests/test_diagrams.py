@@ -15,7 +15,6 @@ import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -79,15 +78,6 @@ def _svgs(name: str, k: int) -> tuple[bytes, ...]:
 
 
 VIEWS = [(name, k) for name, spec in all_specs().items() for k in range(len(views(spec)))]
-# The closed ADR-068 loop's system picture does not fit a page yet (issue 18 §1);
-# strict, so the marker must go when it does.
-PENDING = pytest.mark.xfail(
-    strict=True, reason="adr068's system picture: its size is pending (issue 18)"
-)
-
-
-def _marked(cases: Sequence[tuple[str, object]]) -> list[object]:
-    return [pytest.param(*c, marks=PENDING) if c[0].split(":")[0] == "adr068" else c for c in cases]
 
 
 def _reached(spec: Spec, view: str) -> set[str]:
@@ -195,7 +185,7 @@ def test_a_system_is_drawn_component_by_component() -> None:
         _check_system(SYSTEM, ET.fromstring(render(dot_source(ungreyed), "svg")))
 
 
-@pytest.mark.parametrize(("name", "k"), _marked(VIEWS), ids=[f"{n}-{k}" for n, k in VIEWS])
+@pytest.mark.parametrize(("name", "k"), VIEWS, ids=[f"{n}-{k}" for n, k in VIEWS])
 def test_each_svg_fits_and_no_font_is_below_9pt(name: str, k: int) -> None:
     for part in _svgs(name, k):
         _fits_and_no_font_is_below_9pt(part.decode())

@@ -178,3 +178,19 @@ def test_verify_reports_a_spec_too_big_for_the_explorer_in_one_line(
         assert f"{name}: the checks stopped: spec {name!r}: more than 10 reachable states" in lines
     stopped = len(registry.expand(["wave", "duplex"], registry.load()))
     assert f"verify: FAILED — {stopped} specs stopped on an error" in out  # one did not stop all
+
+
+@pytest.mark.parametrize(
+    ("spec", "packed"), [(duplex_product(2), True), (_scale(), False)], ids=["packed", "tuples"]
+)
+def test_classes_are_equal_exactly_where_states_agree_on_the_variables(
+    spec: Spec, packed: bool
+) -> None:
+    # A system's pictures project its states onto each component's variables with these.
+    graph = explore(spec)
+    assert (graph.code.layout is not None) == packed
+    names = [v.name for v in spec.vars][::2]
+    keys = graph.classes(names)
+    values = [tuple(graph.as_dict(i)[n] for n in names) for i in range(len(graph.states))]
+    pairs = set(zip(keys, values, strict=True))
+    assert len(pairs) == len(set(keys)) == len(set(values)) < len(graph.states)

@@ -291,38 +291,67 @@ class _Share:
     an edge for each component row a system step fires (compose's `Origin.parts`)."""
 
     names: tuple[str, ...]
-    states: list[tuple[Value, ...]]
-    depth: list[int]
-    edges: list[Edge]
+    states: list[tuple[Value, ...]] = field(default_factory=list)
+    depth: list[int] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
 
     def as_dict(self, i: int) -> dict[str, Value]:
         return dict(zip(self.names, self.states[i], strict=True))
 
+
+@dataclass
+class _Survey:
+    """A system's reachable graph read in one pass over its moves (no edge's outputs built
+    but the few each share keeps): each component's share, and each system row that fires
+    with the source of its first edge, in the order of those edges (all `_channels` reads:
+    a row's later edges send and deliver the same messages)."""
+
+    shares: dict[str, _Share]
+    first: list[tuple[str, int]]
+
     @classmethod
-    def of(cls, system: System, part: Part, graph: Exploration, whole: _States) -> _Share:
-        names = tuple(part.vars)
-        index: dict[tuple[Value, ...], int] = {}
-        share = cls(names, [], [], [])
-        of: list[int] = []  # system state -> the component's
+    def of(cls, system: System, graph: Exploration) -> _Survey:
+        parts = system.parts
+        shares = [_Share(tuple(p.vars)) for p in parts]
+        of: list[list[int]] = []  # per part: system state -> the component's
+        for part, share in zip(parts, shares, strict=True):
+            index: dict[object, int] = {}
+            mine = []
+            for i, c in enumerate(graph.classes([part.vars[n] for n in share.names])):
+                found = index.get(c)
+                if found is None:  # BFS order: the first time is the shallowest
+                    found = index[c] = len(share.states)
+                    state = graph.as_dict(i)
+                    share.states.append(tuple(state[part.vars[n]] for n in share.names))
+                    share.depth.append(graph.depth[i])
+                mine.append(found)
+            of.append(mine)
+        number = {p.name: k for k, p in enumerate(parts)}
+        rows = [r.name for r in graph.code.rows]
+        fires = [  # per system row: (part, its row) for each component row it fires
+            [(of[number[c]], number[c], row) for c, row in system.origins[r].parts] for r in rows
+        ]
+        first: dict[int, int] = {}  # system row -> the source of its first edge
+        seen: set[tuple[int, int, str, int]] = set()
         for i in range(len(graph.states)):
-            mine = tuple(whole(i)[part.vars[n]] for n in names)
-            if mine not in index:  # BFS order: the first time is the shallowest
-                index[mine] = len(share.states)
-                share.states.append(mine)
-                share.depth.append(graph.depth[i])
-            of.append(index[mine])
-        seen: set[tuple[int, str, int]] = set()
-        for e in graph.edges:
-            for c, row in system.origins[e.row].parts:
-                key = (of[e.source], row, of[e.target])
-                if c != part.name or key in seen:
-                    continue
-                seen.add(key)
-                outputs = {o: e.outputs[name] for o, name in part.outputs.items()}
-                share.edges.append(
-                    Edge(key[0], row, part.spec.row(row).trigger, {}, key[2], outputs)
-                )
-        return share
+            for firing, r, t in graph.moves(i):
+                if r not in first:
+                    first[r] = i
+                for mine, k, row in fires[r]:
+                    key = (k, mine[i], row, mine[t])
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    part = parts[k]
+                    full = graph.edge_of(i, firing, r, t).outputs
+                    outputs = {o: full[name] for o, name in part.outputs.items()}
+                    shares[k].edges.append(
+                        Edge(key[1], row, part.spec.row(row).trigger, {}, key[3], outputs)
+                    )
+        return cls(
+            {p.name: s for p, s in zip(parts, shares, strict=True)},
+            [(rows[r], i) for r, i in first.items()],
+        )
 
 
 class _States:
@@ -343,20 +372,18 @@ def _system(system: System, graph: Exploration, pic: Picture) -> None:
     the component's own rules over what the system reaches of it; each channel a node
     between them, with an arrow from every state that sends on it and an arrow to every
     state a message it carries leaves its receiver in (unless the receiver ignores it)."""
-    whole = _States(graph)
+    survey = _Survey.of(system, graph)
     for part in system.parts:
-        _component(system, part, graph, whole, pic)
+        _component(part, survey.shares[part.name], pic)
     pic.deciders = list(dict.fromkeys(pic.deciders))
-    _channels(system, graph, whole, pic)
+    _channels(system, survey.first, _States(graph), pic)
 
 
 def _prefix(component: str) -> str:
     return _ident(component) + "__"
 
 
-def _component(
-    system: System, part: Part, graph: Exploration, whole: _States, pic: Picture
-) -> None:
+def _component(part: Part, share: _Share, pic: Picture) -> None:
     spec, pre = part.spec, _prefix(part.name)
     cluster = _box(part.name)
     # Its name, and its spec's where that differs (the source is in the spec's own picture).
@@ -375,7 +402,7 @@ def _component(
         spec, views={}, layout=replace(spec.layout, footnotes=False, clusters=(), arms=None)
     )
     sub = Picture(pic.name, pic.title, pic.source)
-    _state_machine(own, "", _Share.of(system, part, graph, whole), sub)
+    _state_machine(own, "", share, sub)
     many = len(sub.deciders) > 1
 
     def who(decider: str) -> str:
@@ -391,13 +418,15 @@ def _component(
         _add_note(pic, f"{part.name}: {note}", [])
 
 
-def _channels(system: System, graph: Exploration, whole: _States, pic: Picture) -> None:
+def _channels(
+    system: System, rows: Sequence[tuple[str, int]], whole: _States, pic: Picture
+) -> None:
     """Each channel a node, joined to the boxes of its sender and its receiver: the arrow
     in names the messages that reach it, the arrow out each message with the trigger it
     fires (one its receiver ignores there, never). An arrow is drawn from the first state
     that sends on the channel and to the receiver's initial state, and clipped at the box,
     so that the boxes stack in the order the messages flow. A channel's faults loop on
-    its node."""
+    its node. `rows`: each system row that fires and the source of its first edge."""
 
     def node(component: str, state: Mapping[str, Value]) -> str:
         part = system.part(component)
@@ -415,12 +444,12 @@ def _channels(system: System, graph: Exploration, whole: _States, pic: Picture) 
         _carry(carried, src, dst, label)
         ends.setdefault((src, dst), first)
 
-    for e in graph.edges:
-        origin = system.origins[e.row]
+    for row, source in rows:
+        origin = system.origins[row]
         heeded = {c: r for c, r in origin.parts if not system.part(c).spec.row(r).ignore}
         for name, message in origin.sends:
             ch, lane = system.channel(name), _channel_id(name)
-            carry(ch.source, lane, _message(message), (node(ch.source, whole(e.source)), lane))
+            carry(ch.source, lane, _message(message), (node(ch.source, whole(source)), lane))
             if ch.synchronous and ch.target in heeded:
                 fired = system.part(ch.target).spec.row(heeded[ch.target]).trigger
                 label = f"{_message(message)}: {fired}"
@@ -1141,11 +1170,15 @@ def dot_source(pic: Picture) -> str:
         # Above every node no arrow enters (the initial state, an unreached arm): the panel
         # is the first rank alone, and the graph hangs under it within its width.
         targets = {a.dst for a in pic.arrows}
+        # A system's panel is centred over its first component's initial state, the middle
+        # of the first box, not over the median of the hanging nodes (off to the right).
+        centre = next((n.id for n in pic.nodes if n.initial), "") if pic.components else ""
         for name, attrs in under:
             dot.node(name, **attrs)
             for n in pic.nodes:
                 if n.id not in targets or n.initial:
-                    dot.edge(name, n.id, style="invis")
+                    weight = {"weight": "10"} if n.id == centre else {}
+                    dot.edge(name, n.id, style="invis", **weight)
     return str(dot.source).replace("class_=", "class=")
 
 
@@ -1474,14 +1507,44 @@ def _collapsed(pic: Picture, ids: list[str]) -> tuple[list[str], dict[str, str]]
     return shown, {c: ", ".join(names) for c, names in inherited.items() if names}
 
 
+def _counted(pic: Picture) -> tuple[list[str], list[Finding]]:
+    """A system's checks that hold as expected, one row per kind and verdict counting them
+    by whose they are (the system's own, then each component's inherited `daemon-…`), their
+    names in the row's tooltip; and the other checks, which `_check_rows` names. Named, the
+    65 checks of adr068 made its picture wider than a page; the report has a card for each."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    rest = []
+    for f in pic.findings:
+        if f.verdict in ("proved", "witnessed") and f.expected == "hold":
+            groups.setdefault((f.kind, f.verdict), []).append(f.id)
+        else:
+            rest.append(f)
+    rows = []
+    for (kind, verdict), ids in groups.items():
+        whose = {c: sum(i.startswith(c + "-") for i in ids) for c in pic.components}
+        own = len(ids) - sum(whose.values())
+        counts = [f"the system's own {own}"] if own else []
+        counts += [f"{c} {n}" for c, n in whose.items() if n]
+        rows.append(
+            f'<TR><TD ALIGN="LEFT">{_html(kind)}</TD><TD ALIGN="LEFT"><FONT '
+            f'COLOR="{VERDICT_COLOURS[verdict]}">{verdict}</FONT> ({len(ids)})</TD><TD '
+            f'ALIGN="LEFT" TITLE="{_html(", ".join(ids))}">{_html(", ".join(counts))}</TD></TR>'
+        )
+    return rows, rest
+
+
 def _check_rows(pic: Picture) -> list[str]:
     rows = ['<TR><TD COLSPAN="3"><B>checks (last verify)</B></TD></TR>']
+    findings = pic.findings
+    if pic.components and len(findings) > CHECKS_LISTED:
+        counted, findings = _counted(pic)
+        rows += counted
     if (_panel_over(pic) or len(pic.table) > CHECKS_LISTED) and len(pic.findings) > CHECKS_LISTED:
         # One line per check would make the panel taller than fits (wave has ~40, a system's
         # decision table is itself tall):
         # each kind and verdict once, its checks' names wrapped beside it.
         groups: dict[tuple[str, str], list[str]] = {}
-        for f in pic.findings:
+        for f in findings:
             groups.setdefault((f.kind, f.shown), []).append(f.id)
         for (kind, shown), ids in groups.items():
             colour = VERDICT_COLOURS.get(shown.split()[0], "#000000")
@@ -1497,8 +1560,8 @@ def _check_rows(pic: Picture) -> list[str]:
                 title = f' TITLE="{_html(", ".join(names))}"' if names else ""
                 rows.append(f'<TR>{first}<TD ALIGN="LEFT"{title}>{_html(line)}</TD></TR>')
         return rows
-    if pic.findings:
-        for f in pic.findings:
+    if findings:
+        for f in findings:
             colour = VERDICT_COLOURS.get(f.verdict, "#000000")
             rows.append(
                 f'<TR><TD ALIGN="LEFT">{_html(f.kind)}</TD><TD ALIGN="LEFT">{_html(f.id)}</TD>'
