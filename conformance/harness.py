@@ -103,6 +103,9 @@ class SystemDriver(BaseDriver):
 
     def start(self, init: Mapping[str, Value]) -> dict[str, Any]:
         assert self.spec.system is not None
+        if self._oracle.spec is not self.spec:
+            # `against` gave this copy a mutant: the components the model plays follow it.
+            self._oracle = Oracle(self.spec)
         self._oracle.load(init)
         return {
             c: d.start({v: init[sv] for v, sv in self.spec.system.part(c).vars.items()})
@@ -255,19 +258,24 @@ def project(state: Mapping[str, Value], seen: Mapping[str, Value]) -> dict[str, 
 
 
 def lockstep(
-    driver: Driver, coverage: Coverage, *, starts_from: Sequence[str] | None = None
+    driver: Driver,
+    coverage: Coverage,
+    *,
+    starts_from: Sequence[str] | None = None,
+    witnesses: Mapping[str, Trace] | None = None,
 ) -> type[RuleBasedStateMachine]:
     """A state machine class that drives `driver`'s implementation beside the oracle.
 
     Each case starts either at an initial state or, half the time, at the end
     of some row's shortest witness (walked in lockstep too), so the random
-    steps that follow also explore deep corners of the state space.
+    steps that follow also explore deep corners of the state space. `witnesses`:
+    the spec's `row_witnesses`, when the caller has them (else the spec is explored).
     """
     spec = driver.spec
     starts = initial_states(spec)
-    witnesses = row_witnesses(spec)
+    traces = row_witnesses(spec) if witnesses is None else witnesses
     # Deepest first: hypothesis favours early choices, and shallow rows are easy to reach anyway.
-    by_depth = sorted(witnesses, key=lambda row: (-len(witnesses[row]), row))
+    by_depth = sorted(traces, key=lambda row: (-len(traces[row]), row))
     prefixes: st.SearchStrategy[str | None] = st.one_of(st.none(), st.sampled_from(by_depth))
     if starts_from is not None:
         # A targeted run: every case starts at the end of one of these rows' witnesses.
@@ -283,7 +291,7 @@ def lockstep(
 
         @initialize(init=st.sampled_from(starts), prefix=prefixes)
         def start(self, init: dict[str, Value], prefix: str | None) -> None:
-            trace = witnesses[prefix] if prefix is not None else Trace(init, ())
+            trace = traces[prefix] if prefix is not None else Trace(init, ())
             note(f"init: {trace.init}; prefix: witness of {prefix}")
             self.oracle.reset(trace.init)
             self.impl = driver.start(trace.init)
@@ -532,6 +540,27 @@ def edge_keys(graph: Exploration) -> set[tuple[Any, ...]]:
     return set(_keys(graph))
 
 
+# Above this many reachable states a mutant's transition replay (every reachable step, each
+# after its own shortest path: adr068's 14,276 states have 285,520 steps, about an hour of
+# replay a mutant) and new-step replay (every step compared with the original's) are not
+# run: the row witnesses, the changed rows' shallowest steps and lockstep are (`layers`).
+REPLAY_STATES = 2_000
+CHANGED_ROW_STEPS = 200  # such a spec: the changed rows' steps replayed, shallowest first
+
+
+def layers(states: int, lockstep_examples: int) -> str:
+    """What `conformance_kill` runs on a mutant of `states` reachable states, and what not."""
+    run = lockstep_examples > 0
+    tail = f", lockstep ({lockstep_examples} examples)" if run else ", no lockstep"
+    if states <= REPLAY_STATES:
+        return f"row witnesses, every transition, new steps{tail}"
+    return (
+        f"row witnesses, the changed rows' first {CHANGED_ROW_STEPS} steps{tail}; "
+        f"transition and new-step replays not run: {states:,} states > REPLAY_STATES "
+        f"({REPLAY_STATES:,}), one replay per reachable step"
+    )
+
+
 def conformance_kill(
     driver: Driver,
     spec: Spec,
@@ -543,12 +572,15 @@ def conformance_kill(
 ) -> tuple[str, int | None] | None:
     """Run `spec` (a mutated model) against the implementation: the first disagreement.
 
-    In order: every row's shortest witness replayed; every reachable transition
+    In order: every row's shortest witness replayed (each starts from the initial
+    state, so a wrong one fails at once); every reachable transition
     replayed (its shortest path, then the step); given the `original` model's steps
     (`edge_keys`), every step the mutant takes that the original does not and that
     leads back to a state the original knows, followed by each step from there (a
     fault in state the implementation does not expose shows one step later); and,
-    when asked, a short derandomized lockstep run. Returns
+    when asked, a short derandomized lockstep run. A mutant of more than
+    `REPLAY_STATES` states gets, in place of the transition and new-step replays, the
+    first `CHANGED_ROW_STEPS` steps (BFS order) of the rows it changes (`layers`). Returns
     the check that failed and the length of its trace, or None when the implementation
     agrees with the mutant everywhere. `graph` is the mutant's complete graph, when
     the caller has it.
@@ -559,36 +591,18 @@ def conformance_kill(
             graph = explore(spec, max_states=max_states)
         except RuntimeError:
             return None  # beyond the replay budget, or a model the oracle refuses: no verdict
-    for row, trace in sorted(row_witnesses(spec, graph).items()):
+    witnesses = row_witnesses(spec, graph)
+    for row, trace in sorted(witnesses.items()):
         if _disagrees(mutated, trace):
             return f"replay {row}", len(trace)
-    for edge in transitions(graph):
-        trace = graph.path_through(edge)
-        if _disagrees(mutated, trace):
-            return f"transition replay {edge.row}", len(trace)
-    if original is not None:
-        mine = {key: e for key, e in zip(_keys(graph), graph.edges, strict=True)}
-        leaving: dict[int, list[Edge]] = {}
-        for e in graph.edges:
-            leaving.setdefault(e.source, []).append(e)
-        known = {k[0] for k in original}
-        for key, edge in mine.items():
-            # A new step into a new state is followed by the new steps out of it, replayed
-            # above; only a new step back into a known state can hide a difference.
-            if key in original or graph.states[edge.target] not in known:
-                continue
-            head = graph.path_through(edge)
-            for after in leaving.get(edge.target, []):
-                step = Step(
-                    after.row,
-                    after.trigger,
-                    after.params,
-                    graph.as_dict(after.target),
-                    after.outputs,
-                )
-                trace = Trace(head.init, (*head.steps, step))
-                if _disagrees(mutated, trace):
-                    return f"new step replay {edge.row} then {after.row}", len(trace)
+    if len(graph.states) > REPLAY_STATES:
+        found = _changed_rows_kill(mutated, driver.spec, graph)
+        if found is not None:
+            return found
+    else:
+        found = _transitions_kill(mutated, graph, original)
+        if found is not None:
+            return found
     # A spec without state (admission) has nothing to step through: the transition replay
     # above already put every input to the implementation.
     if lockstep_examples and spec.vars:
@@ -601,12 +615,71 @@ def conformance_kill(
             suppress_health_check=list(HealthCheck),
             report_multiple_bugs=False,
         )
+        machine = lockstep(mutated, Coverage(spec), witnesses=witnesses)
         try:
-            run_state_machine_as_test(lockstep(mutated, Coverage(spec)), settings=budget)
+            run_state_machine_as_test(machine, settings=budget)
         except (InvalidDefinition, Unsatisfiable):
             return None  # the run could not be built or found no valid case: no verdict
         except Exception:  # noqa: BLE001 - any other failure of the run is a disagreement
             return "lockstep", None
+    return None
+
+
+def _transitions_kill(
+    mutated: Driver, graph: Exploration, original: set[tuple[Any, ...]] | None
+) -> tuple[str, int] | None:
+    """Every reachable transition replayed, then the new steps back into known states."""
+    for edge in transitions(graph):
+        trace = graph.path_through(edge)
+        if _disagrees(mutated, trace):
+            return f"transition replay {edge.row}", len(trace)
+    if original is None:
+        return None
+    mine = {key: e for key, e in zip(_keys(graph), graph.edges, strict=True)}
+    leaving: dict[int, list[Edge]] = {}
+    for e in graph.edges:
+        leaving.setdefault(e.source, []).append(e)
+    known = {k[0] for k in original}
+    for key, edge in mine.items():
+        # A new step into a new state is followed by the new steps out of it, replayed
+        # above; only a new step back into a known state can hide a difference.
+        if key in original or graph.states[edge.target] not in known:
+            continue
+        head = graph.path_through(edge)
+        for after in leaving.get(edge.target, []):
+            step = Step(
+                after.row,
+                after.trigger,
+                after.params,
+                graph.as_dict(after.target),
+                after.outputs,
+            )
+            trace = Trace(head.init, (*head.steps, step))
+            if _disagrees(mutated, trace):
+                return f"new step replay {edge.row} then {after.row}", len(trace)
+    return None
+
+
+def _changed_rows_kill(
+    mutated: Driver, original: Spec, graph: Exploration
+) -> tuple[str, int] | None:
+    """The first `CHANGED_ROW_STEPS` steps, in BFS order, of the rows the mutant changes
+    (a row unlike the `original` spec's of its name), each after its shortest path."""
+    rows = graph.code.rows
+    changed = {i for i, r in enumerate(rows) if r not in original.rows}
+    if not changed:
+        return None
+    replayed = 0
+    for i in range(len(graph.states)):
+        for firing, row, to in graph.moves(i):
+            if row not in changed:
+                continue
+            if replayed == CHANGED_ROW_STEPS:
+                return None
+            trace = graph.path_through(graph.edge_of(i, firing, row, to))
+            if _disagrees(mutated, trace):
+                return f"changed row replay {rows[row].name}", len(trace)
+            replayed += 1
     return None
 
 

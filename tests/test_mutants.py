@@ -529,7 +529,7 @@ def test_the_gate_finds_every_driver_without_importing_a_test_file() -> None:
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
-    assert done.stdout.splitlines() == [str(sorted(SPECS)), "[]"]
+    assert done.stdout.splitlines() == [str(sorted((*SPECS, "adr068"))), "[]"]
 
 
 @pytest.mark.parametrize("full", [False, True])
@@ -547,10 +547,38 @@ def test_a_large_specs_sample_shrinks_to_the_state_budget_and_a_small_ones_does_
     assert "by the state budget" in cli_mutants._scaled(full, limits)
 
 
-def test_a_plain_full_run_leaves_adr068_out_and_says_why(
-    capsys: pytest.CaptureFixture[str],
+def test_a_plain_run_judges_adr068_fast_and_full() -> None:
+    assert "adr068" in cli_mutants._names([])
+    assert "policy-concrete" not in cli_mutants._names([])  # policy's table, judged there
+    assert cli_mutants._names(["adr068"]) == ["adr068"]
+
+
+def test_the_adr068_conformance_layer_kills_the_daemon_starting_in_listening() -> None:
+    """The mutant of adr068's --full sample that no property of the loop kills (none speaks
+    of its start): the loop's driver (conformance/drivers/adr068.py) plays the daemon by
+    impl.duplex, which starts Idle, so the first row witness replayed fails at its start."""
+    mutant = _defined("adr068", "init-each", "daemon_state starts at LISTENING for IDLE")
+    found = conformance_kill(drivers()["adr068"], mutant)
+    assert found is not None and found[0].startswith("replay ")
+
+
+def test_a_large_specs_conformance_layer_replays_the_changed_rows_and_names_its_limit(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert "adr068" in cli_mutants._names([], False)  # the fast gate judges it
-    assert "adr068" not in cli_mutants._names([], True)
-    assert "adr068 LEFT OUT: 1 survivor" in capsys.readouterr().out
-    assert cli_mutants._names(["adr068"], True) == ["adr068"]  # named, it runs
+    """Above REPLAY_STATES the transition replay (one replay per reachable step) is not run:
+    the changed rows' shallowest steps are, and `layers` says so; below, nothing changes."""
+    assert (
+        harness.layers(36, 10)
+        == "row witnesses, every transition, new steps, lockstep (10 examples)"
+    )
+    said = harness.layers(14_276, 0)
+    assert "transition and new-step replays not run: 14,276 states > REPLAY_STATES" in said
+    # A changed update no row witness shows (erl_update's witness reads 0.25, the very value
+    # the mutant writes), which the transition replay kills on a small spec.
+    mutant = _find("duplex", "replace-update", "erl_update", "last_erl := 0.25")
+    driver = drivers()["duplex"]
+    assert conformance_kill(driver, mutant) == ("transition replay erl_update", 1)
+    monkeypatch.setattr(harness, "REPLAY_STATES", 0)  # duplex's 36 states count as large
+    assert conformance_kill(driver, mutant) == ("changed row replay erl_update", 1)
+    monkeypatch.setattr(harness, "CHANGED_ROW_STEPS", 0)
+    assert conformance_kill(driver, mutant) is None  # the row witnesses alone miss it

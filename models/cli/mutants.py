@@ -2,7 +2,10 @@
 
 Each spec's mutants are judged by the layers in order: the model layer (the
 spec's own checks, on the explorer's graph), the conformance layer (the
-spec's replay and lockstep tests against the mutated model, in-process), and
+spec's replay and lockstep tests against the mutated model, in-process; for a
+spec of more than `harness.REPLAY_STATES` states, the row witnesses and the
+changed rows' shallowest steps in place of every transition: the spec's line
+`conformance layer on ...` names what runs and why), and
 the seed layer (the seed's own logs, run once per spec, checked by
 check-trace against the mutated model or mutated seed variant:
 conformance/seeds/_mutants.py; a missing seed is a loud SKIPPED line, a
@@ -107,7 +110,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    names = _names(args.specs, args.full)
+    names = _names(args.specs)
     jobs = max(1, min(args.jobs, len(names)))
     mode = "full" if args.full else "fast"
     print(f"mutants ({mode}): {', '.join(names)} in {jobs} process(es)", flush=True)
@@ -164,14 +167,6 @@ def run(args: argparse.Namespace) -> int:
 # is already judged on policy; tests/test_policy_concrete.py holds the two to the same
 # verdicts, and its 2,145 states and 72,930 edges cost a second a mutant.
 LEFT_OUT = {"policy-concrete": "policy"}
-# Left out of a plain `--full` run (named, `mutants --full adr068`, it runs), with the reason
-# printed: a known gap, never a pass. adr068's --full sample has one survivor, the daemon
-# starting in Listening: no property of the loop speaks of its start, and no conformance
-# layer drives the system in the gate (duplex's own gate kills that fault through impl).
-FULL_LEFT_OUT = {
-    "adr068": "1 survivor in its --full sample (init-each: daemon_state starts at LISTENING"
-    " for IDLE); an initial-state property for systems is open (issue 18)",
-}
 
 
 def _cache_key(name: str, mode: str) -> str:
@@ -196,13 +191,9 @@ def _shown(report: dict[str, Any], *, cached: bool = False) -> dict[str, Any]:
     return {k: v for k, v in report.items() if k != "_text"}
 
 
-def _names(requested: list[str], full: bool) -> list[str]:
+def _names(requested: list[str]) -> list[str]:
     if not requested:
-        if full:
-            for name, why in FULL_LEFT_OUT.items():
-                print(f"mutants (full): {name} LEFT OUT: {why}", flush=True)
-        gone = {**LEFT_OUT, **FULL_LEFT_OUT} if full else LEFT_OUT
-        return [name for name in all_specs() if name not in gone]
+        return [name for name in all_specs() if name not in LEFT_OUT]
     for name in requested:
         if ":" in name:
             raise UnknownSpec(f"{name!r} is a variant: mutants are made from a spec itself")
@@ -258,7 +249,17 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
     )
     states = [base.graph.as_dict(i) for i in range(len(base.graph.states))]
     driver = _driver(name)
-    original = _original_steps(base) if driver is not None else None
+    original = None
+    if driver is not None:
+        from conformance.harness import REPLAY_STATES, layers
+
+        lockstep = LOCKSTEP_EXAMPLES if full else 0
+        which = "every mutant" if full else "the model layer's survivors"
+        say(f"{name}: conformance layer on {which}: {layers(len(states), lockstep)}")
+        if len(states) <= REPLAY_STATES:  # the new-step replay's; beyond, it is not run
+            original = _original_steps(base)
+    else:
+        say(f"{name}: conformance layer: no driver in conformance/drivers/ drives this spec")
     seed = _seed_layer(spec, say)
     rows: list[dict[str, Any]] = []
     killed = {"model": 0, "conformance": 0, "seed": 0}

@@ -745,6 +745,8 @@ class Baseline:
         self.steps: list[dict[int, tuple[str, int, dict[str, Value]]]] = [{} for _ in states]
         for i, k, row, j, outputs in _steps(spec, self.graph, states):
             self.steps[i][k] = (row, j, outputs)
+        # The last mutant `model_kill` explored, and its graph: `mutant_graph` reuses it.
+        self.last: tuple[Spec, Exploration] | None = None
 
 
 Step = tuple[int, int, str, int, dict[str, Value]]  # source, firing, row, target, outputs
@@ -780,6 +782,8 @@ def _bound(base: Baseline) -> int:
 def mutant_graph(base: Baseline, spec: Spec) -> Exploration | None:
     """The mutant's complete graph (None if it outgrows its bound or a row leaves its
     domain), for the layers after the model's."""
+    if base.last is not None and base.last[0] is spec:
+        return base.last[1]  # model_kill explored it already (a large spec's costs seconds)
     try:
         return explore(spec, max_states=_bound(base))
     except (OracleError, ExplorationLimit):
@@ -803,6 +807,7 @@ def model_kill(base: Baseline, spec: Spec) -> Kill | None:
         return Kill("model", f"explorer ({err})", None, partial(_leaves_domain, spec))
     except ExplorationLimit:
         return None  # no model verdict: the later layers and the equivalence proof decide
+    base.last = (spec, g)
     view = _View(base, spec, g)
     # Determinism first: the explorer fires the first enabled row of a trigger (an if/elif
     # chain), so its graph is all the mutant does only when no two rows are enabled at once;
