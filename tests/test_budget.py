@@ -8,9 +8,11 @@ three counters (depth 27) symbolically.
 
 from __future__ import annotations
 
+import itertools
 import re
 import signal
 import threading
+from types import SimpleNamespace
 
 import pytest
 import z3  # only to interrupt a running query, as a second thread (or a signal) would
@@ -18,9 +20,11 @@ from families import counters
 
 from models import duplex
 from models.cli.main import main
-from models.kernel import and_, eq, var
+from models.kernel import TRUE, and_, eq, smt, var
 from models.kernel.checks import verify
-from models.kernel.smt import Budget, Encoding, Engines, Unknown
+from models.kernel.explore import explore
+from models.kernel.smt import Budget, Encoding, Engines, SolverLimit, Unknown
+from models.kernel.trace import Trace
 
 TOP = and_(*(eq(var(f"c{i}"), 9) for i in range(3)))
 
@@ -37,6 +41,31 @@ def test_bmc_past_its_budget_is_unknown() -> None:
     verdict = engines.bmc(TOP, step=False, max_depth=27)
     assert isinstance(verdict, Unknown) and verdict.method == "bmc"
     assert re.search(r"at depth \d+: .*(canceled|timeout|budget)", verdict.reason), verdict.reason
+
+
+def _deepest_duplex_trace() -> Trace:
+    graph = explore(duplex.SPEC)
+    return graph.path_to(max(range(len(graph.states)), key=graph.depth.__getitem__))
+
+
+def test_the_mutant_gates_z3_queries_do_not_depend_on_the_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A machine so busy that every clock read is 100 s after the last must not change the
+    # gate's verdicts: its queries are bounded by z3's resource count (GATE_RLIMIT), and
+    # time only guards against a hang. With a 20 s budget, the replay below gave up.
+    trace = _deepest_duplex_trace()
+    stalled = itertools.count(0.0, 100.0)
+    monkeypatch.setattr(smt, "time", SimpleNamespace(monotonic=lambda: next(stalled)))
+    assert smt.replay(duplex.SPEC, trace, TRUE, step=False) is None
+    assert smt.valid(duplex.SPEC, TRUE)
+
+
+def test_a_gate_query_past_its_resource_count_is_a_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    trace = _deepest_duplex_trace()
+    monkeypatch.setattr(smt, "GATE_RLIMIT", 1)
+    with pytest.raises(SolverLimit, match="resource limit"):
+        smt.replay(duplex.SPEC, trace, TRUE, step=False)
 
 
 def test_an_interrupted_query_is_unknown() -> None:
