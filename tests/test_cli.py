@@ -118,3 +118,17 @@ def test_diagram_check_finds_a_drawing_no_spec_draws(
 @pytest.mark.slow  # the gate runs this very check as a phase of its own (make verify, 4/7)
 def test_committed_diagrams_are_current() -> None:
     assert main(["diagram", "--check"]) == 0
+
+
+def test_forked_map_runs_elsewhere_keeps_the_order_and_never_pickles_the_work() -> None:
+    import os
+    from collections.abc import Callable
+
+    from models.cli.kit import forked_map
+
+    # Lambdas cannot be pickled: the workers must inherit the items, not receive them.
+    items: list[Callable[[], int]] = [lambda: 1, os.getpid, lambda: 3]
+    got = forked_map(lambda f: f(), items, jobs=2, cost=lambda f: 0 if f is os.getpid else 1)
+    assert got[0] == 1 and got[2] == 3
+    assert got[1] != os.getpid()  # it ran in a forked process
+    assert forked_map(lambda f: f(), items, jobs=1)[1] == os.getpid()  # one job: this process

@@ -114,3 +114,21 @@ def test_the_report_page_carries_both_figures_for_each_spec(
     page = report.build([spec], results, origin)
     assert "conformance row coverage: not measured yet: run make verify" in page
     assert "mutant gate: not measured yet: run make verify" in page
+
+
+def test_the_page_is_the_same_drawn_by_two_processes_as_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `report --jobs` draws each base spec with its variants in its own process; the page
+    # (traces, cited sources and the order of the sections included) must not change.
+    from models.cli import report
+    from models.cli.registry import expand
+    from models.cli.results import load
+
+    monkeypatch.setattr(report, "provenance", lambda origin: origin)  # it holds the time
+    specs = expand(["policy", "admission"])
+    results, origin = load(specs)
+    one = report.build(specs, results, origin, out=tmp_path, jobs=1)
+    two = report.build(specs, results, origin, out=tmp_path, jobs=2)
+    assert one == two
+    assert one.index("<h2>policy:") < one.index("<h2>admission</h2>")  # policy's variants first

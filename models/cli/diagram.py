@@ -19,11 +19,22 @@ command (unknown spec, variant, view or check, or a check with no trace).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from models.cli.kit import Beside, Output, UsageError, clip, output_dir, output_file
+from models.cli.kit import (
+    Beside,
+    Output,
+    UsageError,
+    clip,
+    forked_map,
+    output_dir,
+    output_file,
+    positive_int,
+)
 from models.cli.registry import load as load_specs
 from models.cli.registry import lookup
 from models.cli.results import findings, load
@@ -72,6 +83,13 @@ def add_diagram(sub: Any) -> None:
     )
     p.add_argument("--check", action="store_true", help="fail if a committed .dot/.mmd is stale")
     p.add_argument("--render", action="store_true", help="also render .svg with graphviz's dot")
+    p.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        help="processes drawing the specs (default: one per CPU); the drawings are the same "
+        "for any number",
+    )
     p.set_defaults(run=run)
 
 
@@ -94,38 +112,45 @@ def _all(args: argparse.Namespace) -> int:
     for b in broken:
         print(f"error: models/{b.module}.py is broken, not drawn: {b.error}", file=sys.stderr)
     results, origin = load(specs)
+
+    def drawn(spec: Spec) -> list[_Drawing]:
+        pics = pictures(spec, findings(results[spec.name]))
+        # graphviz lays each picture out beside, while the next is drawn.
+        svgs = [Beside(render, dot_source(pic), "svg") if args.render else None for pic in pics]
+        return [
+            _Drawing(
+                pic.name,
+                dot_source(pic),
+                mermaid_source(pic),
+                None if svg is None else svg.result(),
+            )
+            for pic, svg in zip(pics, svgs, strict=True)
+        ]
+
+    every = [
+        d for now in forked_map(drawn, specs, args.jobs, cost=lambda s: len(s.rows)) for d in now
+    ]
     stale: list[Path] = []
-    every: list[Picture] = []
-    # graphviz lays the pictures out beside, while the next spec is explored and drawn.
-    svgs: list[tuple[Path, Beside[bytes]]] = []
-    for spec in specs:
-        now = pictures(spec, findings(results[spec.name]))
-        every += now
-        for pic in now:
-            dot = dot_source(pic)
-            files = {
-                args.out / f"{pic.name}.dot": dot,
-                args.out / f"{pic.name}.mmd": mermaid_source(pic),
-            }
-            for path, text in files.items():
-                if args.check:
-                    if not path.exists() or path.read_text() != text:
-                        stale.append(path)
-                else:
-                    write(path, text)
-                    print(f"wrote {path}")
-            if args.render:
-                svgs.append((args.out / f"{pic.name}.svg", Beside(render, dot, "svg")))
-    for svg, laid_out in svgs:
-        write(svg, laid_out.result())
-        if not args.check:
-            print(f"wrote {svg}")
+    for d in every:
+        files = {args.out / f"{d.name}.dot": d.dot, args.out / f"{d.name}.mmd": d.mermaid}
+        for path, text in files.items():
+            if args.check:
+                if not path.exists() or path.read_text() != text:
+                    stale.append(path)
+            else:
+                write(path, text)
+                print(f"wrote {path}")
+    for d in every:
+        if d.svg is not None:
+            write(args.out / f"{d.name}.svg", d.svg)
+            if not args.check:
+                print(f"wrote {args.out / f'{d.name}.svg'}")
     orphans: list[Path] = []
     if args.check and not args.specs:
         # A drawing no spec draws any more (a renamed or split view) is stale too.
-        drawn = {f"{pic.name}.{ext}" for pic in every for ext in ("dot", "mmd")}
+        names = {f"{d.name}.{ext}" for d in every for ext in ("dot", "mmd")}
         found = (p for ext in ("dot", "mmd") for p in sorted(args.out.glob(f"*.{ext}")))
-        orphans = [p for p in found if p.name not in drawn]
+        orphans = [p for p in found if p.name not in names]
     if stale or orphans:
         for path in stale:
             print(f"stale diagram: {path} (run `make diagrams` and commit it)", file=sys.stderr)
@@ -135,6 +160,16 @@ def _all(args: argparse.Namespace) -> int:
     if args.check:
         print(f"diagrams: up to date (verdicts: {origin})")
     return 1 if broken else 0
+
+
+@dataclass(frozen=True)
+class _Drawing:
+    """One view's files, as text: what a drawing process hands back."""
+
+    name: str
+    dot: str
+    mermaid: str
+    svg: bytes | None
 
 
 def _one(args: argparse.Namespace) -> int:

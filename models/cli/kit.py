@@ -10,7 +10,8 @@
   atomically (`kernel/files.py`): a failure or a Ctrl-C leaves nothing half-written.
   `output_dir` does the same for a flag that names a directory.
 - `positive_int` refuses counts below 1 (`--jobs 0`), for every command alike.
-- `process_pool` runs work in forked processes that a Ctrl-C stops at once;
+- `process_pool` runs work in forked processes that a Ctrl-C stops at once, and
+  `forked_map` maps a function over them;
   `Beside` runs a call (graphviz's layout) in a thread while the command goes on.
 - `run` parses and runs a command: a wrong flag shows the subcommand's usage,
   a user mistake prints `error: …` and exits 2, an OS error names the file and
@@ -37,7 +38,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from models.kernel.files import NotRegular, target, write_atomic
 
@@ -192,6 +193,38 @@ def process_pool(jobs: int) -> Iterator[multiprocessing.pool.Pool]:
 
 
 T = TypeVar("T")
+R = TypeVar("R")
+# What `forked_map`'s workers call: set before the pool forks, so each worker reads it from
+# the memory it inherits, and only an index and its result cross between processes.
+_FORKED: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
+
+
+def forked_map(
+    fn: Callable[[T], R], items: Sequence[T], jobs: int, cost: Callable[[T], int] | None = None
+) -> list[R]:
+    """`[fn(x) for x in items]`, on up to `jobs` forked processes (in this one for a single
+    job or item). `fn` and the items are inherited, never pickled (a spec holds lambdas);
+    each result is, so it must be plain data. The costliest items (`cost`) start first, so
+    no process idles at the end; the results keep the items' order."""
+    global _FORKED
+    if jobs <= 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    order = sorted(range(len(items)), key=lambda i: -cost(items[i]) if cost else 0)
+    _FORKED = (fn, items)
+    try:
+        with process_pool(min(jobs, len(items))) as pool:
+            futures = {i: pool.apply_async(_forked_call, (i,)) for i in order}
+            return [futures[i].get() for i in range(len(items))]
+    finally:
+        _FORKED = None
+
+
+def _forked_call(index: int) -> Any:
+    assert _FORKED is not None, "forked_map sets the work before it forks"
+    fn, items = _FORKED
+    return fn(items[index])
+
+
 # As many calls run beside the command as there are cores (each runs a `dot` process).
 _BESIDE = threading.BoundedSemaphore(os.cpu_count() or 2)
 

@@ -21,19 +21,21 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import os
 import platform
 import re
 import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from models.cli import report_figures
 from models.cli.diff import diff, diff_html, snapshot
-from models.cli.kit import Beside, UsageError, output_dir, reason
+from models.cli.kit import Beside, UsageError, forked_map, output_dir, positive_int, reason
 from models.cli.model_diff import changes_html, row_changes, rows_of
 from models.cli.registry import expand
 from models.cli.registry import load as load_registry
@@ -82,6 +84,13 @@ def add_report(sub: Any) -> None:
         metavar="BASE",
         help="a git revision: add what changed in the models since it (python -m models diff)",
     )
+    p.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        help="processes drawing the specs, each base spec with its variants (default: one per "
+        "CPU); the page is the same for any number",
+    )
     p.set_defaults(run=run)
 
 
@@ -97,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline:
         changes = diff_html(diff(snapshot(args.baseline), snapshot(None)), args.baseline, "HEAD")
     results, origin = load(specs)
-    page = build(specs, results, origin, out=args.out, changes=changes)
+    page = build(specs, results, origin, out=args.out, changes=changes, jobs=args.jobs)
     path = args.out / PAGE
     try:
         write_atomic(path, page)  # never a half-written page
@@ -121,22 +130,19 @@ def build(
     origin: str,
     out: Path = Path("reports"),
     changes: str = "",
+    jobs: int = 1,
 ) -> str:
     """The page; `out` is where it is written (doc links are relative to it); `changes`: the
-    section `diff.diff_html` writes for `--baseline`."""
-    sections: list[str | Beside[str]] = []
-    traces: dict[str, dict[str, Any]] = {}
+    section `diff.diff_html` writes for `--baseline`; `jobs`: processes that draw the specs
+    (each base spec with its variants in one), the page the same for any number."""
+    figures = report_figures.read(CONFORMANCE), report_figures.read(MUTANTS)
+    groups = _groups(specs)
+    drawn = _drawn(groups, results, out, figures, jobs)
+    body = "".join(html for group in drawn for html in group.html)
+    traces = {key: data for group in drawn for key, data in group.traces.items()}
     sources = Sources(out.resolve())
-    conformance, mutants = report_figures.read(CONFORMANCE), report_figures.read(MUTANTS)
-    drawn: dict[str, tuple[Spec, list[Picture]]] = {}  # each base spec and its pictures
-    # graphviz lays the pictures out beside, while the next spec is explored and drawn.
-    for spec in specs:
-        measured = report_figures.conformance_html(spec, conformance)
-        measured += report_figures.mutants_html(spec, mutants)
-        figures = (conformance, mutants, measured)
-        base = drawn.get(spec.name.partition(":")[0]) if ":" in spec.name else None
-        sections += _section(spec, results[spec.name], traces, sources, figures, base, drawn)
-    body = "".join(p if isinstance(p, str) else p.result() for p in sections)
+    for group in drawn:
+        sources.cited.update(group.cited)
     ok = all(c.ok for r in results.values() for c in r.checks)
     total = sum(len(r.checks) for r in results.values())
     nav = "".join(f'<li><a href="#{_anchor(s.name)}">{_e(s.name)}</a></li>' for s in specs)
@@ -160,6 +166,62 @@ def build(
         + f"<script>const TRACES = {json.dumps(traces, sort_keys=True)};\n{JS}</script>"
         "</body></html>\n"
     )
+
+
+@dataclass(frozen=True)
+class _Drawn:
+    """One group's sections (a base spec and its variants), as the page needs them."""
+
+    html: list[str]
+    traces: dict[str, dict[str, Any]]
+    cited: dict[str, tuple[str, str, str]]
+
+
+def _groups(specs: Sequence[Spec]) -> list[list[Spec]]:
+    """The specs by base spec, in page order: a variant is drawn against its base's pictures,
+    so the two are drawn in one process."""
+    groups: dict[str, list[Spec]] = {}
+    for spec in specs:
+        groups.setdefault(spec.name.partition(":")[0], []).append(spec)
+    return list(groups.values())
+
+
+def _drawn(
+    groups: list[list[Spec]],
+    results: Mapping[str, SpecResults],
+    out: Path,
+    figures: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None],
+    jobs: int,
+) -> list[_Drawn]:
+    def draw(group: list[Spec]) -> _Drawn:
+        return _draw(group, results, out, figures)
+
+    # A group's cost: its rows, a fair proxy for its states and its pictures.
+    return forked_map(draw, groups, jobs, cost=lambda g: sum(len(s.rows) for s in g))
+
+
+def _draw(
+    group: Sequence[Spec],
+    results: Mapping[str, SpecResults],
+    out: Path,
+    figures: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None],
+) -> _Drawn:
+    """A base spec and its variants: their sections' HTML with the layouts done, the traces
+    the player needs and the doc sections the cards cite."""
+    conformance, mutants = figures
+    sections: list[str | Beside[str]] = []
+    traces: dict[str, dict[str, Any]] = {}
+    sources = Sources(out.resolve())
+    drawn: dict[str, tuple[Spec, list[Picture]]] = {}  # each base spec and its pictures
+    # graphviz lays the pictures out beside, while the next spec is explored and drawn.
+    for spec in group:
+        measured = report_figures.conformance_html(spec, conformance)
+        measured += report_figures.mutants_html(spec, mutants)
+        base = drawn.get(spec.name.partition(":")[0]) if ":" in spec.name else None
+        figure = (conformance, mutants, measured)
+        sections += _section(spec, results[spec.name], traces, sources, figure, base, drawn)
+    html = [p if isinstance(p, str) else p.result() for p in sections]
+    return _Drawn(html, traces, sources.cited)
 
 
 def provenance(origin: str) -> str:
