@@ -19,7 +19,6 @@ command (unknown spec, variant, view or check, or a check with no trace).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,11 +28,11 @@ from models.cli.kit import (
     Beside,
     Output,
     UsageError,
+    add_jobs,
     clip,
     forked_map,
     output_dir,
     output_file,
-    positive_int,
 )
 from models.cli.registry import load as load_specs
 from models.cli.registry import lookup
@@ -83,13 +82,7 @@ def add_diagram(sub: Any) -> None:
     )
     p.add_argument("--check", action="store_true", help="fail if a committed .dot/.mmd is stale")
     p.add_argument("--render", action="store_true", help="also render .svg with graphviz's dot")
-    p.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=os.cpu_count() or 1,
-        help="processes drawing the specs (default: one per CPU); the drawings are the same "
-        "for any number",
-    )
+    add_jobs(p, "processes drawing the specs; the drawings are the same for any number")
     p.set_defaults(run=run)
 
 

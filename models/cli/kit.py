@@ -9,7 +9,8 @@
   2) before any work; `-` is standard output. Its `Output.write` writes
   atomically (`kernel/files.py`): a failure or a Ctrl-C leaves nothing half-written.
   `output_dir` does the same for a flag that names a directory.
-- `positive_int` refuses counts below 1 (`--jobs 0`), for every command alike.
+- `positive_int` refuses counts below 1 (`--jobs 0`), for every command alike, and
+  `add_jobs` declares that flag.
 - `process_pool` runs work in forked processes that a Ctrl-C stops at once, and
   `forked_map` maps a function over them;
   `Beside` runs a call (graphviz's layout) in a thread while the command goes on.
@@ -170,6 +171,17 @@ def positive_seconds(text: str) -> float:
     if value > MAX_SECONDS:
         raise argparse.ArgumentTypeError(f"at most {MAX_SECONDS} seconds (z3's limit), got {text}")
     return value
+
+
+def add_jobs(parser: argparse.ArgumentParser, what: str) -> None:
+    """The `--jobs N` flag of every command that works in parallel: `what` runs in up to N
+    processes, one per CPU by default."""
+    parser.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        help=f"{what} (default: one per CPU)",
+    )
 
 
 def _ignore_sigint() -> None:

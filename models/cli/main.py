@@ -19,7 +19,6 @@ import contextlib
 import io
 import json
 import math
-import os
 import sys
 import time
 import traceback
@@ -35,10 +34,10 @@ from models.cli.diff import add_diff
 from models.cli.kit import (
     TRACEBACK_FLAG,
     Output,
+    add_jobs,
     clip,
     output_dir,
     output_file,
-    positive_int,
     positive_seconds,
     process_pool,
     run,
@@ -103,12 +102,7 @@ def _parser() -> argparse.ArgumentParser:
         default="spacer",
         help="the unbounded engine for always/never (default: spacer)",
     )
-    p.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=os.cpu_count() or 1,
-        help="specs checked in parallel (default: one per CPU)",
-    )
+    add_jobs(p, "specs checked in parallel")
     p.add_argument(
         "--timeout",
         type=positive_seconds,

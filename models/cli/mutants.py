@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -40,7 +39,7 @@ from functools import partial
 from typing import Any
 
 from models.cli import cache
-from models.cli.kit import output_file, positive_int, process_pool
+from models.cli.kit import add_jobs, output_file, process_pool
 from models.cli.registry import UnknownSpec, all_specs, lookup
 from models.kernel.mutants import (
     EXTRA_LIMIT,
@@ -81,12 +80,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--json", type=output_file, metavar="FILE", help="also write the report as JSON (-: stdout)"
     )
-    p.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=os.cpu_count() or 1,
-        help="specs in parallel (default: CPUs)",
-    )
+    add_jobs(p, "specs judged in parallel")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument(
         "--fast",

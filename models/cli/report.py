@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import html
 import json
-import os
 import platform
 import re
 import subprocess
@@ -35,7 +34,7 @@ from typing import Any
 
 from models.cli import report_figures
 from models.cli.diff import diff, diff_html, snapshot
-from models.cli.kit import Beside, UsageError, forked_map, output_dir, positive_int, reason
+from models.cli.kit import Beside, UsageError, add_jobs, forked_map, output_dir, reason
 from models.cli.model_diff import changes_html, row_changes, rows_of
 from models.cli.registry import expand
 from models.cli.registry import load as load_registry
@@ -84,13 +83,7 @@ def add_report(sub: Any) -> None:
         metavar="BASE",
         help="a git revision: add what changed in the models since it (python -m models diff)",
     )
-    p.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=os.cpu_count() or 1,
-        help="processes drawing the specs, each base spec with its variants (default: one per "
-        "CPU); the page is the same for any number",
-    )
+    add_jobs(p, "processes drawing the specs, each base spec with its variants; the same page")
     p.set_defaults(run=run)
 
 
