@@ -40,6 +40,15 @@ KILLERS = [
     "tests/test_explore.py",
     "tests/test_expr_guards.py",
 ]
+# A module the four files above do not exercise gets its own fast tests as killers too
+# (never the slow ones: SPIN agreement, the browser, the random specs, the real-timer waves).
+MODULE_KILLERS = {
+    "files": ["tests/test_files.py", "tests/test_bad_input.py", "tests/test_interrupt.py"],
+    "trace": ["tests/test_results.py", "tests/test_readable.py"],
+    "values": ["tests/test_data.py", "tests/test_tracecheck.py"],
+    "printer": ["tests/test_readable.py", "tests/test_data.py"],
+    "mermaid": ["tests/test_diagrams.py", "tests/test_names.py", "tests/test_system_views.py"],
+}
 COPY = ["models", "tests", "conftest.py", "pyproject.toml"]
 
 
@@ -47,7 +56,7 @@ def _config(module: str) -> dict[str, Any]:
     return {
         "source_paths": ["models/kernel/"],
         "only_mutate": [f"models/kernel/{module}.py"],
-        "pytest_add_cli_args_test_selection": KILLERS,
+        "pytest_add_cli_args_test_selection": KILLERS + MODULE_KILLERS.get(module, []),
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q"],
         "also_copy": ["models", "tests", "conftest.py"],
     }
@@ -66,12 +75,26 @@ def _fresh(work: Path) -> None:
             shutil.copy2(source, work / name)
 
 
-def _unkilled(module: str) -> list[str]:
+def _meta(module: str) -> Path:
+    return Path("mutants") / "models" / "kernel" / f"{module}.py.meta"
+
+
+def _unkilled(codes: dict[str, int | None]) -> list[str]:
     from mutmut.stats import status_by_exit_code
 
-    meta = Path("mutants") / "models" / "kernel" / f"{module}.py.meta"
-    codes = json.loads(meta.read_text())["exit_code_by_key"]
     return [k for k, c in codes.items() if status_by_exit_code[c] in ("survived", "no tests")]
+
+
+def _keep_earlier(module: str, earlier: dict[str, int | None]) -> None:
+    """mutmut forgets the mutants a rerun skipped: their earlier verdicts go back in."""
+    from mutmut.stats import status_by_exit_code
+
+    meta = json.loads(_meta(module).read_text())
+    codes = meta["exit_code_by_key"]
+    for key, code in earlier.items():
+        if status_by_exit_code[codes.get(key)] == "not checked":
+            codes[key] = code
+    _meta(module).write_text(json.dumps(meta, indent=4))
 
 
 def _rate(module: str, survivors: bool) -> bool:
@@ -79,7 +102,7 @@ def _rate(module: str, survivors: bool) -> bool:
     from mutmut.mutation.diff_apply import get_diff_for_mutant
     from mutmut.stats import status_by_exit_code
 
-    meta = Path("mutants") / "models" / "kernel" / f"{module}.py.meta"
+    meta = _meta(module)
     if not meta.exists():
         print(f"{module}.py: no results")
         return False
@@ -143,10 +166,12 @@ def _one(module: str, args: argparse.Namespace) -> bool:
         from mutmut.__main__ import _run
 
         names: list[str] = []
+        earlier: dict[str, int | None] = {}
         if args.rerun:
             # mutmut collects coverage for the tests it has not seen, then retries these.
             shutil.copytree(ROOT / "tests", work / "tests", dirs_exist_ok=True)
-            names = _unkilled(module)
+            earlier = json.loads(_meta(module).read_text())["exit_code_by_key"]
+            names = _unkilled(earlier)
             if not names:
                 return _rate(module, args.survivors)
         try:
@@ -154,6 +179,7 @@ def _one(module: str, args: argparse.Namespace) -> bool:
         except SystemExit as stop:  # mutmut exits after its run; the rate is still to print
             if stop.code:
                 raise
+        _keep_earlier(module, earlier)
     return _rate(module, args.survivors)
 
 
