@@ -45,7 +45,7 @@ KILLERS = [
 MODULE_KILLERS = {
     "files": ["tests/test_files.py", "tests/test_bad_input.py", "tests/test_interrupt.py"],
     "trace": ["tests/test_results.py", "tests/test_readable.py"],
-    "values": ["tests/test_data.py", "tests/test_tracecheck.py"],
+    "values": ["tests/test_values.py", "tests/test_data.py", "tests/test_tracecheck.py"],
     "printer": ["tests/test_readable.py", "tests/test_data.py"],
     "mermaid": ["tests/test_diagrams.py", "tests/test_names.py", "tests/test_system_views.py"],
 }

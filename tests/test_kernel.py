@@ -7,6 +7,7 @@ fail is a defect.
 from __future__ import annotations
 
 import enum
+from dataclasses import replace
 
 import pytest
 
@@ -47,7 +48,7 @@ from models.kernel import (
 from models.kernel.checks import Checker, verify
 from models.kernel.explore import explore
 from models.kernel.oracle import Oracle, OracleError
-from models.kernel.trace import render_trace
+from models.kernel.trace import Step, Trace, render_trace, trace_json
 
 
 class Door(enum.Enum):
@@ -261,6 +262,48 @@ def test_a_violated_always_gets_the_shortest_counterexample() -> None:
     assert lines[0].startswith(" 0  init")
     assert lines[1].split()[:3] == ["1", "open", "open()"]
     assert "door SHUT→OPEN" in lines[1] and "uses 0→1" in lines[1]
+
+
+def test_a_trace_reads_step_by_step_with_only_what_changed() -> None:
+    spec = door_spec()
+    weigh = Trigger("weigh", (Param("kg", Real(samples=(1.0,))), Param("unit", Bool())))
+    spec = replace(
+        spec,
+        triggers=(*spec.triggers[:4], weigh),
+        outputs=(*spec.outputs, Output("bell", Bool(), False)),
+    )
+    nan, quiet = float("nan"), {"sound": False, "bell": False}
+    opened = {"door": OPEN, "uses": 1, "weight": None}
+    weighed = {**opened, "weight": nan}
+    trace = Trace(
+        {"door": SHUT, "uses": 0, "weight": None},
+        (
+            Step("open", "open", {}, opened, quiet),
+            Step("weigh", "weigh", {"kg": nan, "unit": True}, weighed, quiet),
+            Step("weigh", "weigh", {"kg": 2.5, "unit": False}, weighed, quiet),
+            Step("close", "close", {}, {**weighed, "door": SHUT}, {"sound": True, "bell": True}),
+        ),
+    )
+    assert render_trace(spec, trace, sources=True) == [
+        " 0  init   door=SHUT uses=0 weight=none",
+        " 1  open   open()  door SHUT→OPEN  uses 0→1   [toy: open]",
+        " 2  weigh  weigh(kg=nan, unit=true)  weight none→nan   [toy: weigh]",
+        " 3  weigh  weigh(kg=2.5, unit=false)  (no change)   [toy: weigh]",  # NaN kept
+        " 4  close  close()  door OPEN→SHUT   out: sound=true bell=true   [toy: close]",
+    ]
+    assert (
+        render_trace(spec, trace)[4]
+        == " 4  close  close()  door OPEN→SHUT   out: sound=true bell=true"
+    )
+    entries = trace_json(spec, trace)
+    assert entries[0] == {
+        "action": "init",
+        "args": {},
+        "state": {"door": "SHUT", "uses": 0, "weight": None},
+        "outputs": {},
+    }
+    assert entries[2]["action"] == "weigh" and entries[2]["args"] == {"kg": "nan", "unit": True}
+    assert entries[4]["outputs"] == {"sound": True, "bell": True}
 
 
 def test_a_sometimes_that_cannot_happen_is_violated_with_a_proof() -> None:

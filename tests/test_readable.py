@@ -167,3 +167,7 @@ def test_counts_read_as_words() -> None:
     assert state_count(spec, sampled) == "2 reachable states (3 with the samples of weight)"
     plain = replace(spec, vars=spec.vars[:3])
     assert state_count(plain, [("RED", 0, None)]) == "1 reachable state"
+    height = Var("height", Option(Real(samples=(1.0,))), None)
+    two = replace(spec, vars=(*spec.vars, height))
+    states = [("RED", 0, None, 1.0, 1.0), ("RED", 0, None, 2.0, 1.0)]
+    assert state_count(two, states) == "1 reachable state (2 with the samples of weight, height)"

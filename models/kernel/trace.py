@@ -13,7 +13,7 @@ from typing import Any
 
 from .domains import Domain, Option, Real, Value
 from .spec import Spec
-from .values import encode
+from .values import encode, same
 
 
 @dataclass(frozen=True)
@@ -46,10 +46,7 @@ def _label(spec: Spec, name: str, value: Value, *, output: bool = False) -> str:
 
 
 def _param_label(spec: Spec, trigger: str, name: str, value: Value) -> str:
-    for p in spec.trigger(trigger).params:
-        if p.name == name:
-            return p.domain.label(value)
-    return repr(value)
+    return {p.name: p.domain for p in spec.trigger(trigger).params}[name].label(value)
 
 
 def render_trace(spec: Spec, trace: Trace, *, sources: bool = False) -> list[str]:
@@ -64,7 +61,7 @@ def render_trace(spec: Spec, trace: Trace, *, sources: bool = False) -> list[str
         changes = [
             f"{k} {_label(spec, k, before[k])}→{_label(spec, k, v)}"
             for k, v in step.state.items()
-            if before[k] != v or (v != v and before[k] == before[k])  # NaN-safe
+            if not same(before[k], v)  # a NaN kept is no change
         ]
         outputs = [
             f"{k}={_label(spec, k, v, output=True)}"

@@ -150,7 +150,7 @@ def _is_sequence_domain(domain: Finite) -> bool:
 
 
 def _element_label(x: Value) -> str:
-    return str(x.name) if hasattr(x, "name") else str(x)
+    return str(x.name)  # a sequence domain's elements are enum members (_is_sequence_domain)
 
 
 def same(a: Value, b: Value) -> bool:
