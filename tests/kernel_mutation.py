@@ -46,8 +46,16 @@ MODULE_KILLERS = {
     "files": ["tests/test_files.py", "tests/test_bad_input.py", "tests/test_interrupt.py"],
     "trace": ["tests/test_results.py", "tests/test_readable.py"],
     "values": ["tests/test_values.py", "tests/test_data.py", "tests/test_tracecheck.py"],
-    "printer": ["tests/test_readable.py", "tests/test_data.py"],
-    "mermaid": ["tests/test_diagrams.py", "tests/test_names.py", "tests/test_system_views.py"],
+    "printer": ["tests/test_printer.py", "tests/test_readable.py", "tests/test_data.py"],
+    "mermaid": [
+        "tests/test_diagrams.py",
+        # One runs `python -m models` in a child process, which mutmut's trampolines break;
+        # the other reads README.md, which the copy leaves out. Neither calls mermaid.py.
+        "--deselect=tests/test_diagrams.py::test_output_is_identical_across_hash_seeds",
+        "--deselect=tests/test_diagrams.py::test_the_readmes_mermaid_block_is_the_committed_policy_diagram",
+        "tests/test_names.py",
+        "tests/test_system_views.py",
+    ],
 }
 COPY = ["models", "tests", "conftest.py", "pyproject.toml"]
 

@@ -50,7 +50,7 @@ def test_numbers_and_booleans_keep_their_kind() -> None:
     assert [encode(real, v) for v in (math.inf, -math.inf)] == ["inf", "-inf"]
     assert decode(real, "inf") == math.inf and decode(real, "-inf") == -math.inf
     assert math.isnan(decode(real, "nan"))  # type: ignore[arg-type]
-    assert refusal(real, 10**400).endswith("is beyond a double's range")
+    assert refusal(real, 10**400) == clip(repr(10**400)) + " is beyond a double's range"
     assert refusal(real, True) == "True is not a number"
     assert refusal(Bool(), 1) == "1 is not a boolean (true or false)"
     small = IntRange(0, 3)

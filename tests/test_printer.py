@@ -1,0 +1,225 @@
+"""The one printer (models/kernel/printer.py): every kind of expression, as a person reads it.
+
+A spec whose labels differ from the values' own names (levels 1..3 read LOW, MID, HIGH; a
+real prints as `1e+06`) shows that each part of a condition is printed with the spec's
+vocabulary, wherever it sits: either side of a comparison, under a negation, inside a
+quantifier, a function literal or a data operation.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import NamedTuple
+
+import pytest
+
+from models.kernel import (
+    Bool,
+    Finite,
+    Func,
+    FuncValue,
+    IntRange,
+    Option,
+    Output,
+    Param,
+    Real,
+    Seq,
+    Set,
+    Spec,
+    Trigger,
+    Var,
+    add,
+    and_,
+    append,
+    at,
+    enabled,
+    eq,
+    exists,
+    forall,
+    func,
+    ge,
+    group_is,
+    gt,
+    head,
+    implies,
+    index,
+    is_in,
+    is_none,
+    is_some,
+    ite,
+    le,
+    length,
+    lt,
+    member,
+    ne,
+    not_,
+    nxt,
+    or_,
+    out,
+    param,
+    row,
+    row_is,
+    set_add,
+    set_remove,
+    size,
+    some,
+    tail,
+    total,
+    trigger_is,
+    unwrap,
+    update,
+    var,
+)
+from models.kernel.expr import Expr
+from models.kernel.printer import flat, label, paren, show, side, value, wrap
+
+LEVEL = Finite("Level", (1, 2, 3), namer=lambda v: ("LOW", "MID", "HIGH")[v - 1])
+NODE = IntRange(1, 2, "Node")
+SEEN = Func(NODE, Set(LEVEL))
+OPTS = Func(NODE, Option(LEVEL))
+SPEC = Spec(
+    name="printed",
+    source="tests/test_printer.py",
+    vars=(
+        Var("level", LEVEL, 1),
+        Var("opt", Option(LEVEL), None),
+        Var("flag", Bool(), False),
+        Var("w", Real(samples=(1.0,)), 1.0),
+        Var("q", Seq(LEVEL, 2), ()),
+        Var("seen", SEEN, SEEN.of(lambda n: frozenset())),
+        Var("opts", OPTS, OPTS.of(lambda n: None)),
+        Var("n", IntRange(0, 3), 0),
+    ),
+    triggers=(Trigger("go", (Param("k", NODE), Param("p", LEVEL))), Trigger("stop")),
+    outputs=(Output("o", LEVEL, 1),),
+    rows=(row("go", "go", None, cite="toy"), row("stop", "stop", None, cite="toy")),
+)
+L, F, W, Q, SN, K, P = (
+    var("level"),
+    var("flag"),
+    var("w"),
+    var("q"),
+    var("seen"),
+    param("k"),
+    param("p"),
+)
+BIG = 1000000
+
+CASES: list[tuple[Expr, str]] = [
+    (eq(L, 2), "level = MID"),
+    (eq(2, L), "MID = level"),
+    (ne(L, 3), "level ≠ HIGH"),
+    (eq(nxt("level"), 3), "level' = HIGH"),
+    (eq(out("o"), 1), "out(o) = LOW"),
+    (eq(P, 1), "?p = LOW"),
+    (eq(K, 2), "?k = 2"),
+    (eq(unwrap(var("opt")), 2), "opt.value = MID"),
+    (eq(var("opt"), some(2)), "opt = MID"),
+    (is_none(var("opt")), "opt is none"),
+    (is_some(var("opt")), "opt is set"),
+    (eq(unwrap(at(var("opts"), K)), P), "(opts[?k]).value = ?p"),
+    (lt(W, BIG), "w < 1e+06"),
+    (le(W, BIG), "w ≤ 1e+06"),
+    (gt(W, BIG), "w > 1e+06"),
+    (ge(W, BIG), "w ≥ 1e+06"),
+    (not_(lt(W, BIG)), "w ≥ 1e+06"),
+    (not_(le(W, BIG)), "w > 1e+06"),
+    (not_(gt(W, BIG)), "w ≤ 1e+06"),
+    (not_(ge(W, BIG)), "w < 1e+06"),
+    (eq(add(W, BIG), 2 * BIG), "w + 1e+06 = 2e+06"),
+    (eq(F, eq(L, 2)), "flag ⇔ (level = MID)"),
+    (eq(eq(L, 2), F), "(level = MID) ⇔ flag"),
+    (not_(eq(F, eq(L, 2))), "¬(flag ⇔ (level = MID))"),
+    (not_(F), "¬flag"),
+    (not_(and_(F, eq(L, 2))), "¬(flag ∧ level = MID)"),
+    (is_in(L, 1, 2), "level ∈ {LOW, MID}"),
+    (not_(is_in(L, 1, 2)), "level ∉ {LOW, MID}"),
+    (is_in(L, 3), "level = HIGH"),
+    (not_(is_in(L, 3)), "level ≠ HIGH"),
+    (trigger_is("go"), "trigger is go"),
+    (not_(trigger_is("go")), "trigger is not go"),
+    (trigger_is("go", "stop"), "trigger ∈ {go, stop}"),
+    (not_(trigger_is("go", "stop")), "trigger ∉ {go, stop}"),
+    (not_(row_is("go")), "row is not go"),
+    (group_is("caller"), "group is caller"),
+    (enabled("go", "stop"), "enabled(go, stop)"),
+    (or_(and_(F, eq(L, 2)), eq(L, 3)), "(flag ∧ level = MID) ∨ level = HIGH"),
+    (implies(implies(F, eq(L, 2)), eq(L, 3)), "(flag → level = MID) → level = HIGH"),
+    (implies(F, and_(eq(L, 1), eq(out("o"), 2))), "flag → (level = LOW ∧ out(o) = MID)"),
+    (eq(L, ite(F, 1, 2)), "level = (if flag then LOW else MID)"),
+    (eq(length(Q), 2), "Len(q) = 2"),
+    (eq(head(Q), P), "Head(q) = ?p"),
+    (eq(tail(Q), Q), "Tail(q) = q"),
+    (eq(append(Q, P), Q), "Append(q, ?p) = q"),
+    (eq(index(Q, K), P), "q[?k] = ?p"),
+    (eq(update(SN, K, set_add(at(SN, K), P)), SN), "[seen EXCEPT ![?k] = seen[?k] ∪ {?p}] = seen"),
+    (eq(set_remove(at(SN, K), P), at(SN, K)), "seen[?k] \\ {?p} = seen[?k]"),
+    (eq(size(at(SN, K)), 2), "|seen[?k]| = 2"),
+    (member(P, at(SN, K)), "?p ∈ seen[?k]"),
+    (forall("x", NODE, lambda x: eq(L, 2)), "∀x ∈ Node: level = MID"),
+    (exists("x", NODE, lambda x: eq(P, 3)), "∃x ∈ Node: ?p = HIGH"),
+    (eq(var("n"), total("x", NODE, lambda x: size(at(SN, x)))), "n = Σx ∈ Node: |seen[x]|"),
+    (eq(F, forall("x", NODE, lambda x: eq(L, 2))), "flag ⇔ (∀x ∈ Node: level = MID)"),
+    (eq(F, member(P, at(SN, K))), "flag ⇔ (?p ∈ seen[?k])"),
+    (eq(F, set_add(at(SN, K), P)), "flag = seen[?k] ∪ {?p}"),
+]
+
+
+@pytest.mark.parametrize(("expr", "text"), CASES)
+def test_each_kind_of_expression_reads_in_the_specs_vocabulary(expr: Expr, text: str) -> None:
+    assert show(SPEC, expr) == text
+
+
+def test_a_function_literal_labels_each_entry_by_its_index_and_value() -> None:
+    lit = func(Func(NODE, LEVEL), lambda k: 2)
+    assert show(SPEC, eq(lit, SN)) == "[1 ↦ MID, 2 ↦ MID] = seen"
+
+
+def test_without_a_spec_values_print_by_their_own_names() -> None:
+    assert show(None, eq(L, 2)) == "level = 2"
+    assert show(None, eq(P, 1)) == "?p = 1"
+
+
+class Colour(enum.Enum):
+    RED = "red"
+
+
+class Named(NamedTuple):
+    label: str
+
+
+def test_values_without_a_domain() -> None:
+    assert [value(v) for v in (None, True, False, Colour.RED, Named("eager"))] == [
+        "none",
+        "true",
+        "false",
+        "RED",
+        "eager",
+    ]
+    assert value((Colour.RED, None)) == "[RED, none]"
+    assert value(frozenset({2, 1})) == "{1, 2}"
+    assert value(FuncValue((1, 2), (True, None))) == "[1 ↦ true, 2 ↦ none]"
+    assert value(1 / 3) == "0.333333" and value(7) == "7"
+    assert label(LEVEL, 2) == "MID" and label(None, 2) == "2"
+
+
+def test_brackets_only_where_a_part_would_read_wrongly() -> None:
+    assert side(SPEC, F) == "flag" and side(SPEC, not_(F)) == "¬flag"
+    assert side(SPEC, eq(L, 2)) == "(level = MID)" and side(SPEC, var("n")) == "n"
+    assert paren(SPEC, and_(F, eq(L, 2))) == "(flag ∧ level = MID)"
+    assert paren(SPEC, forall("x", NODE, lambda x: F)) == "(∀x ∈ Node: flag)"
+    assert paren(SPEC, eq(L, 2)) == "level = MID"
+
+
+def test_flat_joins_only_the_same_connective() -> None:
+    a, b, c, d = (eq(L, v) for v in (1, 2, 3, 1))
+    inner_or = or_(c, d)
+    assert flat(and_(a, and_(b, inner_or))) == [a, b, inner_or]  # type: ignore[arg-type]
+    assert flat(or_(a, or_(b, c))) == [a, b, c]  # type: ignore[arg-type]
+
+
+def test_wrap_fills_lines_to_the_width() -> None:
+    assert wrap(["aa", "bb", "cc"], 7) == ["aa ∧ bb", "∧ cc"]
+    assert wrap(["aa", "bb", "cc"], 6, ", ") == ["aa, bb,", "cc"]
+    assert wrap(["aa", "bb"], 5, ", ") == ["aa,", "bb"]
+    assert wrap([], 10) == []
