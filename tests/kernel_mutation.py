@@ -5,8 +5,9 @@ this wrapper gives mutmut a second configuration without a second table: it
 copies the tree mutmut needs into .cache/kernel-mutation/MODULE, one fresh
 copy per module named on the command line (default: the ones holding the
 checks), so no run reuses another's stale coverage; points mutmut's
-configuration at that module and the fast kernel tests below, runs it, and
-prints the module's kill rate from mutmut's own results. mutmut 3 runs, per
+configuration at that module and the fast kernel tests below (and the module's
+own, for one those four do not exercise: MODULE_KILLERS), runs it, and prints
+the module's kill rate from mutmut's own results. mutmut 3 runs, per
 mutant, only the tests that call the mutated function. The random-spec
 cross-check (tests/test_random_specs.py) is left out: it calls nearly every
 kernel function and takes tens of seconds, so every surviving mutant would
