@@ -164,6 +164,54 @@ CASES: list[tuple[Expr, str]] = [
     (eq(F, set_add(at(SN, K), P)), "flag = seen[?k] ∪ {?p}"),
 ]
 
+# A condition that names a level, inside each operand: the spec reaches every depth.
+C = ite(eq(L, 2), 1, 2)
+SHOWN_C = "(if level = MID then 1 else 2)"
+PICK = ite(eq(L, 2), P, unwrap(var("opt")))
+SHOWN_PICK = "(if level = MID then ?p else opt.value)"
+LIT = func(Func(NODE, LEVEL), lambda k: ite(eq(L, 2), 1, 2))
+SHOWN_LIT = "[1 ↦ (if level = MID then LOW else MID), 2 ↦ (if level = MID then LOW else MID)]"
+CASES += [
+    (
+        eq(L, ite(eq(L, 2), 1, ite(eq(L, 3), 2, 3))),
+        "level = (if level = MID then LOW else (if level = HIGH then MID else HIGH))",
+    ),
+    (
+        eq(L, ite(F, ite(eq(L, 1), 1, 2), 3)),
+        "level = (if flag then (if level = LOW then LOW else MID) else HIGH)",
+    ),
+    (eq(W, add(BIG, W)), "w = 1e+06 + w"),
+    (
+        eq(W, add(ite(eq(L, 2), BIG, 1), ite(eq(L, 3), 1, BIG))),
+        "w = (if level = MID then 1e+06 else 1) + (if level = HIGH then 1 else 1e+06)",
+    ),
+    (eq(C, K), f"{SHOWN_C} = ?k"),
+    (eq(K, C), f"?k = {SHOWN_C}"),
+    (is_in(ite(eq(L, 2), K, 1), 1), "(if level = MID then ?k else 1) = 1"),
+    (is_some(at(var("opts"), C)), f"opts[{SHOWN_C}] is set"),
+    (is_none(at(var("opts"), C)), f"opts[{SHOWN_C}] is none"),
+    (eq(var("opt"), some(ite(eq(L, 2), 1, 2))), "opt = (if level = MID then LOW else MID)"),
+    (eq(some(P), var("opt")), "?p = opt"),
+    (eq(unwrap(at(var("opts"), C)), P), f"(opts[{SHOWN_C}]).value = ?p"),
+    (eq(index(Q, C), P), f"q[{SHOWN_C}] = ?p"),
+    (eq(append(Q, PICK), Q), "Append(q, (if level = MID then ?p else opt.value)) = q"),
+    (eq(length(ite(eq(L, 2), Q, tail(Q))), 1), "Len((if level = MID then q else Tail(q))) = 1"),
+    (eq(size(at(SN, C)), 1), f"|seen[{SHOWN_C}]| = 1"),
+    (
+        eq(set_add(at(SN, K), PICK), SN),
+        "seen[?k] ∪ {(if level = MID then ?p else opt.value)} = seen",
+    ),
+    (
+        eq(update(SN, C, set_add(at(SN, K), PICK)), SN),
+        f"[seen EXCEPT ![{SHOWN_C}] = seen[?k] ∪ {{{SHOWN_PICK}}}] = seen",
+    ),
+    (eq(at(LIT, K), P), f"{SHOWN_LIT}[?k] = ?p"),
+    (eq(update(LIT, K, P), LIT), f"[{SHOWN_LIT} EXCEPT ![?k] = ?p] = {SHOWN_LIT}"),
+    (not_(eq(eq(L, 2), F)), "¬((level = MID) ⇔ flag)"),
+    (and_(F, and_(eq(L, 1), eq(L, 2))), "flag ∧ level = LOW ∧ level = MID"),
+    (or_(F, or_(eq(L, 1), eq(L, 2))), "flag ∨ level = LOW ∨ level = MID"),
+]
+
 
 @pytest.mark.parametrize(("expr", "text"), CASES)
 def test_each_kind_of_expression_reads_in_the_specs_vocabulary(expr: Expr, text: str) -> None:
@@ -199,7 +247,7 @@ def test_values_without_a_domain() -> None:
     assert value((Colour.RED, None)) == "[RED, none]"
     assert value(frozenset({2, 1})) == "{1, 2}"
     assert value(FuncValue((1, 2), (True, None))) == "[1 ↦ true, 2 ↦ none]"
-    assert value(1 / 3) == "0.333333" and value(7) == "7"
+    assert value(1 / 3) == "0.333333" and value(1e20) == "1e+20" and value(7) == "7"
     assert label(LEVEL, 2) == "MID" and label(None, 2) == "2"
 
 
@@ -222,4 +270,6 @@ def test_wrap_fills_lines_to_the_width() -> None:
     assert wrap(["aa", "bb", "cc"], 7) == ["aa ∧ bb", "∧ cc"]
     assert wrap(["aa", "bb", "cc"], 6, ", ") == ["aa, bb,", "cc"]
     assert wrap(["aa", "bb"], 5, ", ") == ["aa,", "bb"]
+    assert wrap(["aa", "bb"], 5, "; ") == ["aa;", "bb"]
+    assert wrap(["aa", "bb"], 4, " ") == ["aa", "bb"]  # a space joins: nothing ends the line
     assert wrap([], 10) == []
