@@ -58,7 +58,7 @@ MODULE_KILLERS = {
         "tests/test_system_views.py",
     ],
 }
-COPY = ["models", "tests", "conftest.py", "pyproject.toml"]
+COPY = ["models", "tests", "diagrams", "conftest.py", "pyproject.toml"]
 
 
 def _config(module: str) -> dict[str, Any]:

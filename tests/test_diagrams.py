@@ -368,6 +368,14 @@ def test_mermaid_has_every_state_and_edge() -> None:
             assert not set(text) & set("꞉‹›"), "a look-alike character stands in for syntax"
 
 
+def test_the_committed_mermaid_is_what_the_printer_prints() -> None:
+    """`diagram --check`, in this process: each committed .mmd (rendered and looked at in a
+    browser by test_mermaid_render.py) is what mermaid_source prints for its picture now."""
+    drawn = {pic.name: mermaid_source(pic) for name in all_specs() for pic in _pictures(name)}
+    committed = {p.stem: p.read_text() for p in (ROOT / "diagrams").glob("*.mmd")}
+    assert drawn == committed
+
+
 def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
     """This process's hash seed is random; a second process runs with another one."""
     # The verdicts the diagrams show, as a fresh verify.json, so the process re-checks nothing.

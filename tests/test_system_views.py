@@ -31,8 +31,8 @@ from models.kernel.compose import channel, compose
 from models.kernel.diagram import dot_source, pictures, render
 from models.kernel.domains import Value
 from models.kernel.explore import explore
-from models.kernel.mermaid import mermaid_source, sequence_source
-from models.kernel.sequence import Event, Lifeline, chart, sequence_svg
+from models.kernel.mermaid import _safe, mermaid_source, sequence_source
+from models.kernel.sequence import Chart, Event, Lifeline, chart, sequence_svg
 from models.kernel.spec import Spec
 from models.kernel.trace import Trace
 
@@ -124,7 +124,23 @@ def test_the_system_diagram_in_dot_and_mermaid() -> None:
     assert "    ch_link --> cluster_dev : by channel<br/>START#58; start, STOP#58; stop" in mmd
     assert "compound=true" in dot and "lhead=cluster_dev" in dot
     assert "    class ch_link,ch_wire channel" in mmd
+    assert "    classDef channel fill:#E8F1FA,color:#1A1A1A" in mmd.splitlines()
     assert dot == dot_source(pictures(SYSTEM)[0]) and mmd == mermaid_source(pictures(SYSTEM)[0])
+
+
+def test_a_one_lifeline_chart_and_its_ending_in_mermaid() -> None:
+    one = Chart(
+        "lamp — a step of its own",
+        (Lifeline("lamp", "lamp"),),
+        (Event(1, "lamp", "lamp", "ON: on"),),
+        ending="",
+    )
+    lines = sequence_source(one).splitlines()
+    assert lines[1] == 'title: "lamp — a step of its own"'  # YAML reads UTF-8: no \u escape
+    assert lines[-1] == "    p_lamp->>p_lamp: 1. ON#58; on"  # no ending, no note under it
+    ended = sequence_source(replace(one, ending="stops")).splitlines()
+    assert ended[-1] == "    Note over p_lamp: stops"
+    assert _safe('a:b;c#d{e}f<g>h"i') == "a#58;b#59;c#35;d#123;e#125;f#lt;g#gt;h#quot;i"
 
 
 def test_a_trace_is_a_chart_of_who_told_whom_what() -> None:
