@@ -41,6 +41,14 @@ KILLERS = [
     "tests/test_explore.py",
     "tests/test_expr_guards.py",
 ]
+# The drawing tests, less two that cannot run in the copy.
+DIAGRAMS = [
+    "tests/test_diagrams.py",
+    # One runs `python -m models` in a child process, which mutmut's trampolines break;
+    # the other reads README.md, which the copy leaves out. Neither calls the kernel's drawing.
+    "--deselect=tests/test_diagrams.py::test_output_is_identical_across_hash_seeds",
+    "--deselect=tests/test_diagrams.py::test_the_readmes_mermaid_block_is_the_committed_policy_diagram",
+]
 # A module the four files above do not exercise gets its own fast tests as killers too
 # (never the slow ones: SPIN agreement, the browser, the random specs, the real-timer waves).
 MODULE_KILLERS = {
@@ -48,15 +56,8 @@ MODULE_KILLERS = {
     "trace": ["tests/test_results.py", "tests/test_readable.py"],
     "values": ["tests/test_values.py", "tests/test_data.py", "tests/test_tracecheck.py"],
     "printer": ["tests/test_printer.py", "tests/test_readable.py", "tests/test_data.py"],
-    "mermaid": [
-        "tests/test_diagrams.py",
-        # One runs `python -m models` in a child process, which mutmut's trampolines break;
-        # the other reads README.md, which the copy leaves out. Neither calls mermaid.py.
-        "--deselect=tests/test_diagrams.py::test_output_is_identical_across_hash_seeds",
-        "--deselect=tests/test_diagrams.py::test_the_readmes_mermaid_block_is_the_committed_policy_diagram",
-        "tests/test_names.py",
-        "tests/test_system_views.py",
-    ],
+    "mermaid": [*DIAGRAMS, "tests/test_names.py", "tests/test_system_views.py"],
+    "sequence": ["tests/test_system_views.py", *DIAGRAMS],
 }
 COPY = ["models", "tests", "diagrams", "conftest.py", "pyproject.toml"]
 
