@@ -58,6 +58,14 @@ MODULE_KILLERS = {
     "printer": ["tests/test_printer.py", "tests/test_readable.py", "tests/test_data.py"],
     "mermaid": [*DIAGRAMS, "tests/test_names.py", "tests/test_system_views.py"],
     "sequence": ["tests/test_system_views.py", *DIAGRAMS],
+    "itf": [
+        "tests/test_tracecheck.py",
+        "tests/test_results.py",
+        "tests/test_names.py",
+        "tests/test_data.py",
+        "tests/test_compose.py",
+        "tests/test_liveness.py",
+    ],
 }
 COPY = ["models", "tests", "diagrams", "conftest.py", "pyproject.toml"]
 
@@ -68,7 +76,7 @@ def _config(module: str) -> dict[str, Any]:
         "only_mutate": [f"models/kernel/{module}.py"],
         "pytest_add_cli_args_test_selection": KILLERS + MODULE_KILLERS.get(module, []),
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q"],
-        "also_copy": ["models", "tests", "conftest.py"],
+        "also_copy": ["models", "tests", "diagrams", "conftest.py"],
     }
 
 

@@ -376,6 +376,18 @@ def test_the_committed_mermaid_is_what_the_printer_prints() -> None:
     assert drawn == committed
 
 
+def test_mermaid_notes_clusters_with_states_and_edges_no_group_decides() -> None:
+    (pic, *_) = _pictures("wave")  # its halves meet: clusters are listed in the note
+    assert mermaid_source(replace(pic, clusters=[*pic.clusters, ("c_none", "empty")])) == (
+        mermaid_source(pic)
+    )
+    free = [replace(a, decider="") for a in pic.arrows]
+    text = mermaid_source(replace(pic, deciders=[("runner", "it"), ("", "anyone")], arrows=free))
+    assert "        by no group#58; anyone" in text.splitlines()
+    edges = [line for line in text.splitlines() if " --> " in line and "[*]" not in line]
+    assert edges and all(" : by no group<br/>" in line for line in edges)
+
+
 def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
     """This process's hash seed is random; a second process runs with another one."""
     # The verdicts the diagrams show, as a fresh verify.json, so the process re-checks nothing.

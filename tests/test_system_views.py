@@ -140,6 +140,8 @@ def test_a_one_lifeline_chart_and_its_ending_in_mermaid() -> None:
     assert lines[-1] == "    p_lamp->>p_lamp: 1. ON#58; on"  # no ending, no note under it
     ended = sequence_source(replace(one, ending="stops")).splitlines()
     assert ended[-1] == "    Note over p_lamp: stops"
+    two = replace(one, lifelines=(*one.lifelines, Lifeline("dev", "dev")), ending="stops")
+    assert sequence_source(two).splitlines()[-1] == "    Note over p_lamp,p_dev: stops"
     assert _safe('a:b;c#d{e}f<g>h"i') == "a#58;b#59;c#35;d#123;e#125;f#lt;g#gt;h#quot;i"
 
 

@@ -89,8 +89,7 @@ def mermaid_source(pic: Picture) -> str:
         if cid and boxed and inside:
             lines.append(f'    state "{_safe(title)}" as {cid} {{')
         for n in inside:
-            label = "any state" if n.kind == "any" else n.label
-            lines.append(f'{indent}state "{_safe(label)}" as {n.id}')
+            lines.append(f'{indent}state "{_safe(n.label)}" as {n.id}')
         if cid and boxed and inside:
             # Each box its own start, so each component shows where it begins.
             lines += [f"        [*] --> {n.id}" for n in inside if n.initial]
