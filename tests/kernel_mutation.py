@@ -59,6 +59,7 @@ MODULE_KILLERS = {
     "mermaid": [*DIAGRAMS, "tests/test_names.py", "tests/test_system_views.py"],
     "sequence": ["tests/test_system_views.py", *DIAGRAMS],
     "itf": [
+        "tests/test_itf.py",
         "tests/test_tracecheck.py",
         "tests/test_results.py",
         "tests/test_names.py",
