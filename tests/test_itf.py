@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from models.kernel import (
+    Bool,
     Finite,
     Func,
     IntRange,
@@ -43,6 +44,8 @@ BIG = 2**53  # the first integer ITF writes as #bigint
 HUGE = IntRange(BIG - 1, BIG, "Huge")
 CMDS = Finite.of_sequences("Cmds", Msg, 2, [(), (Msg.A, Msg.B)])
 FUNC = Func(NODE, Option(HUGE))
+PAIR = Func(NODE, MSG)
+BY_OPTION = Func(Option(MSG), Bool())
 SPEC = Spec(
     name="itfy",
     source="tests/test_itf.py",
@@ -53,8 +56,11 @@ SPEC = Spec(
         Var("f", FUNC, FUNC.of(lambda n: None)),
         Var("o", Option(HUGE), None),
         Var("cmds", CMDS, ()),
+        Var("qo", Seq(Option(MSG), 1), ()),
+        Var("of", Option(PAIR), None),
+        Var("fo", BY_OPTION, BY_OPTION.of(lambda k: False)),
     ),
-    triggers=(Trigger("put", (Param("k", NODE), Param("v", HUGE))),),
+    triggers=(Trigger("put", (Param("k", NODE), Param("v", HUGE), Param("w", Option(MSG)))),),
     outputs=(Output("out", HUGE, BIG - 1),),
     rows=(row("put_row", "put", None, cite="toy"),),
 )
@@ -65,6 +71,9 @@ INIT = {
     "f": FUNC.of(lambda n: None),
     "o": None,
     "cmds": (),
+    "qo": (),
+    "of": None,
+    "fo": BY_OPTION.of(lambda k: False),
 }
 AFTER = {
     "big": BIG,
@@ -73,8 +82,11 @@ AFTER = {
     "f": FUNC.of(lambda n: BIG if n == 1 else None),
     "o": BIG - 1,
     "cmds": (Msg.A, Msg.B),
+    "qo": (Msg.A,),
+    "of": PAIR.of(lambda n: Msg.B),
+    "fo": BY_OPTION.of(lambda k: k is Msg.A),
 }
-TRACE = Trace(INIT, (Step("put_row", "put", {"k": 2, "v": BIG}, AFTER, {"out": BIG}),))
+TRACE = Trace(INIT, (Step("put_row", "put", {"k": 2, "v": BIG, "w": Msg.B}, AFTER, {"out": BIG}),))
 
 
 def test_a_trace_is_written_with_the_fields_apalache_and_quint_read() -> None:
@@ -87,7 +99,7 @@ def test_a_trace_is_written_with_the_fields_apalache_and_quint_read() -> None:
         "description": "",
         "generator": "statecheck",
     }
-    assert itf["vars"] == ["big", "q", "s", "f", "o", "cmds"] and "loop" not in itf
+    assert itf["vars"] == [v.name for v in SPEC.vars] and "loop" not in itf
     bigint = {"#bigint": str(BIG)}
     assert itf["states"][1] == {
         "#meta": {"index": 1},
@@ -102,8 +114,17 @@ def test_a_trace_is_written_with_the_fields_apalache_and_quint_read() -> None:
         },
         "o": {"tag": "Some", "value": BIG - 1},
         "cmds": ["A", "B"],
+        "qo": [{"tag": "Some", "value": "A"}],
+        "of": {"tag": "Some", "value": {"#map": [[1, "B"], [2, "B"]]}},
+        "fo": {
+            "#map": [
+                [{"tag": "None", "value": {"#tup": []}}, False],
+                [{"tag": "Some", "value": "A"}, True],
+                [{"tag": "Some", "value": "B"}, False],
+            ]
+        },
         "mbt::actionTaken": "put_row",
-        "mbt::nondetPicks": {"k": 2, "v": bigint},
+        "mbt::nondetPicks": {"k": 2, "v": bigint, "w": {"tag": "Some", "value": "B"}},
         "statecheck::trigger": "put",
         "statecheck::outputs": {"out": bigint},
     }
@@ -114,10 +135,15 @@ def test_the_text_is_indented_json_and_reads_back_as_the_trace(tmp_path: Path) -
     text = itf_text(SPEC, TRACE, description="why")
     assert text.startswith('{\n "#meta": {\n  "format": "ITF",') and text.endswith("}\n")
     assert json.loads(text)["#meta"]["description"] == "why"
-    step = LogStep("put", {"k": 2, "v": BIG}, {"out": BIG}, AFTER, row="put_row", place="states[1]")
+    step = LogStep(
+        "put", {"k": 2, "v": BIG, "w": Msg.B}, {"out": BIG}, AFTER, row="put_row", place="states[1]"
+    )
     assert read_itf(SPEC, text) == Log(INIT, (step,))
     path = tmp_path / "t.itf.json"
     assert write_itf(SPEC, TRACE, path, description="why") == path and path.read_text() == text
+    write_itf(SPEC, TRACE, path, loop=1)
+    assert json.loads(path.read_text())["loop"] == 1
+    assert json.loads(path.read_text())["#meta"]["description"] == ""
 
 
 def _doc() -> dict[str, Any]:
@@ -253,6 +279,18 @@ def _set(path: str, value: Any) -> Any:
         (
             _set("states/1/q", {"#set": 5}),
             "states[1].q: {'#set': 5} is not a list (sequences of Msg (A, B) up to 2 long)",
+        ),
+        (
+            _set("states/1/big", {"#map": []}),
+            "states[1].big: {'#map': []} is not an integer in 9007199254740991..9007199254740992",
+        ),
+        (
+            _set("states/0/big", "x"),
+            "states[0].big: 'x' is not an integer in 9007199254740991..9007199254740992",
+        ),
+        (
+            lambda doc: doc["states"][1].pop("mbt::nondetPicks"),
+            "states[1]: mbt::nondetPicks: missing argument 'k' of 'put'",
         ),
         (_set("loop", True), "'loop' must be a state index 0..1, got True"),
         (_set("loop", "1"), "'loop' must be a state index 0..1, got '1'"),
