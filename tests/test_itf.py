@@ -135,6 +135,7 @@ def test_the_text_is_indented_json_and_reads_back_as_the_trace(tmp_path: Path) -
     text = itf_text(SPEC, TRACE, description="why")
     assert text.startswith('{\n "#meta": {\n  "format": "ITF",') and text.endswith("}\n")
     assert json.loads(text)["#meta"]["description"] == "why"
+    assert json.loads(itf_text(SPEC, TRACE))["#meta"]["description"] == ""
     step = LogStep(
         "put", {"k": 2, "v": BIG, "w": Msg.B}, {"out": BIG}, AFTER, row="put_row", place="states[1]"
     )
