@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 import time
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -33,7 +34,9 @@ from typing import Any, assert_never, overload
 
 from . import expr as ex
 from .domains import (
+    Bool,
     Domain,
+    Func,
     FuncValue,
     IntRange,
     Option,
@@ -45,7 +48,7 @@ from .domains import (
 )
 from .expr import Env, Expr, ExprTypeError, evaluate, node, unroll, walk
 from .oracle import OracleError
-from .spec import Row, Spec
+from .spec import Param, Row, Spec, bind
 from .trace import Step, Trace
 
 State = tuple[Value, ...]
@@ -72,19 +75,19 @@ class Edge:
 
 
 def _map(e: Expr, f: Callable[[Expr], Expr]) -> Expr:
-    """`e` with `f` applied to each direct child expression."""
+    """`e` with `f` applied to each direct child expression (`e` itself if none changes)."""
+    fields = vars(e)
     changes: dict[str, Any] = {}
-    for fld in dataclasses.fields(e):  # type: ignore[arg-type]
-        value = getattr(e, fld.name)
+    for name, value in fields.items():
         if isinstance(value, Expr):
-            changes[fld.name] = f(value)
+            new = f(value)
+            if new is not value:
+                changes[name] = new
         elif isinstance(value, tuple) and value and all(isinstance(x, Expr) for x in value):
-            changes[fld.name] = tuple(f(x) for x in value)
-    return dataclasses.replace(e, **changes) if changes else e  # type: ignore[type-var]
-
-
-def _closed(e: Expr) -> bool:
-    return not any(isinstance(n, ex.Ref | ex.StepIs) for n in walk(e))
+            items = tuple(f(x) for x in value)
+            if any(a is not b for a, b in zip(items, value, strict=True)):
+                changes[name] = items
+    return type(e)(**{**fields, **changes}) if changes else e
 
 
 def _fold(e: Expr) -> Expr:
@@ -94,10 +97,12 @@ def _fold(e: Expr) -> Expr:
 
 
 def _fold_unrolled(e: Expr) -> Expr:
-    e = _map(e, _fold_unrolled)
+    e = _given(_map(e, _fold_unrolled))
     if isinstance(e, ex.Const):
         return e
-    if _closed(e):
+    # Closed: no variable, parameter or step name in it. Its children are folded, so it is
+    # closed when they are all constants (a closed child whose evaluation failed is dead).
+    if not isinstance(e, ex.Ref | ex.StepIs) and all(isinstance(c, ex.Const) for c in e.children()):
         try:
             return ex.Const(evaluate(e, Env(pre={})))
         except (TypeError, ValueError, ExprTypeError):
@@ -112,11 +117,72 @@ def _fold_unrolled(e: Expr) -> Expr:
             return ex.Const(True)
         args = tuple(a for a in e.args if not isinstance(a, ex.Const))
         return args[0] if len(args) == 1 else ex.Or(args) if args else ex.Const(False)
-    if isinstance(e, ex.Implies) and isinstance(e.premise, ex.Const):
-        return e.conclusion if e.premise.value else ex.Const(True)
+    if isinstance(e, ex.Implies):
+        if isinstance(e.premise, ex.Const):
+            return e.conclusion if e.premise.value else ex.Const(True)
+        # `defined` writes `p => p` and `p /\\ q => p` where a guard short-circuits.
+        if isinstance(e.conclusion, ex.Const):
+            return e.conclusion if e.conclusion.value else _fold_unrolled(ex.Not(e.premise))
+        if all(c in _conjuncts(e.premise) for c in _conjuncts(e.conclusion)):
+            return ex.Const(True)
+    if isinstance(e, ex.Not) and isinstance(e.arg, ex.Not):
+        return e.arg.arg
     if isinstance(e, ex.Ite) and isinstance(e.cond, ex.Const):
         return e.then if e.cond.value else e.other
     return e
+
+
+def _conjuncts(e: Expr) -> tuple[Expr, ...]:
+    return e.args if isinstance(e, ex.And) else (e,)
+
+
+def _given(e: Expr) -> Expr:
+    """A connective whose later arguments are read only when the earlier ones have a known
+    value (`a and b` reads `b` where `a` holds; `p => q`, `q` where `p` holds), with that
+    value put for them in the later ones: `defined` repeats the guard's tests there."""
+    if isinstance(e, ex.And) and any(isinstance(a, ex.And) for a in e.args):
+        return _fold_unrolled(ex.And(tuple(c for a in e.args for c in _conjuncts(a))))
+    if isinstance(e, ex.And):
+        for i, a in enumerate(e.args):
+            # `(p => q) /\ … /\ p /\ …` (a defined-ness condition before its guard) is
+            # `p /\ q /\ …`: p was tested first there too, and q only where p holds.
+            if isinstance(a, ex.Implies):
+                later, premise = e.args[i + 1 :], _conjuncts(a.premise)
+                if all(c in later for c in premise):
+                    rest = tuple(c for c in later if c not in premise)
+                    return _fold_unrolled(ex.And((*e.args[:i], *premise, a.conclusion, *rest)))
+    if isinstance(e, ex.And | ex.Or) and len(e.args) > 1:
+        holds = isinstance(e, ex.And)
+        args, facts = [e.args[0]], _facts(e.args[0], holds)
+        for a in e.args[1:]:
+            args.append(_assume(a, facts))
+            facts += _facts(a, holds)
+        if all(a is b for a, b in zip(args, e.args, strict=True)):
+            return e
+        return _fold_unrolled(type(e)(tuple(args)))
+    if isinstance(e, ex.Implies):
+        conclusion = _assume(e.conclusion, _facts(e.premise, True))
+        if conclusion is not e.conclusion:
+            return _fold_unrolled(ex.Implies(e.premise, conclusion))
+    return e
+
+
+def _facts(e: Expr, value: bool) -> list[tuple[Expr, bool]]:
+    """What `e` having this truth value says of its parts."""
+    if isinstance(e, ex.Not):
+        return _facts(e.arg, not value)
+    if isinstance(e, ex.And) and value or isinstance(e, ex.Or) and not value:
+        return [f for a in e.args for f in _facts(a, value)]
+    return [(e, value)]
+
+
+def _assume(e: Expr, facts: list[tuple[Expr, bool]]) -> Expr:
+    if isinstance(e, ex.Const):
+        return e
+    for fact, value in facts:
+        if type(fact) is type(e) and fact == e:
+            return ex.Const(value)
+    return _map(e, lambda c: _assume(c, facts))
 
 
 # ---------------------------------------------------------------- code generation
@@ -136,9 +202,13 @@ class _Gen:
 
     def __init__(self, spec: Spec) -> None:
         self.slot = {v.name: i for i, v in enumerate(spec.vars)}
+        self.domain = {v.name: v.domain for v in spec.vars}
+        self.layout: _Layout | None = None  # set when the state `s` is a packed int
         self.params: dict[str, str] = {}  # the current trigger's parameters, as locals
         self.consts: dict[str, Any] = {}
         self._by_id: dict[int, str] = {}
+        # By the id of a function (or a domain): its dict, the object held so its id stays.
+        self._tables: dict[int, tuple[object, dict[Value, Any]]] = {}
 
     def const(self, value: Any) -> str:
         if value is None or type(value) in (bool, int, str):
@@ -161,8 +231,14 @@ class _Gen:
                 raise ExprTypeError(f"{e.scope} values are not available here")
             return f"v{self.slot[e.name]}"
         if isinstance(e, ex.Eq):
+            for tested, other in ((e.left, e.right), (e.right, e.left)):
+                value = node(other)
+                if isinstance(value, ex.Const) and (bits := self._bits(tested, (value.value,))):
+                    return bits
             return f"({self.src(e.left)} == {self.src(e.right)})"
         if isinstance(e, ex.In):
+            if bits := self._bits(e.item, e.options):
+                return bits
             if _by_identity(e.options):
                 ids = frozenset(id(o) for o in e.options)
                 return f"(id({self.src(e.item)}) in {self.const(ids)})"
@@ -172,20 +248,22 @@ class _Gen:
                 options = tuple(e.options)
             return f"({self.src(e.item)} in {self.const(options)})"
         if isinstance(e, ex.Not):
-            return f"(not {self.src(e.arg)})"
+            return f"(not {self.cond(e.arg)})"
         if isinstance(e, ex.And):
-            return "(" + " and ".join(self.src(a) for a in e.args) + ")" if e.args else "True"
+            return self._and(e.args)
         if isinstance(e, ex.Or):
-            return "(" + " or ".join(self.src(a) for a in e.args) + ")" if e.args else "False"
+            return "(" + " or ".join(self.cond(a) for a in e.args) + ")" if e.args else "False"
         if isinstance(e, ex.Implies):
-            return f"((not {self.src(e.premise)}) or bool({self.src(e.conclusion)}))"
+            return f"((not {self.cond(e.premise)}) or bool({self.cond(e.conclusion)}))"
         if isinstance(e, ex.Ite):
-            return f"({self.src(e.then)} if {self.src(e.cond)} else {self.src(e.other)})"
+            return f"({self.src(e.then)} if {self.cond(e.cond)} else {self.src(e.other)})"
         if isinstance(e, ex.Cmp):
             return f"({self.src(e.left)} {e.op} {self.src(e.right)})"
         if isinstance(e, ex.Add):
             return f"({self.src(e.left)} {e.op} {self.src(e.right)})"
         if isinstance(e, ex.IsSome):
+            if bits := self._bits(e.arg, (None,)):
+                return f"(not {bits})"
             return f"({self.src(e.arg)} is not None)"
         if isinstance(e, ex.Some | ex.Unwrap):
             return self.src(e.arg)
@@ -199,7 +277,7 @@ class _Gen:
                 return f"{seq}[{self.src(e.arg)} - 1]"
             return {"head": f"{seq}[0]", "tail": f"{seq}[1:]", "len": f"len({seq})"}[e.op]
         if isinstance(e, ex.At):
-            return f"{self.src(e.func)}[{self.src(e.key)}]"
+            return self._at(node(e.func), node(e.key))
         if isinstance(e, ex.Update):
             return f"{self.src(e.func)}.set({self.src(e.key)}, {self.src(e.value)})"
         if isinstance(e, ex.FuncLit):
@@ -221,6 +299,97 @@ class _Gen:
             raise ExprTypeError(f"cannot compile {type(e).__name__} here")
         assert_never(e)
 
+    def cond(self, e: Expr) -> str:
+        """A boolean: a boolean variable is a test of its bit, as `_bits`."""
+        e = node(e)
+        if isinstance(e, ex.Ref) and e.scope == "pre" and isinstance(self.domain[e.name], Bool):
+            return self._bits(e, (True,)) or self.src(e)
+        return self.src(e)
+
+    def _bits(self, item: Expr, values: Sequence[Value]) -> str | None:
+        """Is a packed variable one of these values? A test of its bit field in `s`, so the
+        variable need not be decoded. None where that does not apply."""
+        found = self._field(item, values)
+        if found is None:
+            return None
+        mask, codes = found
+        if len(codes) == 1:
+            return f"((s & {mask}) == {min(codes)})"
+        return f"((s & {mask}) in {self.const(codes)})" if codes else "False"
+
+    def _single(self, e: Expr) -> tuple[int, int] | None:
+        """A test that one packed variable has one value, as (mask, bits) of `s`."""
+        e = node(e)
+        if isinstance(e, ex.Ref) and e.scope == "pre" and isinstance(self.domain[e.name], Bool):
+            found = self._field(e, (True,))
+        elif isinstance(e, ex.Eq):
+            left, right = node(e.left), node(e.right)
+            if isinstance(right, ex.Const):
+                found = self._field(left, (right.value,))
+            elif isinstance(left, ex.Const):
+                found = self._field(right, (left.value,))
+            else:
+                return None
+        else:
+            return None
+        return (found[0], min(found[1])) if found and len(found[1]) == 1 else None
+
+    def _and(self, args: Sequence[Expr]) -> str:
+        """A conjunction; its tests of single packed variables' values merge into one test
+        of `s`. They cannot fail, so testing them first only spares the other arguments."""
+        mask, bits, rest = 0, 0, []
+        for a in args:
+            single = self._single(a)
+            if single is not None and not single[0] & mask:
+                mask, bits = mask | single[0], bits | single[1]
+            else:
+                rest.append(self.cond(a))
+        if len(rest) < len(args) - 1:
+            rest.insert(0, f"((s & {mask}) == {bits})")
+        else:
+            rest = [self.cond(a) for a in args]
+        return "(" + " and ".join(rest) + ")" if rest else "True"
+
+    def _field(self, item: Expr, values: Sequence[Value]) -> tuple[int, frozenset[int]] | None:
+        """A packed variable's bit mask in `s`, and the bits of these of its values."""
+        item = node(item)
+        if self.layout is None or not isinstance(item, ex.Ref) or item.scope != "pre":
+            return None
+        j = self.slot[item.name]
+        shift, mask, lo, known, enc = self.layout.fields[j]
+        codes = set()
+        for x in values:
+            if lo is not None:
+                if type(x) is not int:
+                    return None
+                if 0 <= x - lo < len(known):
+                    codes.add((x - lo) << shift)
+            else:
+                if x in enc:  # else outside the domain, so never the variable's value
+                    codes.add(enc[x] << shift)
+        return mask << shift, frozenset(codes)
+
+    def _at(self, func: Expr, key: Expr) -> str:
+        """`f[k]` without `FuncValue.__getitem__`'s Python call: a constant function is a
+        dict, a variable's value is read from its `vals` at the key's position."""
+        if isinstance(func, ex.Const) and isinstance(func.value, FuncValue):
+            table = self._table(func.value, lambda f: dict(f.items()))
+            return f"{self.const(table)}[{self.src(key)}]"
+        domain = self.domain.get(func.name) if isinstance(func, ex.Ref) else None
+        if isinstance(func, ex.Ref) and func.scope == "pre" and isinstance(domain, Func):
+            where = self._table(domain, lambda d: {k: i for i, k in enumerate(d.keys)})
+            if isinstance(key, ex.Const) and key.value in where:
+                return f"{self.src(func)}.vals[{where[key.value]}]"
+            return f"{self.src(func)}.vals[{self.const(where)}[{self.src(key)}]]"
+        return f"{self.src(func)}[{self.src(key)}]"
+
+    def _table(self, of: Any, make: Callable[[Any], dict[Value, Any]]) -> dict[Value, Any]:
+        if id(of) not in self._tables:
+            self._tables[id(of)] = (of, make(of))
+        table = self._tables[id(of)][1]
+        assert isinstance(table, dict)
+        return table
+
 
 @dataclass(frozen=True)
 class _Firing:
@@ -237,6 +406,32 @@ class _Case:
     guard: str
     checks: tuple[str, ...]
     succ: str | None
+
+
+@dataclass(frozen=True)
+class _Block:
+    """Firings the code handles alike: one firing, its parameters substituted as constants
+    (`bound`) so its rows fold per firing, or a loop over a table of firings with the
+    parameters as locals `p0, p1, …` (`looped`)."""
+
+    firings: tuple[tuple[int, tuple[Value, ...]], ...]  # (firing number, parameter values)
+    looped: bool
+    params: Mapping[str, str]  # the parameters' locals, when looped
+    bound: Mapping[str, Value]
+    cases: tuple[_Case, ...] = ()
+
+    def fold(self, e: Expr) -> Expr:
+        return _fold(bind(e, self.bound) if self.bound else e)
+
+
+# Parameters become constants per firing while a generated function holds at most this
+# many (firing, row) pairs; past it, a trigger loops over its parameter table. Specialising
+# takes about 40 µs of compile time a pair (and rows vanish), and saves a little per
+# firing per state: admission's 13,878 pairs are far past what its one state repays.
+_SPECIALISE_UP_TO = 512
+
+
+_UNPACK = "#unpack"
 
 
 class _NoPacking(Exception):
@@ -271,6 +466,10 @@ class _Layout:
             by_id = lo is None and _by_identity(values)
             self.by_id.append({id(x): i for x, i in enc.items()} if by_id else None)
             shift += width
+
+    def same_codes(self, j: int, other: int) -> bool:
+        """Do two variables code their values alike (so a copy moves the bits)?"""
+        return self.fields[j][1:4] == self.fields[other][1:4]
 
     def code(self, j: int, value: Value) -> int:
         _, _, lo, _, enc = self.fields[j]
@@ -318,8 +517,8 @@ class _Compiled:
     """One spec's rows as generated functions over packed states (or tuples, when some
     variable's values are not known up front).
 
-    Per trigger, the code loops over its parameter assignments (locals `p0, p1, …`)
-    and tests the trigger's rows in spec order; the first enabled row fires.
+    Per firing (or per trigger, looping over its parameter assignments: `_Block`), the
+    code tests the trigger's rows in spec order; the first enabled row fires.
     """
 
     def __init__(self, spec: Spec, *, packed: bool = True) -> None:
@@ -330,14 +529,17 @@ class _Compiled:
         self.row_index = {r.name: i for i, r in enumerate(self.rows)}
         self.firings: list[_Firing] = []
         self.gen = _Gen(spec)
-        # Per trigger: the first firing's index, its parameter tuples, and its cases.
-        self.blocks: list[tuple[str, int, list[tuple[Value, ...]], list[_Case]]] = []
+        self.gen.layout = self.layout
+        self._rows_folded: dict[str, tuple[Expr, dict[str, Expr]]] = {}
+        self.blocks: list[_Block] = []
+        budget = [_SPECIALISE_UP_TO]
         for t in spec.triggers:
             assignments = spec.param_assignments(t.name)
             base = len(self.firings)
             self.firings += [_Firing(t.name, MappingProxyType(a)) for a in assignments]
-            values = [tuple(a[p.name] for p in t.params) for a in assignments]
-            self.blocks.append((t.name, base, values, self._cases(t.name)))
+            rows = spec.rows_of(t.name)
+            for block in self._blocks(t.params, assignments, base, len(rows), budget):
+                self.blocks.append(dataclasses.replace(block, cases=self._cases(rows, block)))
         self.bfs: Callable[..., None] = self._build_bfs()
         self.successors: Callable[[Key], list[tuple[int, int, Key]]] = self._build_succ()
 
@@ -354,21 +556,42 @@ class _Compiled:
     def state(self, key: Key) -> State:
         return key if self.layout is None else self.layout.unpack(key)
 
-    def _params(self, trigger: str) -> None:
-        params = self.spec.trigger(trigger).params
-        self.gen.params = {p.name: f"p{j}" for j, p in enumerate(params)}
+    def _blocks(
+        self,
+        params: Sequence[Param],
+        assignments: list[dict[str, Value]],
+        base: int,
+        rows: int,
+        budget: list[int],
+    ) -> list[_Block]:
+        """The blocks for one trigger's firings `base, base + 1, …`: one per assignment
+        while `rows` cases each fit in what is left of `budget` (spent here), else a loop."""
+        values = [tuple(a[p.name] for p in params) for a in assignments]
+        firings = [(base + j, v) for j, v in enumerate(values)]
+        cost = len(assignments) * rows
+        if not params or cost <= budget[0]:
+            budget[0] -= cost if params else 0
+            return [_Block((f,), False, {}, a) for f, a in zip(firings, assignments, strict=True)]
+        names = {p.name: f"p{j}" for j, p in enumerate(params)}
+        return [_Block(tuple(firings), True, names, {})]
 
-    def _cases(self, trigger: str) -> list[_Case]:
+    def _cases(self, rows: Sequence[Row], block: _Block) -> tuple[_Case, ...]:
         spec, gen = self.spec, self.gen
-        self._params(trigger)
+        gen.params = dict(block.params)
         out = []
-        for r in spec.rows_of(trigger):
+        earlier: list[Expr] = []  # the guards before this one, false where it is tested
+        for r in rows:
             ri = self.row_index[r.name]
-            guard = _fold(spec.step_guard(r))
+            general, updates = self._folded(r)
+            guard = block.fold(general)
             if isinstance(guard, ex.Const) and not guard.value:
                 continue
+            if isinstance(guard, ex.Not) and guard.arg in earlier:
+                guard = ex.Const(True)  # an ignore row's negated guard: it is the `else`
+            earlier.append(guard)
             checks: list[str] = []
-            slots: list[tuple[str, Any]] = []  # ("same", None), ("const", value), ("expr", src)
+            # ("same", None), ("const", value), ("copy", slot), ("expr", src)
+            slots: list[tuple[str, Any]] = []
             for j, v in enumerate(spec.vars):
                 if v.name == spec.control and r.target is not None:
                     slots.append(("const", r.target))
@@ -376,9 +599,17 @@ class _Compiled:
                 if v.name not in r.updates:
                     slots.append(("same", None))
                     continue
-                upd = _fold(r.updates[v.name])
+                upd = block.fold(updates[v.name])
                 if isinstance(upd, ex.Ref) and upd.scope == "pre" and upd.name == v.name:
                     slots.append(("same", None))
+                    continue
+                if (
+                    isinstance(upd, ex.Ref)
+                    and upd.scope == "pre"
+                    and self.layout is not None
+                    and self.layout.same_codes(j, gen.slot[upd.name])
+                ):
+                    slots.append(("copy", gen.slot[upd.name]))  # its bit field, moved
                     continue
                 if isinstance(upd, ex.Const):
                     if not v.domain.contains(upd.value):
@@ -402,10 +633,18 @@ class _Compiled:
                     checks.append(f"if not {domain}.contains({tmp}): _bad({ri}, {j}, {tmp})")
                 slots.append(("expr", tmp))
             succ = self._successor(slots)
-            out.append(_Case(ri, gen.src(guard), tuple(checks), succ))
+            out.append(_Case(ri, gen.cond(guard), tuple(checks), succ))
             if isinstance(guard, ex.Const):
                 break  # always enabled: later rows of this trigger never fire
-        return out
+        return tuple(out)
+
+    def _folded(self, r: Row) -> tuple[Expr, dict[str, Expr]]:
+        """The row's guard and updates folded once, for all its firings (`_Block.fold`
+        folds them again with the firing's parameters)."""
+        if r.name not in self._rows_folded:
+            updates = {name: _fold(e) for name, e in r.updates.items()}
+            self._rows_folded[r.name] = (_fold(self.spec.step_guard(r)), updates)
+        return self._rows_folded[r.name]
 
     def _successor(self, slots: list[tuple[str, Any]]) -> str | None:
         """The successor's source: a tuple, or the packed int (None when nothing changes)."""
@@ -425,6 +664,9 @@ class _Compiled:
                 keep |= mask << shift
             elif kind == "const":
                 fixed |= layout.code(j, x) << shift
+            elif kind == "copy":
+                field = f"((s >> {layout.fields[x][0]}) & {mask})"
+                computed.append(f"({field} << {shift})" if shift else field)
             else:
                 by_id = layout.by_id[j]
                 if by_id is not None:
@@ -443,11 +685,18 @@ class _Compiled:
         )
 
     def _unpack(self) -> str:
+        """The statement decoding the state `s` into `v0, v1, …`: a marker that `_exec`
+        replaces, once the code is written, by the decoding of the variables it reads."""
+        return _UNPACK
+
+    def _decode(self, used: set[int]) -> str:
         n = len(self.spec.vars)
         if self.layout is None:
             return "".join(f"v{j}, " for j in range(n)) + "= s" if n else "pass"
         decoded = []
         for j, (shift, mask, lo, values, _) in enumerate(self.layout.fields):
+            if j not in used:
+                continue
             field = f"((s >> {shift}) & {mask})" if shift else f"(s & {mask})"
             if lo is None:
                 decoded.append(f"v{j} = {self.gen.const(values)}[{field}]")
@@ -459,50 +708,61 @@ class _Compiled:
         self,
         lines: list[str],
         indent: str,
-        body: Callable[[str, int, _Case, list[str]], None],
+        blocks: Sequence[_Block],
+        body: Callable[[str, _Block, _Case, list[str]], None],
         undefined: str | None,
     ) -> None:
-        """Per trigger: the loop over its parameters, then an if/elif chain over its rows.
+        """Per block: its firing number `k` (or the loop over its parameter table), then an
+        if/elif chain over its cases.
 
-        `body(indent, trigger index, case, lines)` writes what a firing row does; `undefined`
-        is the statement for a firing no row answers (None: nothing)."""
-        for t, (trigger, base, values, cases) in enumerate(self.blocks):
-            arity = len(self.spec.trigger(trigger).params)
+        `body(indent, block, case, lines)` writes what a firing row does; `undefined` is the
+        statement for a firing no row answers (None: nothing)."""
+        for block in blocks:
+            self.gen.params = dict(block.params)
             inner = indent
-            if arity:
-                table = self.gen.const(tuple((base + j, v) for j, v in enumerate(values)))
-                names = "".join(f"p{j}, " for j in range(arity))
-                lines.append(f"{indent}for k, ({names}) in {table}:")
+            if block.looped:
+                names = "".join(f"p{j}, " for j in range(len(block.params)))
+                lines.append(f"{indent}for k, ({names}) in {self.gen.const(block.firings)}:")
                 inner = indent + "    "
+            elif not block.cases and undefined is None:
+                continue
             else:
-                lines.append(f"{indent}k = {base}")
+                lines.append(f"{indent}k = {block.firings[0][0]}")
             first = True
-            for case in cases:
-                lines.append(f"{inner}{'if' if first else 'elif'} {case.guard}:")
+            for case in block.cases:
+                if case.guard == "True":
+                    lines.append(f"{inner}else:" if not first else f"{inner}if True:")
+                else:
+                    lines.append(f"{inner}{'if' if first else 'elif'} {case.guard}:")
                 first = False
-                body(inner + "    ", t, case, lines)
+                body(inner + "    ", block, case, lines)
+            if block.cases and block.cases[-1].guard == "True":
+                continue  # some row always answers
             if undefined is not None:
                 if first:
                     lines.append(f"{inner}{undefined}")
                 else:
                     lines += [f"{inner}else:", f"{inner}    {undefined}"]
-            elif first and arity:
+            elif first and block.looped:
                 lines.append(f"{inner}pass")
 
     def _exec(self, lines: list[str], name: str, extra: Mapping[str, Any] | None = None) -> Any:
+        text = "\n".join(lines)
+        used = {int(j) for j in re.findall(r"\bv(\d+)\b", text)}
+        text = text.replace(_UNPACK, self._decode(used))
         ns: dict[str, Any] = {
             **self.gen.consts,
             "_bad": self._bad,
             "_FV": FuncValue,
             **(extra or {}),
         }
-        exec(compile("\n".join(lines), f"<{name} {self.spec.name}>", "exec"), ns)  # noqa: S102
+        exec(compile(text, f"<{name} {self.spec.name}>", "exec"), ns)  # noqa: S102
         return ns[name]
 
     def _build_bfs(self) -> Callable[..., None]:
         rows = len(self.rows)
 
-        def body(ind: str, t: int, case: _Case, lines: list[str]) -> None:
+        def body(ind: str, block: _Block, case: _Case, lines: list[str]) -> None:
             lines += [f"{ind}{c}" for c in case.checks]
             if case.succ is None:
                 lines.append(f"{ind}pass")
@@ -526,19 +786,19 @@ class _Compiled:
             f"        {self._unpack()}",
             "        d = depth[i] + 1",
         ]
-        self._emit(lines, "        ", body, "undefined.append((i, k))")
+        self._emit(lines, "        ", self.blocks, body, "undefined.append((i, k))")
         lines.append("        i += 1")
         return self._exec(lines, "bfs", {"_Limit": ExplorationLimit})  # type: ignore[no-any-return]
 
     def _build_succ(self) -> Callable[[Key], list[tuple[int, int, Key]]]:
         """Every edge out of a state, in firing order: (firing, row, target)."""
 
-        def body(ind: str, t: int, case: _Case, lines: list[str]) -> None:
+        def body(ind: str, block: _Block, case: _Case, lines: list[str]) -> None:
             lines += [f"{ind}{c}" for c in case.checks]
             lines.append(f"{ind}out.append((k, {case.row}, {case.succ or 's'}))")
 
         lines = ["def succ(s):", f"    {self._unpack()}", "    out = []"]
-        self._emit(lines, "    ", body, None)
+        self._emit(lines, "    ", self.blocks, body, None)
         lines.append("    return out")
         return self._exec(lines, "succ")  # type: ignore[no-any-return]
 
@@ -570,23 +830,32 @@ class _Compiled:
             f"        {self._unpack()}",
         ]
         every: list[list[dict[str, Value]]] = []
+        budget = [_SPECIALISE_UP_TO]
         for c, (pred, trigger) in enumerate(cases):
             read = {n.name for n in walk(pred) if isinstance(n, ex.Ref) and n.scope == "param"}
             params = [p for p in self.spec.trigger(trigger).params if p.name in read]
             arguments = list(all_assignments([(p.name, p.domain) for p in params]))
             every.append(arguments)
-            self.gen.params = {p.name: f"p{j}" for j, p in enumerate(params)}
-            names = "".join(f"p{j}, " for j in range(len(params)))
-            table = self.gen.const(tuple(tuple(a[p.name] for p in params) for a in arguments))
-            lines += [
-                f"        if hits[{c}] is None:",
-                f"            for k, ({names}) in enumerate({table}):",
-                f"                if {self.gen.src(_fold(pred))}:",
-                f"                    hits[{c}] = (i, k)",
-                "                    left -= 1",
-                "                    if not left: return hits",
-                "                    break",
-            ]
+            blocks = []
+            for block in self._blocks(params, arguments, 0, 1, budget):
+                self.gen.params = dict(block.params)
+                test = block.fold(pred)
+                if not (isinstance(test, ex.Const) and not test.value):
+                    guard = _Case(-1, f"hits[{c}] is None and {self.gen.src(test)}", (), None)
+                    blocks.append(dataclasses.replace(block, cases=(guard,)))
+
+            def body(ind: str, block: _Block, case: _Case, lines: list[str], c: int = c) -> None:
+                lines += [
+                    f"{ind}hits[{c}] = (i, k)",
+                    f"{ind}left -= 1",
+                    f"{ind}if not left: return hits",
+                    *([f"{ind}break"] if block.looped else []),
+                ]
+
+            lines.append(f"        if hits[{c}] is None:")
+            self._emit(lines, "            ", blocks, body, None)
+            if not blocks:
+                lines.append("            pass")
         lines.append("    return hits")
         return self._exec(lines, "first"), every
 
@@ -596,9 +865,8 @@ class _Compiled:
         outputs, the post-state and the step's names become expressions over the
         pre-state and the parameters, so it compiles like a guard."""
 
-        def body(ind: str, t: int, case: _Case, lines: list[str]) -> None:
-            self._params(self.blocks[t][0])
-            test = self.gen.src(_fold(self._on_step(pred, self.rows[case.row])))
+        def body(ind: str, block: _Block, case: _Case, lines: list[str]) -> None:
+            test = self.gen.src(block.fold(self._on_step(pred, self.rows[case.row])))
             lines.append(f"{ind}if {test}: return (i, k, {case.row})")
 
         lines = [
@@ -606,7 +874,7 @@ class _Compiled:
             "    for i, s in enumerate(states):",
             f"        {self._unpack()}",
         ]
-        self._emit(lines, "        ", body, None)
+        self._emit(lines, "        ", self.blocks, body, None)
         lines.append("    return None")
         return self._exec(lines, "first")  # type: ignore[no-any-return]
 
