@@ -14,6 +14,7 @@ import random
 
 import pytest
 from families import counters, duplex_product
+from protocols import FIXTURES as PROTOCOL_FIXTURES
 
 from models.cli.registry import expand
 from models.kernel import (
@@ -34,7 +35,8 @@ from models.kernel import (
     some,
     var,
 )
-from models.kernel.explore import ExplorationLimit, explore, initial_states
+from models.kernel import explore as explore_module
+from models.kernel.explore import Exploration, ExplorationLimit, explore, initial_states
 from models.kernel.oracle import NotTotal, Oracle
 
 # Above this many states a seeded sample of states is compared (the oracle is slow).
@@ -194,3 +196,42 @@ def test_classes_are_equal_exactly_where_states_agree_on_the_variables(
     values = [tuple(graph.as_dict(i)[n] for n in names) for i in range(len(graph.states))]
     pairs = set(zip(keys, values, strict=True))
     assert len(pairs) == len(set(keys)) == len(set(values)) < len(graph.states)
+
+
+FIXTURES = [f.spec for f in PROTOCOL_FIXTURES]
+
+
+@pytest.mark.parametrize("spec", [*SPECS, *FIXTURES], ids=[s.name for s in [*SPECS, *FIXTURES]])
+def test_firings_specialised_or_in_a_loop_give_one_graph(
+    spec: Spec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The search starts with a loop per trigger over its parameters and may switch, at
+    # any state, to code with the parameters as constants per firing: the graph, its
+    # order, depths and parent links, the unanswered firings and the one-pass tests
+    # must not tell which ran. Here every parameterised trigger is specialised (within
+    # the size bound) from the first state, or half way, or never.
+    monkeypatch.setattr(explore_module, "_hashed_in_python", lambda value: True)
+    runs: list[Exploration] = []
+    for after in (10**9, 0, None):
+        if after is None:
+            after = len(runs[0].states) // 2
+        monkeypatch.setattr(explore_module, "_SPECIALISE_AFTER", after)
+        runs.append(explore(spec))
+    looped, chosen = runs[0], range(len(runs[0].states))
+    if len(chosen) > SAMPLE:
+        chosen = sorted(random.Random(0).sample(chosen, SAMPLE))  # type: ignore[assignment]
+    cases = [(spec.step_guard(spec.rows_of(t.name)[0]), t.name) for t in spec.triggers]
+    for other in runs[1:]:
+        assert other._keys == looped._keys
+        assert (other.depth, other._psrc, other._pcode) == (
+            looped.depth,
+            looped._psrc,
+            looped._pcode,
+        )
+        assert other.undefined == looped.undefined
+        assert [other.moves(i) for i in chosen] == [looped.moves(i) for i in chosen]
+        assert other.first_states_with(cases) == looped.first_states_with(cases)
+    assert looped.code.budget == 0
+    if looped.code.specialisable:
+        blocks = runs[1].code.blocks
+        assert any(not b.looped and b.bound for b in blocks), spec.name

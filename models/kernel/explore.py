@@ -29,7 +29,7 @@ import time
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
+from types import FunctionType, MappingProxyType
 from typing import Any, assert_never, overload
 
 from . import expr as ex
@@ -425,10 +425,32 @@ class _Block:
 
 
 # Parameters become constants per firing while a generated function holds at most this
-# many (firing, row) pairs; past it, a trigger loops over its parameter table. Specialising
-# takes about 40 µs of compile time a pair (and rows vanish), and saves a little per
-# firing per state: admission's 13,878 pairs are far past what its one state repays.
+# many (firing, row) pairs; past it, a trigger loops over its parameter table. Measured:
+# specialising costs 0.1-1 ms of folding and compiling a pair (admission's 13,878 pairs
+# would take seconds); it saves 30 µs a state where the loop's lookups keyed by parameter
+# values call a Python `__hash__` (policy-concrete: 87 -> 16 ms of search) and about
+# nothing where they are ints or strings (ReadersWriters, SingleLaneBridge), so only
+# the former are specialised. A search starts with the loops, cheap to build, and
+# switches once it has expanded `_SPECIALISE_AFTER` states, about where that pays.
 _SPECIALISE_UP_TO = 512
+_SPECIALISE_AFTER = 1024
+
+
+def _specialise(values: list[tuple[Value, ...]], rows: int, budget: list[int]) -> bool:
+    """Specialise a trigger with these parameter tuples and rows? If so its pairs are spent
+    from `budget`."""
+    cost = len(values) * rows
+    if cost <= budget[0] and any(map(_hashed_in_python, values)):
+        budget[0] -= cost
+        return True
+    return False
+
+
+def _hashed_in_python(value: Any) -> bool:
+    """Does hashing this value run Python code (a dataclass's or an enum's `__hash__`)?"""
+    if isinstance(value, tuple | frozenset):
+        return any(map(_hashed_in_python, value))
+    return isinstance(type(value).__hash__, FunctionType)
 
 
 _UNPACK = "#unpack"
@@ -521,7 +543,7 @@ class _Compiled:
     code tests the trigger's rows in spec order; the first enabled row fires.
     """
 
-    def __init__(self, spec: Spec, *, packed: bool = True) -> None:
+    def __init__(self, spec: Spec, *, packed: bool = True, specialise: bool = True) -> None:
         self.spec = spec
         # Packed when every variable's values are known up front (reals: their samples).
         self.layout = _Layout(spec) if packed else None
@@ -532,23 +554,29 @@ class _Compiled:
         self.gen.layout = self.layout
         self._rows_folded: dict[str, tuple[Expr, dict[str, Expr]]] = {}
         self.blocks: list[_Block] = []
-        budget = [_SPECIALISE_UP_TO]
+        self.budget = _SPECIALISE_UP_TO if specialise else 0
+        budget, unspent = [self.budget], [_SPECIALISE_UP_TO]
+        # Would a specialised build unroll some loop of this one?
+        self.specialisable = False
         for t in spec.triggers:
             assignments = spec.param_assignments(t.name)
             base = len(self.firings)
             self.firings += [_Firing(t.name, MappingProxyType(a)) for a in assignments]
             rows = spec.rows_of(t.name)
+            if t.params and not specialise:
+                values = [tuple(a[p.name] for p in t.params) for a in assignments]
+                self.specialisable |= _specialise(values, len(rows), unspent)
             for block in self._blocks(t.params, assignments, base, len(rows), budget):
                 self.blocks.append(dataclasses.replace(block, cases=self._cases(rows, block)))
-        self.bfs: Callable[..., None] = self._build_bfs()
+        self.bfs: Callable[..., int] = self._build_bfs()
         self.successors: Callable[[Key], list[tuple[int, int, Key]]] = self._build_succ()
 
     @classmethod
-    def of(cls, spec: Spec) -> _Compiled:
+    def of(cls, spec: Spec, *, specialise: bool = True) -> _Compiled:
         try:
-            return cls(spec)
+            return cls(spec, specialise=specialise)
         except _NoPacking:
-            return cls(spec, packed=False)
+            return cls(spec, packed=False, specialise=specialise)
 
     def key(self, state: State) -> Key:
         return state if self.layout is None else self.layout.pack(state)
@@ -565,12 +593,11 @@ class _Compiled:
         budget: list[int],
     ) -> list[_Block]:
         """The blocks for one trigger's firings `base, base + 1, …`: one per assignment
-        while `rows` cases each fit in what is left of `budget` (spent here), else a loop."""
+        while `rows` cases each fit in what is left of `budget` (spent here) and the
+        parameters' values hash in Python, else a loop."""
         values = [tuple(a[p.name] for p in params) for a in assignments]
         firings = [(base + j, v) for j, v in enumerate(values)]
-        cost = len(assignments) * rows
-        if not params or cost <= budget[0]:
-            budget[0] -= cost if params else 0
+        if not params or _specialise(values, rows, budget):
             return [_Block((f,), False, {}, a) for f, a in zip(firings, assignments, strict=True)]
         names = {p.name: f"p{j}" for j, p in enumerate(params)}
         return [_Block(tuple(firings), True, names, {})]
@@ -759,7 +786,7 @@ class _Compiled:
         exec(compile(text, f"<{name} {self.spec.name}>", "exec"), ns)  # noqa: S102
         return ns[name]
 
-    def _build_bfs(self) -> Callable[..., None]:
+    def _build_bfs(self) -> Callable[..., int]:
         rows = len(self.rows)
 
         def body(ind: str, block: _Block, case: _Case, lines: list[str]) -> None:
@@ -775,19 +802,19 @@ class _Compiled:
             ]
 
         lines = [
-            "def bfs(states, index, depth, psrc, pcode, undefined, limit):",
+            "def bfs(states, index, depth, psrc, pcode, undefined, limit, i, stop):",
             "    sd = index.setdefault",
             "    push, dpush = states.append, depth.append",
             "    ppush, cpush = psrc.append, pcode.append",
             "    n = len(states)",
-            "    i = 0",
             "    while i < n:",
+            "        if i == stop: return i",
             "        s = states[i]",
             f"        {self._unpack()}",
             "        d = depth[i] + 1",
         ]
         self._emit(lines, "        ", self.blocks, body, "undefined.append((i, k))")
-        lines.append("        i += 1")
+        lines += ["        i += 1", "    return i"]
         return self._exec(lines, "bfs", {"_Limit": ExplorationLimit})  # type: ignore[no-any-return]
 
     def _build_succ(self) -> Callable[[Key], list[tuple[int, int, Key]]]:
@@ -830,7 +857,7 @@ class _Compiled:
             f"        {self._unpack()}",
         ]
         every: list[list[dict[str, Value]]] = []
-        budget = [_SPECIALISE_UP_TO]
+        budget = [self.budget]
         for c, (pred, trigger) in enumerate(cases):
             read = {n.name for n in walk(pred) if isinstance(n, ex.Ref) and n.scope == "param"}
             params = [p for p in self.spec.trigger(trigger).params if p.name in read]
@@ -1146,10 +1173,11 @@ def explore(spec: Spec, *, max_states: int = DEFAULT_MAX_STATES) -> Exploration:
     """Breadth-first search of every reachable state, running the compiled rows."""
     started = time.perf_counter()
     try:
-        return _explore(spec, _Compiled.of(spec), max_states, started)
+        return _explore(spec, _Compiled.of(spec, specialise=False), max_states, started)
     except _NoPacking:
         # A value outside the packed layout (a real computed by `add`, say): plain tuples.
-        return _explore(spec, _Compiled(spec, packed=False), max_states, started)
+        code = _Compiled(spec, packed=False, specialise=False)
+        return _explore(spec, code, max_states, started)
 
 
 def _explore(spec: Spec, code: _Compiled, max_states: int, started: float) -> Exploration:
@@ -1168,16 +1196,14 @@ def _explore(spec: Spec, code: _Compiled, max_states: int, started: float) -> Ex
             result._psrc.append(-1)
             result._pcode.append(-1)
     undefined: list[tuple[int, int]] = []
+    arrays = (result._keys, result._index, result.depth, result._psrc, result._pcode, undefined)
     try:
-        code.bfs(
-            result._keys,
-            result._index,
-            result.depth,
-            result._psrc,
-            result._pcode,
-            undefined,
-            max_states,
-        )
+        # The loops first; a search that goes on switches to code specialised per firing,
+        # which carries on from the same state, so the order is the same.
+        i = code.bfs(*arrays, max_states, 0, _SPECIALISE_AFTER if code.specialisable else -1)
+        if i < len(result._keys):
+            code = result._code = _Compiled(spec, packed=code.layout is not None)
+            code.bfs(*arrays, max_states, i, -1)
     except ExplorationLimit:
         raise ExplorationLimit(
             f"spec {spec.name!r}: more than {max_states} reachable states"
