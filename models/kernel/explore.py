@@ -981,8 +981,10 @@ class Exploration:
 
     spec: Spec
     depth: array[int] = field(default_factory=lambda: array("q"))
-    # Firings no row answered: the spec is not total there (the totality check reports it).
-    undefined: list[tuple[int, str, Mapping[str, Value]]] = field(default_factory=list)
+    # Firings no row answered, as (state, firing): many where disabled is not enabled
+    # (enabled-only), so `undefined` spells them out only when asked.
+    _unanswered: list[tuple[int, int]] = field(default_factory=list, repr=False)
+    _undefined: list[tuple[int, str, Mapping[str, Value]]] | None = field(default=None, repr=False)
     seconds: float = 0.0
     _code: _Compiled | None = field(default=None, repr=False)
     _keys: list[Key] = field(default_factory=list, repr=False)
@@ -1030,13 +1032,24 @@ class Exploration:
         return [key & mask for key in self._keys]
 
     @property
+    def undefined(self) -> list[tuple[int, str, Mapping[str, Value]]]:
+        """Firings no row answered: the spec is not total there (the totality check
+        reports it), as (state, trigger, parameters)."""
+        if self._undefined is None:
+            firings = self.code.firings
+            self._undefined = [
+                (i, firings[k].trigger, firings[k].params) for i, k in self._unanswered
+            ]
+        return self._undefined
+
+    @property
     def diameter(self) -> int:
         return max(self.depth, default=0)
 
     @property
     def edge_count(self) -> int:
         """Every firing that some row answers (ignore rows are self-loops)."""
-        return len(self._keys) * len(self.code.firings) - len(self.undefined)
+        return len(self._keys) * len(self.code.firings) - len(self._unanswered)
 
     # ------------------------------------------------------------ edges, on demand
 
@@ -1195,8 +1208,10 @@ def _explore(spec: Spec, code: _Compiled, max_states: int, started: float) -> Ex
             result.depth.append(0)
             result._psrc.append(-1)
             result._pcode.append(-1)
-    undefined: list[tuple[int, int]] = []
-    arrays = (result._keys, result._index, result.depth, result._psrc, result._pcode, undefined)
+    arrays = (
+        *(result._keys, result._index, result.depth),
+        *(result._psrc, result._pcode, result._unanswered),
+    )
     try:
         # The loops first; a search that goes on switches to code specialised per firing,
         # which carries on from the same state, so the order is the same.
@@ -1212,6 +1227,5 @@ def _explore(spec: Spec, code: _Compiled, max_states: int, started: float) -> Ex
         if code.layout is None:
             raise
         raise _NoPacking(error) from None
-    result.undefined = [(i, code.firings[k].trigger, code.firings[k].params) for i, k in undefined]
     result.seconds = time.perf_counter() - started
     return result
