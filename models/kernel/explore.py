@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import re
 import time
 from array import array
@@ -543,17 +544,29 @@ class _Compiled:
     code tests the trigger's rows in spec order; the first enabled row fires.
     """
 
-    def __init__(self, spec: Spec, *, packed: bool = True, specialise: bool = True) -> None:
+    def __init__(
+        self,
+        spec: Spec,
+        *,
+        packed: bool = True,
+        specialise: bool = True,
+        reuse: _Compiled | None = None,
+    ) -> None:
+        """`reuse`: a build of the same spec and packing whose folded rows and whose blocks
+        that come out the same here are taken over, not made again."""
         self.spec = spec
         # Packed when every variable's values are known up front (reals: their samples).
-        self.layout = _Layout(spec) if packed else None
+        self.layout: _Layout | None = reuse.layout if reuse else _Layout(spec) if packed else None
         self.rows: list[Row] = list(spec.rows)
         self.row_index = {r.name: i for i, r in enumerate(self.rows)}
         self.firings: list[_Firing] = []
-        self.gen = _Gen(spec)
+        self.gen: _Gen = reuse.gen if reuse else _Gen(spec)
         self.gen.layout = self.layout
-        self._rows_folded: dict[str, tuple[Expr, dict[str, Expr]]] = {}
+        self._rows_folded: dict[str, tuple[Expr, dict[str, Expr]]] = (
+            reuse._rows_folded if reuse else {}
+        )
         self.blocks: list[_Block] = []
+        self._of_trigger: dict[str, list[_Block]] = {}
         self.budget = _SPECIALISE_UP_TO if specialise else 0
         budget, unspent = [self.budget], [_SPECIALISE_UP_TO]
         # Would a specialised build unroll some loop of this one?
@@ -566,10 +579,17 @@ class _Compiled:
             if t.params and not specialise:
                 values = [tuple(a[p.name] for p in t.params) for a in assignments]
                 self.specialisable |= _specialise(values, len(rows), unspent)
-            for block in self._blocks(t.params, assignments, base, len(rows), budget):
-                self.blocks.append(dataclasses.replace(block, cases=self._cases(rows, block)))
+            blocks = self._blocks(t.params, assignments, base, len(rows), budget)
+            old = reuse._of_trigger[t.name] if reuse else []
+            if [(b.firings, b.looped) for b in old] != [(b.firings, b.looped) for b in blocks]:
+                old = [dataclasses.replace(b, cases=self._cases(rows, b)) for b in blocks]
+            self._of_trigger[t.name] = old
+            self.blocks += old
         self.bfs: Callable[..., int] = self._build_bfs()
-        self.successors: Callable[[Key], list[tuple[int, int, Key]]] = self._build_succ()
+
+    @functools.cached_property
+    def successors(self) -> Callable[[Key], list[tuple[int, int, Key]]]:
+        return self._build_succ()
 
     @classmethod
     def of(cls, spec: Spec, *, specialise: bool = True) -> _Compiled:
@@ -1217,7 +1237,7 @@ def _explore(spec: Spec, code: _Compiled, max_states: int, started: float) -> Ex
         # which carries on from the same state, so the order is the same.
         i = code.bfs(*arrays, max_states, 0, _SPECIALISE_AFTER if code.specialisable else -1)
         if i < len(result._keys):
-            code = result._code = _Compiled(spec, packed=code.layout is not None)
+            code = result._code = _Compiled(spec, reuse=code)
             code.bfs(*arrays, max_states, i, -1)
     except ExplorationLimit:
         raise ExplorationLimit(
