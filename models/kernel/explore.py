@@ -152,7 +152,8 @@ def _given(e: Expr) -> Expr:
                 if all(c in later for c in premise):
                     rest = tuple(c for c in later if c not in premise)
                     return _fold_unrolled(ex.And((*e.args[:i], *premise, a.conclusion, *rest)))
-    if isinstance(e, ex.And | ex.Or) and len(e.args) > 1:
+    # (Over a few arguments only: each later one is searched for each earlier fact.)
+    if isinstance(e, ex.And | ex.Or) and 1 < len(e.args) <= _GIVEN_UP_TO:
         holds = isinstance(e, ex.And)
         args, facts = [e.args[0]], _facts(e.args[0], holds)
         for a in e.args[1:]:
@@ -166,6 +167,9 @@ def _given(e: Expr) -> Expr:
         if conclusion is not e.conclusion:
             return _fold_unrolled(ex.Implies(e.premise, conclusion))
     return e
+
+
+_GIVEN_UP_TO = 8
 
 
 def _facts(e: Expr, value: bool) -> list[tuple[Expr, bool]]:
@@ -576,10 +580,10 @@ class _Compiled:
             base = len(self.firings)
             self.firings += [_Firing(t.name, MappingProxyType(a)) for a in assignments]
             rows = spec.rows_of(t.name)
+            values = [tuple(a[p.name] for p in t.params) for a in assignments]
             if t.params and not specialise:
-                values = [tuple(a[p.name] for p in t.params) for a in assignments]
                 self.specialisable |= _specialise(values, len(rows), unspent)
-            blocks = self._blocks(t.params, assignments, base, len(rows), budget)
+            blocks = self._blocks(t.params, assignments, values, base, len(rows), budget)
             old = reuse._of_trigger[t.name] if reuse else []
             if [(b.firings, b.looped) for b in old] != [(b.firings, b.looped) for b in blocks]:
                 old = [dataclasses.replace(b, cases=self._cases(rows, b)) for b in blocks]
@@ -608,14 +612,14 @@ class _Compiled:
         self,
         params: Sequence[Param],
         assignments: list[dict[str, Value]],
+        values: list[tuple[Value, ...]],
         base: int,
         rows: int,
         budget: list[int],
     ) -> list[_Block]:
         """The blocks for one trigger's firings `base, base + 1, …`: one per assignment
         while `rows` cases each fit in what is left of `budget` (spent here) and the
-        parameters' values hash in Python, else a loop."""
-        values = [tuple(a[p.name] for p in params) for a in assignments]
+        parameters' values (`values`, per assignment) hash in Python, else a loop."""
         firings = [(base + j, v) for j, v in enumerate(values)]
         if not params or _specialise(values, rows, budget):
             return [_Block((f,), False, {}, a) for f, a in zip(firings, assignments, strict=True)]
@@ -884,7 +888,8 @@ class _Compiled:
             arguments = list(all_assignments([(p.name, p.domain) for p in params]))
             every.append(arguments)
             blocks = []
-            for block in self._blocks(params, arguments, 0, 1, budget):
+            values = [tuple(a[p.name] for p in params) for a in arguments]
+            for block in self._blocks(params, arguments, values, 0, 1, budget):
                 self.gen.params = dict(block.params)
                 test = block.fold(pred)
                 if not (isinstance(test, ex.Const) and not test.value):
