@@ -649,7 +649,7 @@ class _Compiled:
                 guard = ex.Const(True)  # an ignore row's negated guard: it is the `else`
             earlier.append(guard)
             checks: list[str] = []
-            # ("same", None), ("const", value), ("copy", slot), ("expr", src)
+            # ("same", None), ("const", value), ("copy", slot), ("code", src), ("expr", src)
             slots: list[tuple[str, Any]] = []
             for j, v in enumerate(spec.vars):
                 if v.name == spec.control and r.target is not None:
@@ -674,6 +674,9 @@ class _Compiled:
                     if not v.domain.contains(upd.value):
                         checks.append(f"_bad({ri}, {j}, {gen.const(upd.value)})")
                     slots.append(("const", upd.value))
+                    continue
+                if self.layout is not None and (code := self._update_code(j, upd)):
+                    slots.append(("code", code))
                     continue
                 packed_int = self.layout is not None and isinstance(v.domain, IntRange)
                 if not _may_leave(v.domain, upd) and not packed_int:
@@ -705,6 +708,26 @@ class _Compiled:
             self._rows_folded[r.name] = (_fold(self.spec.step_guard(r)), updates)
         return self._rows_folded[r.name]
 
+    def _update_code(self, j: int, upd: Expr) -> str | None:
+        """A function variable's `update(f, k, x)` of its own value, as the code of the new
+        value found by its `vals` (no `FuncValue` made, no Python `__eq__` to find it)."""
+        gen, domain, layout = self.gen, self.spec.vars[j].domain, self.layout
+        if not (isinstance(upd, ex.Update) and isinstance(domain, Func) and layout is not None):
+            return None
+        if node(upd.func) != ex.Ref("pre", self.spec.vars[j].name):
+            return None
+        values = layout.fields[j][3]
+        codes = gen._table(values, lambda vs: {f.vals: c for c, f in enumerate(vs)})
+        where = gen._table(domain, lambda d: {k: i for i, k in enumerate(d.keys)})
+        key = node(upd.key)
+        at = (
+            str(where[key.value])
+            if isinstance(key, ex.Const) and key.value in where
+            else f"{gen.const(where)}[{gen.src(key)}]"
+        )
+        vals = f"v{j}.vals"
+        return f"{gen.const(codes)}[{vals}[:{at}] + ({gen.src(upd.value)},) + {vals}[{at} + 1:]]"
+
     def _successor(self, slots: list[tuple[str, Any]]) -> str | None:
         """The successor's source: a tuple, or the packed int (None when nothing changes)."""
         if all(kind == "same" for kind, _ in slots):
@@ -726,6 +749,8 @@ class _Compiled:
             elif kind == "copy":
                 field = f"((s >> {layout.fields[x][0]}) & {mask})"
                 computed.append(f"({field} << {shift})" if shift else field)
+            elif kind == "code":
+                computed.append(f"({x} << {shift})" if shift else x)
             else:
                 by_id = layout.by_id[j]
                 if by_id is not None:
@@ -735,7 +760,8 @@ class _Compiled:
                 else:
                     code = f"({x} - {lo})" if lo else x
                 computed.append(f"({code} << {shift})" if shift else f"({code})")
-        return " | ".join([f"(s & {keep})", *([str(fixed)] if fixed else []), *computed])
+        kept = [f"(s & {keep})"] if keep else []
+        return " | ".join([*kept, *([str(fixed)] if fixed else []), *computed]) or "0"
 
     def _bad(self, row: int, slot: int, value: Value) -> None:
         r, v = self.rows[row], self.spec.vars[slot]
