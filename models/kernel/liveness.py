@@ -57,9 +57,9 @@ class Graph:
     """The explorer's graph with, per move, the fairness constraints it takes; built once
     per spec for all its liveness properties.
 
-    The checks read flat lists (per state its distinct successors, and per fairness the
-    bits each state enables and the moves taking some): on ReadersWriters' 21,527 states
-    tuples per move and dicts per search cost most of the time. The lasso, built only
+    The checks read lists indexed by state (its distinct successors; per fairness the
+    bits it enables and its moves taking some), not a tuple per move and dicts per search:
+    on ReadersWriters' 21,527 states those cost most of the time. The lasso, built only
     for a violation, reads the moves as tuples (`moves`)."""
 
     def __init__(self, g: Exploration) -> None:
@@ -213,8 +213,7 @@ def check_liveness(graph: Graph, p: Liveness, *, spec: Spec | None = None) -> Li
 
     # Only the part of the region a run can stay in from where it enters: from an initial
     # state for `eventually` (a state past a goal state violates nothing), from a p state
-    # for `leads_to`, anywhere for `infinitely_often`.
-    # (For `infinitely_often` that is the whole region.)
+    # for `leads_to`, anywhere for `infinitely_often` (so the whole region).
     if p.kind is LiveKind.EVENTUALLY:
         seeds = [i for i in graph.initial if region[i]]
     elif p.kind is LiveKind.LEADS_TO:
