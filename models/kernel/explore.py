@@ -6,18 +6,22 @@ code being its index in its domain, or its offset from an integer range's
 `lo`; a real's values are the spec's samples), or a plain tuple of values
 when some value falls outside that layout or a data variable (a sequence,
 function or set) has too many values to number. Per trigger the code loops over
-the parameter assignments and tests the trigger's rows in spec order; the
-first enabled row builds the successor, exactly as the `transitions` Machine
-in `oracle.py` fires the first transition whose conditions hold (a test
-cross-checks the two on every spec and variant). Constant subterms are folded
-before the code is generated.
+the parameter assignments, or has one block per firing with the parameters as
+constants (`_Block`: a search switches to that after its first states where it
+pays), and tests the trigger's rows in spec order; the first enabled row builds
+the successor, exactly as the `transitions` Machine in `oracle.py` fires the
+first transition whose conditions hold (a test cross-checks the two on every
+spec and variant). Constant subterms are folded before the code is generated;
+a packed variable compared with constants is tested on its bits, and a state
+decodes only the variables its code reads.
 
 The search keeps, per state, its depth and its BFS parent (the source state
 and which firing and row led there), so every path it returns is a shortest
 one. Edges are not stored: they are regenerated on demand from the compiled
 successor function, in BFS order, for the checks that need them (step
-properties, rows-fire, diagrams, conformance replays). Real variables are
-drawn from their declared samples.
+properties, rows-fire, diagrams, conformance replays), unless the search is
+asked to keep them (`keep_moves`: the liveness checks read every edge several
+times). Real variables are drawn from their declared samples.
 """
 
 from __future__ import annotations
@@ -597,7 +601,6 @@ class _Compiled:
             self._of_trigger[t.name] = old
             self.blocks += old
         self.specialisable = _switch_pays(unrolled, len(self.firings))
-        self.bfs: Callable[..., int] = self._build_bfs()
 
     @functools.cached_property
     def successors(self) -> Callable[[Key], list[tuple[int, int, Key]]]:
@@ -844,35 +847,54 @@ class _Compiled:
         exec(compile(text, f"<{name} {self.spec.name}>", "exec"), ns)  # noqa: S102
         return ns[name]
 
-    def _build_bfs(self) -> Callable[..., int]:
+    def search(self, record: bool = False) -> Callable[..., int]:
+        """The breadth-first search (generated when a search starts), from state `i` until
+        state `stop` (returned: where it stopped) or the end. With `record` it also keeps
+        every edge for `Exploration.move_table`: per state where its edges start in
+        `moves`, and per edge `target * codes + firing * rows + row`, one int in an
+        array('q'): 8 bytes an edge (80 MB at 10^6 states of 10 edges each)."""
         rows = len(self.rows)
+        codes = len(self.firings) * rows
 
         def body(ind: str, block: _Block, case: _Case, lines: list[str]) -> None:
             lines += [f"{ind}{c}" for c in case.checks]
+            move = f"k * {rows} + {case.row}"
             if case.succ is None:
-                lines.append(f"{ind}pass")
+                lines.append(f"{ind}mpush(i * {codes} + {move})" if record else f"{ind}pass")
                 return
+            test = (
+                [f"{ind}j = sd(t, n)", f"{ind}if j == n:"]
+                if record
+                else [f"{ind}if sd(t, n) == n:"]
+            )
             lines += [
                 f"{ind}t = {case.succ}",
-                f"{ind}if sd(t, n) == n:",
+                *test,
                 f"{ind}    if n >= limit: raise _Limit(limit)",
-                f"{ind}    push(t); dpush(d); ppush(i); cpush(k * {rows} + {case.row}); n += 1",
+                f"{ind}    push(t); dpush(d); ppush(i); cpush({move}); n += 1",
             ]
+            if record:
+                lines.append(f"{ind}mpush(j * {codes} + {move})")
 
         lines = [
-            "def bfs(states, index, depth, psrc, pcode, undefined, limit, i, stop):",
+            "def bfs(states, index, depth, psrc, pcode, undefined, limit, starts, moves, i, stop):",
             "    sd = index.setdefault",
             "    push, dpush = states.append, depth.append",
             "    ppush, cpush = psrc.append, pcode.append",
+            "    spush, mpush = starts.append, moves.append",
             "    n = len(states)",
             "    while i < n:",
             "        if i == stop: return i",
             "        s = states[i]",
+            *(["        spush(len(moves))"] if record else []),
             f"        {self._unpack()}",
             "        d = depth[i] + 1",
         ]
         self._emit(lines, "        ", self.blocks, body, "undefined.append((i, k))")
-        lines += ["        i += 1", "    return i"]
+        lines.append("        i += 1")
+        if record:
+            lines.append("    spush(len(moves))")
+        lines.append("    return i")
         return self._exec(lines, "bfs", {"_Limit": ExplorationLimit})  # type: ignore[no-any-return]
 
     def _build_succ(self) -> Callable[[Key], list[tuple[int, int, Key]]]:
@@ -894,10 +916,25 @@ class _Compiled:
             "def first(states):",
             "    for i, s in enumerate(states):",
             f"        {self._unpack()}",
-            f"        if {self.gen.src(_fold(pred))}: return i",
+            f"        if {self.gen.cond(_fold(pred))}: return i",
             "    return None",
         ]
         return self._exec(lines, "first")  # type: ignore[no-any-return]
+
+    def state_mask(self, pred: Expr) -> Callable[[list[Key]], list[bool]]:
+        """Per state (in BFS order), whether a state predicate holds: one generated loop,
+        not an interpreted evaluation per state."""
+        self.gen.params = {}
+        lines = [
+            "def mask(states):",
+            "    out = []",
+            "    push = out.append",
+            "    for s in states:",
+            f"        {self._unpack()}",
+            f"        push(True if {self.gen.cond(_fold(pred))} else False)",
+            "    return out",
+        ]
+        return self._exec(lines, "mask")  # type: ignore[no-any-return]
 
     def param_state_tests(
         self, cases: Sequence[tuple[Expr, str]]
@@ -1052,6 +1089,8 @@ class Exploration:
     _pcode: array[int] = field(default_factory=lambda: array("q"), repr=False)
     _edges: list[Edge] | None = field(default=None, repr=False)
     _parents: list[Edge | None] | None = field(default=None, repr=False)
+    # The search's edges, when asked for (`explore(keep_moves=True)`): see `move_table`.
+    _moves: tuple[array[int], array[int]] | None = field(default=None, repr=False)
 
     @property
     def code(self) -> _Compiled:
@@ -1198,6 +1237,30 @@ class Exploration:
         """The shallowest state satisfying a state predicate (BFS order)."""
         return self.code.state_test(pred)(self._keys)
 
+    def state_mask(self, pred: Expr) -> list[bool]:
+        """Per state (BFS order), whether a state predicate holds."""
+        return self.code.state_mask(pred)(self._keys)
+
+    def move_table(self) -> tuple[list[int], list[int], list[int]]:
+        """Every edge as flat lists: per state where its edges start (one more entry at the
+        end), per edge `firing * len(rows) + row` and its target, in `moves` order: the
+        search's own record when it kept one (`explore(keep_moves=True)`), else generated."""
+        if self._moves is None:
+            starts: list[int] = []
+            codes: list[int] = []
+            targets: list[int] = []
+            rows, succ, index = len(self.code.rows), self.code.successors, self._index
+            for key in self._keys:
+                starts.append(len(targets))
+                for k, r, t in succ(key):
+                    codes.append(k * rows + r)
+                    targets.append(index[t])
+            starts.append(len(targets))
+            return starts, codes, targets
+        first, moves = self._moves
+        size = len(self.code.firings) * len(self.code.rows)
+        return first.tolist(), [m % size for m in moves], [m // size for m in moves]
+
     def first_states_with(
         self, cases: Sequence[tuple[Expr, str]]
     ) -> list[tuple[int, dict[str, Value]] | None]:
@@ -1241,18 +1304,28 @@ def initial_states(spec: Spec) -> list[dict[str, Value]]:
     return spec.initial_states()
 
 
-def explore(spec: Spec, *, max_states: int = DEFAULT_MAX_STATES) -> Exploration:
-    """Breadth-first search of every reachable state, running the compiled rows."""
+def explore(
+    spec: Spec, *, max_states: int = DEFAULT_MAX_STATES, keep_moves: bool = False
+) -> Exploration:
+    """Breadth-first search of every reachable state, running the compiled rows. With
+    `keep_moves` the search also keeps its edges for `move_table` (the liveness checks'
+    graph), at 8 bytes an edge. Generating them again costs about what the search did,
+    since evaluating the guards is the cost: on ReadersWriters 0.6-0.8 s state by state through
+    `successors`, and hardly less in one generated pass over all states (measured), where
+    keeping them adds about 0.1 s to a 1 s search."""
     started = time.perf_counter()
     try:
-        return _explore(spec, _Compiled.of(spec, specialise=False), max_states, started)
+        code = _Compiled.of(spec, specialise=False)
+        return _explore(spec, code, max_states, started, keep_moves)
     except _NoPacking:
         # A value outside the packed layout (a real computed by `add`, say): plain tuples.
         code = _Compiled(spec, packed=False, specialise=False)
-        return _explore(spec, code, max_states, started)
+        return _explore(spec, code, max_states, started, keep_moves)
 
 
-def _explore(spec: Spec, code: _Compiled, max_states: int, started: float) -> Exploration:
+def _explore(
+    spec: Spec, code: _Compiled, max_states: int, started: float, keep_moves: bool
+) -> Exploration:
     result = Exploration(spec, _code=code)
     names = result.names
     for init in initial_states(spec):
@@ -1267,17 +1340,19 @@ def _explore(spec: Spec, code: _Compiled, max_states: int, started: float) -> Ex
             result.depth.append(0)
             result._psrc.append(-1)
             result._pcode.append(-1)
+    starts, moves = array("q"), array("q")
     arrays = (
         *(result._keys, result._index, result.depth),
-        *(result._psrc, result._pcode, result._unanswered),
+        *(result._psrc, result._pcode, result._unanswered, max_states, starts, moves),
     )
     try:
         # The loops first; a search that goes on switches to code specialised per firing,
         # which carries on from the same state, so the order is the same.
-        i = code.bfs(*arrays, max_states, 0, _SPECIALISE_AFTER if code.specialisable else -1)
+        stop = _SPECIALISE_AFTER if code.specialisable else -1
+        i = code.search(record=keep_moves)(*arrays, 0, stop)
         if i < len(result._keys):
             code = result._code = _Compiled(spec, reuse=code)
-            code.bfs(*arrays, max_states, i, -1)
+            code.search(record=keep_moves)(*arrays, i, -1)
     except ExplorationLimit:
         raise ExplorationLimit(
             f"spec {spec.name!r}: more than {max_states} reachable states"
@@ -1286,5 +1361,7 @@ def _explore(spec: Spec, code: _Compiled, max_states: int, started: float) -> Ex
         if code.layout is None:
             raise
         raise _NoPacking(error) from None
+    if keep_moves:
+        result._moves = starts, moves
     result.seconds = time.perf_counter() - started
     return result
