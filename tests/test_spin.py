@@ -61,6 +61,7 @@ from models.kernel.spin import (
     compile_pan,
     disagreements,
     expected_verdict,
+    find_deadlock,
     run_spin,
     spin_liveness,
     tools_missing,
@@ -137,7 +138,7 @@ def _tiny() -> list[Spec]:
 
 def _agree(spec: Spec, prop: str) -> bool:
     ours = next(Checker(spec).run(prop)).verdict == "proved"
-    spin = spin_liveness(spec, prop)
+    spin = spin_liveness(spec, prop).holds
     assert spin == ours, f"{spec.name} {prop}: SPIN says {spin}, the explorer {ours}"
     return ours
 
@@ -331,3 +332,14 @@ def test_spin_json_is_what_the_reports_summary_reads(
     spec = lookup("policy")
     page = report_figures.summary_html(spec, SpecResults.of(verify(spec)), "15", None, None)
     assert "agrees: 15 states, 10 properties" in page
+
+
+def test_deadlock_and_liveness_searches_say_what_they_cost() -> None:
+    """`make bench` adds these to SPIN's side: compiled afresh, each reports its spin -a,
+    gcc and pan time, and the total is their sum."""
+    spec = lookup("duplex")
+    live = spin_liveness(spec, spec.liveness[0].name, cache=None)
+    dead = find_deadlock(spec, cache=None)
+    for seconds in (live.seconds, dead.seconds):
+        assert seconds.spin > 0 and seconds.gcc > 0 and seconds.pan > 0
+        assert seconds.total == seconds.spin + seconds.gcc + seconds.pan + seconds.trails
