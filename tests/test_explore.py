@@ -14,6 +14,7 @@ import random
 
 import pytest
 from families import counters, duplex_product
+from protocols import FIXTURES
 
 from models.cli.registry import expand
 from models.kernel import (
@@ -35,6 +36,7 @@ from models.kernel import (
     var,
 )
 from models.kernel.explore import ExplorationLimit, explore, initial_states
+from models.kernel.expr import Enabled, Env, evaluate
 from models.kernel.oracle import NotTotal, Oracle
 
 # Above this many states a seeded sample of states is compared (the oracle is slow).
@@ -194,3 +196,41 @@ def test_classes_are_equal_exactly_where_states_agree_on_the_variables(
     values = [tuple(graph.as_dict(i)[n] for n in names) for i in range(len(graph.states))]
     pairs = set(zip(keys, values, strict=True))
     assert len(pairs) == len(set(keys)) == len(set(values)) < len(graph.states)
+
+
+# Functions, sequences and sets (SingleLaneBridge, Echo), and a spec stored as tuples.
+DATA_SPECS = [f.spec for f in FIXTURES if f.spec.name in ("SingleLaneBridge", "Echo")]
+
+
+@pytest.mark.parametrize("spec", [*DATA_SPECS, _scale()], ids=lambda s: s.name)
+def test_a_state_mask_is_the_predicate_evaluated_at_each_state(spec: Spec) -> None:
+    # The liveness checks read their predicates as masks, generated like the explorer's rows.
+    graph = explore(spec)
+    preds = [p.pred for p in spec.properties if not p.over_steps]
+    preds += [q for p in spec.liveness for q in (p.pred, p.then) if q is not None]
+    # Each trigger's enabledness: its guards, over the data, under quantified parameters.
+    preds += [spec.expand(Enabled((t.name,))) for t in spec.triggers]
+    states = [graph.as_dict(i) for i in range(len(graph.states))]
+    mixed = 0
+    for pred in preds:
+        mask = graph.state_mask(pred)
+        assert mask == [bool(evaluate(pred, Env(pre=s))) for s in states], pred
+        mixed += 0 < sum(mask) < len(mask)
+    assert mixed  # some predicate tells states apart
+
+
+@pytest.mark.parametrize("spec", [*DATA_SPECS, duplex_product(2), _scale()], ids=lambda s: s.name)
+def test_a_search_keeping_its_moves_records_every_edge_it_would_generate(spec: Spec) -> None:
+    plain, keeping = explore(spec), explore(spec, keep_moves=True)
+    assert keeping._keys == plain._keys and keeping.depth == plain.depth
+    assert keeping._psrc == plain._psrc and keeping._pcode == plain._pcode
+    starts, codes, targets = keeping.move_table()
+    assert (starts, codes, targets) == plain.move_table()
+    rows = len(plain.code.rows)
+    recorded = [
+        [(c // rows, c % rows, t) for c, t in zip(codes[a:b], targets[a:b], strict=True)]
+        for a, b in itertools.pairwise(starts)
+    ]
+    assert recorded == [plain.moves(i) for i in range(len(plain.states))]
+    if spec.name == "duplex2":  # its ignore rows: moves that stay, recorded too
+        assert any(t == i for i, out in enumerate(recorded) for _, _, t in out)

@@ -16,8 +16,9 @@ The search keeps, per state, its depth and its BFS parent (the source state
 and which firing and row led there), so every path it returns is a shortest
 one. Edges are not stored: they are regenerated on demand from the compiled
 successor function, in BFS order, for the checks that need them (step
-properties, rows-fire, diagrams, conformance replays). Real variables are
-drawn from their declared samples.
+properties, rows-fire, diagrams, conformance replays), unless the search is
+asked to keep them (`keep_moves`: the liveness checks read every edge several
+times). Real variables are drawn from their declared samples.
 """
 
 from __future__ import annotations
@@ -338,7 +339,6 @@ class _Compiled:
             self.firings += [_Firing(t.name, MappingProxyType(a)) for a in assignments]
             values = [tuple(a[p.name] for p in t.params) for a in assignments]
             self.blocks.append((t.name, base, values, self._cases(t.name)))
-        self.bfs: Callable[..., None] = self._build_bfs()
         self.successors: Callable[[Key], list[tuple[int, int, Key]]] = self._build_succ()
 
     @classmethod
@@ -499,35 +499,52 @@ class _Compiled:
         exec(compile("\n".join(lines), f"<{name} {self.spec.name}>", "exec"), ns)  # noqa: S102
         return ns[name]
 
-    def _build_bfs(self) -> Callable[..., None]:
+    def search(self, record: bool = False) -> Callable[..., None]:
+        """The breadth-first search (generated when a search starts). With `record` it also
+        keeps every edge for `Exploration.move_table`: per state where its edges start in
+        `moves`, and per edge `target * codes + firing * rows + row`, one int in an
+        array('q'): 8 bytes an edge (80 MB at 10^6 states of 10 edges each)."""
         rows = len(self.rows)
+        codes = len(self.firings) * rows
 
         def body(ind: str, t: int, case: _Case, lines: list[str]) -> None:
             lines += [f"{ind}{c}" for c in case.checks]
+            move = f"k * {rows} + {case.row}"
             if case.succ is None:
-                lines.append(f"{ind}pass")
+                lines.append(f"{ind}mpush(i * {codes} + {move})" if record else f"{ind}pass")
                 return
+            test = (
+                [f"{ind}j = sd(t, n)", f"{ind}if j == n:"]
+                if record
+                else [f"{ind}if sd(t, n) == n:"]
+            )
             lines += [
                 f"{ind}t = {case.succ}",
-                f"{ind}if sd(t, n) == n:",
+                *test,
                 f"{ind}    if n >= limit: raise _Limit(limit)",
-                f"{ind}    push(t); dpush(d); ppush(i); cpush(k * {rows} + {case.row}); n += 1",
+                f"{ind}    push(t); dpush(d); ppush(i); cpush({move}); n += 1",
             ]
+            if record:
+                lines.append(f"{ind}mpush(j * {codes} + {move})")
 
         lines = [
-            "def bfs(states, index, depth, psrc, pcode, undefined, limit):",
+            "def bfs(states, index, depth, psrc, pcode, undefined, limit, starts, moves):",
             "    sd = index.setdefault",
             "    push, dpush = states.append, depth.append",
             "    ppush, cpush = psrc.append, pcode.append",
+            "    spush, mpush = starts.append, moves.append",
             "    n = len(states)",
             "    i = 0",
             "    while i < n:",
             "        s = states[i]",
+            *(["        spush(len(moves))"] if record else []),
             f"        {self._unpack()}",
             "        d = depth[i] + 1",
         ]
         self._emit(lines, "        ", body, "undefined.append((i, k))")
         lines.append("        i += 1")
+        if record:
+            lines.append("    spush(len(moves))")
         return self._exec(lines, "bfs", {"_Limit": ExplorationLimit})  # type: ignore[no-any-return]
 
     def _build_succ(self) -> Callable[[Key], list[tuple[int, int, Key]]]:
@@ -553,6 +570,21 @@ class _Compiled:
             "    return None",
         ]
         return self._exec(lines, "first")  # type: ignore[no-any-return]
+
+    def state_mask(self, pred: Expr) -> Callable[[list[Key]], list[bool]]:
+        """Per state (in BFS order), whether a state predicate holds: one generated loop,
+        not an interpreted evaluation per state."""
+        self.gen.params = {}
+        lines = [
+            "def mask(states):",
+            "    out = []",
+            "    push = out.append",
+            "    for s in states:",
+            f"        {self._unpack()}",
+            f"        push(True if {self.gen.src(_fold(pred))} else False)",
+            "    return out",
+        ]
+        return self._exec(lines, "mask")  # type: ignore[no-any-return]
 
     def param_state_tests(
         self, cases: Sequence[tuple[Expr, str]]
@@ -696,6 +728,8 @@ class Exploration:
     _pcode: array[int] = field(default_factory=lambda: array("q"), repr=False)
     _edges: list[Edge] | None = field(default=None, repr=False)
     _parents: list[Edge | None] | None = field(default=None, repr=False)
+    # The search's edges, when asked for (`explore(keep_moves=True)`): see `move_table`.
+    _moves: tuple[array[int], array[int]] | None = field(default=None, repr=False)
 
     @property
     def code(self) -> _Compiled:
@@ -831,6 +865,30 @@ class Exploration:
         """The shallowest state satisfying a state predicate (BFS order)."""
         return self.code.state_test(pred)(self._keys)
 
+    def state_mask(self, pred: Expr) -> list[bool]:
+        """Per state (BFS order), whether a state predicate holds."""
+        return self.code.state_mask(pred)(self._keys)
+
+    def move_table(self) -> tuple[list[int], list[int], list[int]]:
+        """Every edge as flat lists: per state where its edges start (one more entry at the
+        end), per edge `firing * len(rows) + row` and its target, in `moves` order: the
+        search's own record when it kept one (`explore(keep_moves=True)`), else generated."""
+        if self._moves is None:
+            starts: list[int] = []
+            codes: list[int] = []
+            targets: list[int] = []
+            rows, succ, index = len(self.code.rows), self.code.successors, self._index
+            for key in self._keys:
+                starts.append(len(targets))
+                for k, r, t in succ(key):
+                    codes.append(k * rows + r)
+                    targets.append(index[t])
+            starts.append(len(targets))
+            return starts, codes, targets
+        first, moves = self._moves
+        size = len(self.code.firings) * len(self.code.rows)
+        return first.tolist(), [m % size for m in moves], [m // size for m in moves]
+
     def first_states_with(
         self, cases: Sequence[tuple[Expr, str]]
     ) -> list[tuple[int, dict[str, Value]] | None]:
@@ -874,17 +932,26 @@ def initial_states(spec: Spec) -> list[dict[str, Value]]:
     return spec.initial_states()
 
 
-def explore(spec: Spec, *, max_states: int = DEFAULT_MAX_STATES) -> Exploration:
-    """Breadth-first search of every reachable state, running the compiled rows."""
+def explore(
+    spec: Spec, *, max_states: int = DEFAULT_MAX_STATES, keep_moves: bool = False
+) -> Exploration:
+    """Breadth-first search of every reachable state, running the compiled rows. With
+    `keep_moves` the search also keeps its edges for `move_table` (the liveness checks'
+    graph), at 8 bytes an edge. Generating them again costs about what the search did,
+    since evaluating the guards is the cost: on ReadersWriters 0.6-0.8 s state by state through
+    `successors`, and hardly less in one generated pass over all states (measured), where
+    keeping them adds about 0.1 s to a 1 s search."""
     started = time.perf_counter()
     try:
-        return _explore(spec, _Compiled.of(spec), max_states, started)
+        return _explore(spec, _Compiled.of(spec), max_states, started, keep_moves)
     except _NoPacking:
         # A value outside the packed layout (a real computed by `add`, say): plain tuples.
-        return _explore(spec, _Compiled(spec, packed=False), max_states, started)
+        return _explore(spec, _Compiled(spec, packed=False), max_states, started, keep_moves)
 
 
-def _explore(spec: Spec, code: _Compiled, max_states: int, started: float) -> Exploration:
+def _explore(
+    spec: Spec, code: _Compiled, max_states: int, started: float, keep_moves: bool
+) -> Exploration:
     result = Exploration(spec, _code=code)
     names = result.names
     for init in initial_states(spec):
@@ -900,8 +967,9 @@ def _explore(spec: Spec, code: _Compiled, max_states: int, started: float) -> Ex
             result._psrc.append(-1)
             result._pcode.append(-1)
     undefined: list[tuple[int, int]] = []
+    starts, moves = array("q"), array("q")
     try:
-        code.bfs(
+        code.search(record=keep_moves)(
             result._keys,
             result._index,
             result.depth,
@@ -909,6 +977,8 @@ def _explore(spec: Spec, code: _Compiled, max_states: int, started: float) -> Ex
             result._pcode,
             undefined,
             max_states,
+            starts,
+            moves,
         )
     except ExplorationLimit:
         raise ExplorationLimit(
@@ -919,5 +989,7 @@ def _explore(spec: Spec, code: _Compiled, max_states: int, started: float) -> Ex
             raise
         raise _NoPacking(error) from None
     result.undefined = [(i, code.firings[k].trigger, code.firings[k].params) for i, k in undefined]
+    if keep_moves:
+        result._moves = starts, moves
     result.seconds = time.perf_counter() - started
     return result
