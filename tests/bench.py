@@ -23,11 +23,11 @@ Four parts (`--part`, default all):
   `--largest`), each as a user meets it: a fresh process that builds the spec
   and runs every check `verify` runs (default budgets, certificate search
   included), against SPIN deciding the same verdicts end to end, nothing
-  cached: the properties as the project's `spin` command runs them (`spin -a`,
+  cached, as `python -m models spin --full` runs it: the properties (`spin -a`,
   `gcc` with `spin.CFLAGS`, every `pan` search, trails read back), pan's
   deadlock search where the spec checks deadlock, and one liveness search per
-  liveness property (`spin.spin_liveness`: its own export and compile). Also
-  against the `spin` command's share alone (safety properties only) and pan's
+  liveness property (`spin.spin_beyond`: each its own export and compile). Also
+  against the plain `spin` command's share alone (the properties) and pan's
   searches alone, all in the same rounds, as ratios; with our peak memory.
 - `gate`: every phase `make verify` runs (tests/gate.py), each alone, against
   its own budget where an issue gave one and as a share of the gate's 20 s;
@@ -86,9 +86,8 @@ from models.kernel.spin import CFLAGS as SPIN_COMMAND_CFLAGS  # noqa: E402
 from models.kernel.spin import (  # noqa: E402
     SpinResult,
     disagreements,
-    find_deadlock,
     run_spin,
-    spin_liveness,
+    spin_beyond,
     tools_missing,
 )
 
@@ -479,11 +478,11 @@ class ProtocolFailed(Exception):
 def _spin_command(
     spec: Spec, ours: list[dict[str, Any]], pan: list[float], safety: list[float]
 ) -> Callable[[], float]:
-    """SPIN deciding what our `verify` decides, compiled afresh each time: the properties as
-    `python -m models spin` runs them, then pan's deadlock search where the spec checks
-    deadlock, and one liveness search per liveness property (each its own export and
-    compile: `spin_liveness`), as tests/test_protocols.py holds them to ours. pan's share
-    and the safety-only time (the `spin` command's share) are noted apart."""
+    """SPIN deciding what our `verify` decides, compiled afresh each time, as
+    `python -m models spin --full` runs it: the properties (`run_spin`, the plain `spin`
+    command's share, noted apart), then pan's deadlock search where the spec checks
+    deadlock and one liveness search per liveness property (`spin_beyond`); pan's share
+    noted apart too."""
 
     def run() -> float:
         mine = ours[-1]  # the run just before, in the same round
@@ -493,25 +492,17 @@ def _spin_command(
         found = []
         if result.states != mine["states"]:
             found.append(f"{spec.name}: SPIN reaches {result.states} states, we {mine['states']}")
-        said = {name: v.verdict for name, v in result.verdicts.items()}
-        costs = [result.seconds]
-        if "no-deadlock" in mine["verdicts"]:
-            dead = find_deadlock(spec, cache=None)
-            said["no-deadlock"] = "violated" if dead.found else "proved"
-            costs.append(dead.seconds)
-        for p in spec.liveness:
-            live = spin_liveness(spec, p.name, cache=None)
-            said[p.name] = "proved" if live.holds else "violated"
-            costs.append(live.seconds)
+        beyond = spin_beyond(spec, cache=None)
+        said = {name: v.verdict for name, v in result.verdicts.items()} | beyond.verdicts
         for prop, spin_verdict in said.items():
             if spin_verdict != mine["verdicts"][prop]:
                 found.append(
                     f"{spec.name} {prop}: SPIN says {spin_verdict}, we {mine['verdicts'][prop]}"
                 )
         disagree(found)
-        pan.append(sum(c.pan for c in costs))
+        pan.append(result.seconds.pan + beyond.seconds.pan)
         safety.append(result.seconds.total)
-        return sum(c.total for c in costs)
+        return result.seconds.total + beyond.seconds.total
 
     return run
 

@@ -20,6 +20,9 @@ count less `promela.SETUP_STATES`, comparable with the explorer's count.
 `read_trail` translates a trail from any pan run of the exported model
 (say a multi-core one) with `spin -t`, for `python -m models spin-trail`.
 `disagreements` compares a result with the explorer, for the agreement test.
+`spin_beyond` decides what `verify` checks beside the properties: pan's deadlock
+search (`find_deadlock`) and each liveness property (`spin_liveness`), each its own
+export and compile (`python -m models spin --full`, and SPIN's side in `make bench`).
 """
 
 from __future__ import annotations
@@ -311,6 +314,40 @@ def read_trail(spec: Spec, model_file: Path, trail_file: Path) -> tuple[Trace, l
     )
     trace = model.read_steps(out.splitlines())
     return trace, [p.name for p in spec.properties if _ends_bad(spec, p, trace)]
+
+
+@dataclass(frozen=True)
+class SpinBeyond:
+    """SPIN's verdicts on what `verify` decides beside the properties: `no-deadlock` (pan's
+    deadlock search, when the spec checks deadlock) and each liveness property, with
+    what they cost together (each is its own export and compile)."""
+
+    verdicts: dict[str, str]  # check id: proved | violated
+    seconds: Seconds
+
+
+def spin_beyond(spec: Spec, *, cache: Path | None = CACHE) -> SpinBeyond:
+    """pan's deadlock search and one acceptance-cycle search per liveness property, as
+    `verify`'s checks of the same names decide them (a variant checks neither)."""
+    verdicts: dict[str, str] = {}
+    costs: list[Seconds] = []
+    if spec.expect_violated:
+        return SpinBeyond(verdicts, Seconds())
+    if spec.check_deadlock:
+        dead = find_deadlock(spec, cache=cache)
+        verdicts["no-deadlock"] = "violated" if dead.found else "proved"
+        costs.append(dead.seconds)
+    for p in spec.liveness:
+        live = spin_liveness(spec, p.name, cache=cache)
+        verdicts[p.name] = "proved" if live.holds else "violated"
+        costs.append(live.seconds)
+    total = Seconds(
+        sum(c.spin for c in costs),
+        sum(c.gcc for c in costs),
+        sum(c.pan for c in costs),
+        sum(c.trails for c in costs),
+    )
+    return SpinBeyond(verdicts, total)
 
 
 # ---------------------------------------------------------------- agreement with the explorer
