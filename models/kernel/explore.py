@@ -374,8 +374,12 @@ class _Gen:
                 if 0 <= x - lo < len(known):
                     codes.add((x - lo) << shift)
             else:
-                if x in enc:  # else outside the domain, so never the variable's value
-                    codes.add(enc[x] << shift)
+                try:
+                    code = enc.get(x)  # None: outside the domain, never the variable's value
+                except TypeError:
+                    return None  # unhashable: left to the plain test
+                if code is not None:
+                    codes.add(code << shift)
         return mask << shift, frozenset(codes)
 
     def _at(self, func: Expr, key: Expr) -> str:
@@ -431,6 +435,11 @@ class _Block:
 
     def fold(self, e: Expr) -> Expr:
         return _fold(bind(e, self.bound) if self.bound else e)
+
+    @property
+    def k(self) -> str:
+        """The firing number in the generated code: the loop's local, or a literal."""
+        return "k" if self.looped else str(self.firings[0][0])
 
 
 # Parameters become constants per firing while a generated function holds at most this
@@ -800,11 +809,12 @@ class _Compiled:
         body: Callable[[str, _Block, _Case, list[str]], None],
         undefined: str | None,
     ) -> None:
-        """Per block: its firing number `k` (or the loop over its parameter table), then an
-        if/elif chain over its cases.
+        """Per block: the loop over its parameter table (if it has one), then an if/elif
+        chain over its cases.
 
-        `body(indent, block, case, lines)` writes what a firing row does; `undefined` is the
-        statement for a firing no row answers (None: nothing)."""
+        `body(indent, block, case, lines)` writes what a firing row does, its firing number
+        being `block.k`; `undefined` is the statement for a firing no row answers, with `{k}`
+        for it (None: nothing)."""
         for block in blocks:
             self.gen.params = dict(block.params)
             inner = indent
@@ -812,10 +822,6 @@ class _Compiled:
                 names = "".join(f"p{j}, " for j in range(len(block.params)))
                 lines.append(f"{indent}for k, ({names}) in {self.gen.const(block.firings)}:")
                 inner = indent + "    "
-            elif not block.cases and undefined is None:
-                continue
-            else:
-                lines.append(f"{indent}k = {block.firings[0][0]}")
             first = True
             for case in block.cases:
                 if case.guard == "True":
@@ -828,9 +834,9 @@ class _Compiled:
                 continue  # some row always answers
             if undefined is not None:
                 if first:
-                    lines.append(f"{inner}{undefined}")
+                    lines.append(f"{inner}{undefined.format(k=block.k)}")
                 else:
-                    lines += [f"{inner}else:", f"{inner}    {undefined}"]
+                    lines += [f"{inner}else:", f"{inner}    {undefined.format(k=block.k)}"]
             elif first and block.looped:
                 lines.append(f"{inner}pass")
 
@@ -858,7 +864,11 @@ class _Compiled:
 
         def body(ind: str, block: _Block, case: _Case, lines: list[str]) -> None:
             lines += [f"{ind}{c}" for c in case.checks]
-            move = f"k * {rows} + {case.row}"
+            move = (
+                f"k * {rows} + {case.row}"
+                if block.looped
+                else str(block.firings[0][0] * rows + case.row)
+            )
             if case.succ is None:
                 lines.append(f"{ind}mpush(i * {codes} + {move})" if record else f"{ind}pass")
                 return
@@ -890,7 +900,7 @@ class _Compiled:
             f"        {self._unpack()}",
             "        d = depth[i] + 1",
         ]
-        self._emit(lines, "        ", self.blocks, body, "undefined.append((i, k))")
+        self._emit(lines, "        ", self.blocks, body, "undefined.append((i, {k}))")
         lines.append("        i += 1")
         if record:
             lines.append("    spush(len(moves))")
@@ -902,7 +912,7 @@ class _Compiled:
 
         def body(ind: str, block: _Block, case: _Case, lines: list[str]) -> None:
             lines += [f"{ind}{c}" for c in case.checks]
-            lines.append(f"{ind}out.append((k, {case.row}, {case.succ or 's'}))")
+            lines.append(f"{ind}out.append(({block.k}, {case.row}, {case.succ or 's'}))")
 
         lines = ["def succ(s):", f"    {self._unpack()}", "    out = []"]
         self._emit(lines, "    ", self.blocks, body, None)
@@ -969,7 +979,7 @@ class _Compiled:
 
             def body(ind: str, block: _Block, case: _Case, lines: list[str], c: int = c) -> None:
                 lines += [
-                    f"{ind}hits[{c}] = (i, k)",
+                    f"{ind}hits[{c}] = (i, {block.k})",
                     f"{ind}left -= 1",
                     f"{ind}if not left: return hits",
                     *([f"{ind}break"] if block.looped else []),
@@ -990,7 +1000,7 @@ class _Compiled:
 
         def body(ind: str, block: _Block, case: _Case, lines: list[str]) -> None:
             test = self.gen.src(block.fold(self._on_step(pred, self.rows[case.row])))
-            lines.append(f"{ind}if {test}: return (i, k, {case.row})")
+            lines.append(f"{ind}if {test}: return (i, {block.k}, {case.row})")
 
         lines = [
             "def first(states):",
