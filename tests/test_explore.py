@@ -277,3 +277,21 @@ def test_a_search_keeping_its_moves_records_every_edge_it_would_generate(spec: S
     assert recorded == [plain.moves(i) for i in range(len(plain.states))]
     if spec.name == "duplex2":  # its ignore rows: moves that stay, recorded too
         assert any(t == i for i, out in enumerate(recorded) for _, _, t in out)
+
+
+@pytest.mark.parametrize("spec", [*SPECS, *PROTOCOLS], ids=lambda s: s.name)
+def test_each_rows_witness_is_its_first_edge_in_bfs_then_firing_order(spec: Spec) -> None:
+    # One generated pass finds them; here every edge is listed and the first of each row
+    # taken, so a pass that stopped early or skipped a row would show.
+    graph = explore(spec)
+    first: dict[str, tuple[int, int, int]] = {}
+    for i in range(len(graph.states)):
+        for k, r, t in graph.moves(i):
+            first.setdefault(graph.code.rows[r].name, (i, k, t))
+    firing = {(f.trigger, *f.params.items()): k for k, f in enumerate(graph.code.firings)}
+    witnesses = graph.row_witnesses()
+    assert {
+        name: (e.source, firing[(e.trigger, *e.params.items())], e.target)
+        for name, e in witnesses.items()
+    } == first
+    assert list(witnesses) == [r.name for r in graph.code.rows if r.name in first]

@@ -992,6 +992,33 @@ class _Compiled:
         lines.append("    return hits")
         return self._exec(lines, "first"), every
 
+    def first_edges(self) -> Callable[[list[Key]], list[tuple[int, int, Key] | None]]:
+        """Per row, the first edge it answers (BFS order of the source, then firing order)
+        as (source, firing, target), or None; in one pass that ends once each row in the
+        code has one, with no successor list built per state."""
+        live = {c.row for b in self.blocks for c in b.cases}
+
+        def body(ind: str, block: _Block, case: _Case, lines: list[str]) -> None:
+            lines += [
+                f"{ind}if w[{case.row}] is None:",
+                *(f"{ind}    {c}" for c in case.checks),
+                f"{ind}    w[{case.row}] = (i, {block.k}, {case.succ or 's'})",
+                f"{ind}    left -= 1",
+                f"{ind}    if not left: return w",
+            ]
+
+        lines = [
+            "def first(states):",
+            f"    w = [None] * {len(self.rows)}",
+            f"    left = {len(live)}",
+            "    if not left: return w",
+            "    for i, s in enumerate(states):",
+            f"        {self._unpack()}",
+        ]
+        self._emit(lines, "        ", self.blocks, body, None)
+        lines.append("    return w")
+        return self._exec(lines, "first")  # type: ignore[no-any-return]
+
     def step_test(self, pred: Expr) -> Callable[[list[Key]], tuple[int, int, int] | None]:
         """The first edge (BFS order of its source, then firing order) satisfying a step
         predicate, as (source, firing, row). The predicate is specialised to each row:
@@ -1298,16 +1325,9 @@ class Exploration:
     def row_witnesses(self) -> dict[str, Edge]:
         """For each row that can fire, the edge with the shortest path through it."""
         # BFS order means depth never decreases: the first edge of each row is a shallowest.
-        found: dict[int, tuple[int, int, Key]] = {}
-        succ, total = self.code.successors, len(self.code.rows)
-        for i, s in enumerate(self._keys):
-            for k, r, t in succ(s):
-                if r not in found:
-                    found[r] = (i, k, t)
-            if len(found) == total:
-                break
-        edges = {r: self._edge(i, k, r, t) for r, (i, k, t) in found.items()}
-        return {self.code.rows[r].name: e for r, e in sorted(edges.items())}
+        found = self.code.first_edges()(self._keys)
+        edges = {r: self._edge(*hit[:2], r, hit[2]) for r, hit in enumerate(found) if hit}
+        return {self.code.rows[r].name: e for r, e in edges.items()}
 
 
 def initial_states(spec: Spec) -> list[dict[str, Value]]:
