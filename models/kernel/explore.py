@@ -98,11 +98,29 @@ def _map(e: Expr, f: Callable[[Expr], Expr]) -> Expr:
 def _fold(e: Expr) -> Expr:
     """Unroll quantifiers, evaluate closed subterms, simplify connectives with constant
     arguments."""
-    return _fold_unrolled(unroll(e))
+    return _Folding().fold(unroll(e))
 
 
-def _fold_unrolled(e: Expr) -> Expr:
-    e = _given(_map(e, _fold_unrolled))
+class _Folding:
+    """One folding pass. It remembers its results (by identity, holding them) so that a
+    subterm is folded once even when a simplification rebuilds the terms around it."""
+
+    def __init__(self) -> None:
+        self.done: dict[int, tuple[Expr, Expr]] = {}
+
+    def fold(self, e: Expr) -> Expr:
+        hit = self.done.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        out = _fold_node(_map(e, self.fold), self.fold)
+        self.done[id(e)] = (e, out)
+        self.done[id(out)] = (out, out)
+        return out
+
+
+def _fold_node(e: Expr, fold: Callable[[Expr], Expr]) -> Expr:
+    """`e`, whose children are folded, folded."""
+    e = _given(e, fold)
     if isinstance(e, ex.Const):
         return e
     # Closed: no variable, parameter or step name in it. Its children are folded, so it is
@@ -127,7 +145,7 @@ def _fold_unrolled(e: Expr) -> Expr:
             return e.conclusion if e.premise.value else ex.Const(True)
         # `defined` writes `p => p` and `p /\\ q => p` where a guard short-circuits.
         if isinstance(e.conclusion, ex.Const):
-            return e.conclusion if e.conclusion.value else _fold_unrolled(ex.Not(e.premise))
+            return e.conclusion if e.conclusion.value else fold(ex.Not(e.premise))
         if all(c in _conjuncts(e.premise) for c in _conjuncts(e.conclusion)):
             return ex.Const(True)
     if isinstance(e, ex.Not) and isinstance(e.arg, ex.Not):
@@ -141,12 +159,12 @@ def _conjuncts(e: Expr) -> tuple[Expr, ...]:
     return e.args if isinstance(e, ex.And) else (e,)
 
 
-def _given(e: Expr) -> Expr:
+def _given(e: Expr, fold: Callable[[Expr], Expr]) -> Expr:
     """A connective whose later arguments are read only when the earlier ones have a known
     value (`a and b` reads `b` where `a` holds; `p => q`, `q` where `p` holds), with that
     value put for them in the later ones: `defined` repeats the guard's tests there."""
     if isinstance(e, ex.And) and any(isinstance(a, ex.And) for a in e.args):
-        return _fold_unrolled(ex.And(tuple(c for a in e.args for c in _conjuncts(a))))
+        return fold(ex.And(tuple(c for a in e.args for c in _conjuncts(a))))
     if isinstance(e, ex.And):
         for i, a in enumerate(e.args):
             # `(p => q) /\ … /\ p /\ …` (a defined-ness condition before its guard) is
@@ -155,7 +173,7 @@ def _given(e: Expr) -> Expr:
                 later, premise = e.args[i + 1 :], _conjuncts(a.premise)
                 if all(c in later for c in premise):
                     rest = tuple(c for c in later if c not in premise)
-                    return _fold_unrolled(ex.And((*e.args[:i], *premise, a.conclusion, *rest)))
+                    return fold(ex.And((*e.args[:i], *premise, a.conclusion, *rest)))
     # (Over a few arguments only: each later one is searched for each earlier fact.)
     if isinstance(e, ex.And | ex.Or) and 1 < len(e.args) <= _GIVEN_UP_TO:
         holds = isinstance(e, ex.And)
@@ -165,11 +183,11 @@ def _given(e: Expr) -> Expr:
             facts += _facts(a, holds)
         if all(a is b for a, b in zip(args, e.args, strict=True)):
             return e
-        return _fold_unrolled(type(e)(tuple(args)))
+        return fold(type(e)(tuple(args)))
     if isinstance(e, ex.Implies):
         conclusion = _assume(e.conclusion, _facts(e.premise, True))
         if conclusion is not e.conclusion:
-            return _fold_unrolled(ex.Implies(e.premise, conclusion))
+            return fold(ex.Implies(e.premise, conclusion))
     return e
 
 
