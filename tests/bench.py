@@ -22,10 +22,13 @@ Four parts (`--part`, default all):
   of `tests/families.py` (288 states at n=3 to 1.7 M at n=8, up to
   `--largest`), each as a user meets it: a fresh process that builds the spec
   and runs every check `verify` runs (default budgets, certificate search
-  included), against SPIN end to end as the project's `spin` command runs it
-  (`spin -a`, `gcc` with `spin.CFLAGS`, every `pan` search, trails read back;
-  nothing cached) and against pan's searches alone, both in the same rounds,
-  as ratios; with our process's peak memory.
+  included), against SPIN deciding the same verdicts end to end, nothing
+  cached, as `python -m models spin --full` runs it: the properties (`spin -a`,
+  `gcc` with `spin.CFLAGS`, every `pan` search, trails read back), pan's
+  deadlock search where the spec checks deadlock, and one liveness search per
+  liveness property (`spin.spin_beyond`: each its own export and compile). Also
+  against the plain `spin` command's share alone (the properties) and pan's
+  searches alone, all in the same rounds, as ratios; with our peak memory.
 - `gate`: every phase `make verify` runs (tests/gate.py), each alone, against
   its own budget where an issue gave one and as a share of the gate's 20 s;
   the whole gate warm (`--fresh`) against 20 s and cached against 5 s; the
@@ -84,6 +87,7 @@ from models.kernel.spin import (  # noqa: E402
     SpinResult,
     disagreements,
     run_spin,
+    spin_beyond,
     tools_missing,
 )
 
@@ -471,8 +475,14 @@ class ProtocolFailed(Exception):
     """A protocol's `verify` process failed: its row says so and the bench exits 1."""
 
 
-def _spin_command(spec: Spec, ours: list[dict[str, Any]], pan: list[float]) -> Callable[[], float]:
-    """SPIN as `python -m models spin` runs it, compiled afresh; pan's share noted apart."""
+def _spin_command(
+    spec: Spec, ours: list[dict[str, Any]], pan: list[float], safety: list[float]
+) -> Callable[[], float]:
+    """SPIN deciding what our `verify` decides, compiled afresh each time, as
+    `python -m models spin --full` runs it: the properties (`run_spin`, the plain `spin`
+    command's share, noted apart), then pan's deadlock search where the spec checks
+    deadlock and one liveness search per liveness property (`spin_beyond`); pan's share
+    noted apart too."""
 
     def run() -> float:
         mine = ours[-1]  # the run just before, in the same round
@@ -482,40 +492,43 @@ def _spin_command(spec: Spec, ours: list[dict[str, Any]], pan: list[float]) -> C
         found = []
         if result.states != mine["states"]:
             found.append(f"{spec.name}: SPIN reaches {result.states} states, we {mine['states']}")
-        for prop, spin_verdict in result.verdicts.items():
-            if spin_verdict.verdict != mine["verdicts"][prop]:
+        beyond = spin_beyond(spec, cache=None)
+        said = {name: v.verdict for name, v in result.verdicts.items()} | beyond.verdicts
+        for prop, spin_verdict in said.items():
+            if spin_verdict != mine["verdicts"][prop]:
                 found.append(
-                    f"{spec.name} {prop}: SPIN says {spin_verdict.verdict}, "
-                    f"we {mine['verdicts'][prop]}"
+                    f"{spec.name} {prop}: SPIN says {spin_verdict}, we {mine['verdicts'][prop]}"
                 )
         disagree(found)
-        pan.append(result.seconds.pan)
-        return result.seconds.total
+        pan.append(result.seconds.pan + beyond.seconds.pan)
+        safety.append(result.seconds.total)
+        return result.seconds.total + beyond.seconds.total
 
     return run
 
 
 def bench_protocols(repeat: int, largest: int) -> None:
     print(
-        "\n== protocols: `verify` (every check, a fresh process) against SPIN as `spin` runs it;"
-        f" median (min–max) of {repeat} alternated rounds"
+        "\n== protocols: `verify` (every check, a fresh process) against SPIN deciding the same"
+        f" verdicts; median (min–max) of {repeat} alternated rounds"
     )
     if tools_missing():
         print("SPIN or gcc missing (`make spin`): only our side is timed")
     print(
         f"{'protocol':<22} {'states':>9} {'ours end to end':>26} {'SPIN end to end':>26} "
-        f"{'ours/SPIN per round':>22} {'pan alone':>10} {'ours/pan':>9} {'peak MB':>8} "
-        f"{'no cert.':>8}"
+        f"{'ours/SPIN per round':>22} {'pan alone':>10} {'ours/pan':>9} "
+        f"{'ours/SPIN safety':>16} {'peak MB':>8} {'no cert.':>8}"
     )
     for name in protocol_names(largest):
         spec = protocol_spec(name)
         reports: list[dict[str, Any]] = []
         pan: list[float] = []
+        safety: list[float] = []
         contenders: dict[str, Callable[[], float | None]] = {
             "ours": lambda n=name, r=reports: _verify_process(n, r),  # type: ignore[misc]
         }
         if not tools_missing():
-            contenders["spin"] = _spin_command(spec, reports, pan)
+            contenders["spin"] = _spin_command(spec, reports, pan, safety)
         try:
             runs = alternate(contenders, repeat)
         except ProtocolFailed as failed:
@@ -529,7 +542,8 @@ def bench_protocols(repeat: int, largest: int) -> None:
             f"{spec.name:<22} {first['states']:>9} {noise(runs['ours']):>26} {spin:>26} "
             f"{round_ratio(runs['ours'], runs.get('spin', [])):>22} "
             f"{statistics.median(pan) if pan else float('nan'):>9.2f}s "
-            f"{ratio(runs['ours'], pan):>9} {peak:>8.0f} {first['uncertified']:>8}"
+            f"{ratio(runs['ours'], pan):>9} {round_ratio(runs['ours'], safety):>16} "
+            f"{peak:>8.0f} {first['uncertified']:>8}"
             + ("" if all(r["ok"] for r in reports) else "   VERDICTS WRONG")
             + ("" if peak <= 1024 else "   OVER 1 GB"),
             flush=True,

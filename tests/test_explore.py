@@ -14,6 +14,7 @@ import random
 
 import pytest
 from families import counters, duplex_product
+from protocols import FIXTURES
 
 from models.cli.registry import expand
 from models.kernel import (
@@ -34,7 +35,9 @@ from models.kernel import (
     some,
     var,
 )
-from models.kernel.explore import ExplorationLimit, explore, initial_states
+from models.kernel import explore as explore_module
+from models.kernel.explore import Exploration, ExplorationLimit, explore, initial_states
+from models.kernel.expr import Enabled, Env, evaluate
 from models.kernel.oracle import NotTotal, Oracle
 
 # Above this many states a seeded sample of states is compared (the oracle is slow).
@@ -194,3 +197,101 @@ def test_classes_are_equal_exactly_where_states_agree_on_the_variables(
     values = [tuple(graph.as_dict(i)[n] for n in names) for i in range(len(graph.states))]
     pairs = set(zip(keys, values, strict=True))
     assert len(pairs) == len(set(keys)) == len(set(values)) < len(graph.states)
+
+
+PROTOCOLS = [f.spec for f in FIXTURES]
+
+
+@pytest.mark.parametrize("spec", [*SPECS, *PROTOCOLS], ids=lambda s: s.name)
+def test_firings_specialised_or_in_a_loop_give_one_graph(
+    spec: Spec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The search starts with a loop per trigger over its parameters and may switch, at
+    # any state, to code with the parameters as constants per firing: the graph, its
+    # order, depths and parent links, the unanswered firings and the one-pass tests
+    # must not tell which ran. Here every parameterised trigger is specialised (within
+    # the size bound) from the first state, or half way, or never.
+    monkeypatch.setattr(explore_module, "_hashed_in_python", lambda value: True)
+    monkeypatch.setattr(explore_module, "_switch_pays", lambda unrolled, firings: unrolled > 0)
+    runs: list[Exploration] = []
+    for after in (10**9, 0, None):
+        if after is None:
+            after = len(runs[0].states) // 2
+        monkeypatch.setattr(explore_module, "_SPECIALISE_AFTER", after)
+        runs.append(explore(spec, keep_moves=after > 0))  # the edges recorded across a switch
+    looped, chosen = runs[0], range(len(runs[0].states))
+    if len(chosen) > SAMPLE:
+        chosen = sorted(random.Random(0).sample(chosen, SAMPLE))  # type: ignore[assignment]
+    cases = [(spec.step_guard(spec.rows_of(t.name)[0]), t.name) for t in spec.triggers]
+    for other in runs[1:]:
+        assert other._keys == looped._keys
+        assert (other.depth, other._psrc, other._pcode) == (
+            looped.depth,
+            looped._psrc,
+            looped._pcode,
+        )
+        assert other.undefined == looped.undefined
+        assert [other.moves(i) for i in chosen] == [looped.moves(i) for i in chosen]
+        assert other.first_states_with(cases) == looped.first_states_with(cases)
+    if len(looped.states) <= 5000:
+        assert runs[2].move_table() == looped.move_table() == runs[1].move_table()
+    assert looped.code.budget == 0
+    if looped.code.specialisable:
+        blocks = runs[1].code.blocks
+        assert any(not b.looped and b.bound for b in blocks), spec.name
+
+
+# Functions, sequences and sets (SingleLaneBridge, Echo), and a spec stored as tuples.
+DATA_SPECS = [f.spec for f in FIXTURES if f.spec.name in ("SingleLaneBridge", "Echo")]
+
+
+@pytest.mark.parametrize("spec", [*DATA_SPECS, _scale()], ids=lambda s: s.name)
+def test_a_state_mask_is_the_predicate_evaluated_at_each_state(spec: Spec) -> None:
+    # The liveness checks read their predicates as masks, generated like the explorer's rows.
+    graph = explore(spec)
+    preds = [p.pred for p in spec.properties if not p.over_steps]
+    preds += [q for p in spec.liveness for q in (p.pred, p.then) if q is not None]
+    # Each trigger's enabledness: its guards, over the data, under quantified parameters.
+    preds += [spec.expand(Enabled((t.name,))) for t in spec.triggers]
+    states = [graph.as_dict(i) for i in range(len(graph.states))]
+    mixed = 0
+    for pred in preds:
+        mask = graph.state_mask(pred)
+        assert mask == [bool(evaluate(pred, Env(pre=s))) for s in states], pred
+        mixed += 0 < sum(mask) < len(mask)
+    assert mixed  # some predicate tells states apart
+
+
+@pytest.mark.parametrize("spec", [*DATA_SPECS, duplex_product(2), _scale()], ids=lambda s: s.name)
+def test_a_search_keeping_its_moves_records_every_edge_it_would_generate(spec: Spec) -> None:
+    plain, keeping = explore(spec), explore(spec, keep_moves=True)
+    assert keeping._keys == plain._keys and keeping.depth == plain.depth
+    assert keeping._psrc == plain._psrc and keeping._pcode == plain._pcode
+    starts, codes, targets = keeping.move_table()
+    assert (starts, codes, targets) == plain.move_table()
+    rows = len(plain.code.rows)
+    recorded = [
+        [(c // rows, c % rows, t) for c, t in zip(codes[a:b], targets[a:b], strict=True)]
+        for a, b in itertools.pairwise(starts)
+    ]
+    assert recorded == [plain.moves(i) for i in range(len(plain.states))]
+    if spec.name == "duplex2":  # its ignore rows: moves that stay, recorded too
+        assert any(t == i for i, out in enumerate(recorded) for _, _, t in out)
+
+
+@pytest.mark.parametrize("spec", [*SPECS, *PROTOCOLS], ids=lambda s: s.name)
+def test_each_rows_witness_is_its_first_edge_in_bfs_then_firing_order(spec: Spec) -> None:
+    # One generated pass finds them; here every edge is listed and the first of each row
+    # taken, so a pass that stopped early or skipped a row would show.
+    graph = explore(spec)
+    first: dict[str, tuple[int, int, int]] = {}
+    for i in range(len(graph.states)):
+        for k, r, t in graph.moves(i):
+            first.setdefault(graph.code.rows[r].name, (i, k, t))
+    firing = {(f.trigger, *f.params.items()): k for k, f in enumerate(graph.code.firings)}
+    witnesses = graph.row_witnesses()
+    assert {
+        name: (e.source, firing[(e.trigger, *e.params.items())], e.target)
+        for name, e in witnesses.items()
+    } == first
+    assert list(witnesses) == [r.name for r in graph.code.rows if r.name in first]

@@ -55,13 +55,16 @@ from models.kernel.checks import Checker
 from models.kernel.explore import Exploration, explore
 from models.kernel.promela import PROPERTY_ENV, SETUP_STATES, PromelaError, export
 from models.kernel.spin import (
+    SpinBeyond,
     SpinError,
     SpinResult,
     SpinVerdict,
     compile_pan,
     disagreements,
     expected_verdict,
+    find_deadlock,
     run_spin,
+    spin_beyond,
     spin_liveness,
     tools_missing,
 )
@@ -137,7 +140,7 @@ def _tiny() -> list[Spec]:
 
 def _agree(spec: Spec, prop: str) -> bool:
     ours = next(Checker(spec).run(prop)).verdict == "proved"
-    spin = spin_liveness(spec, prop)
+    spin = spin_liveness(spec, prop).holds
     assert spin == ours, f"{spec.name} {prop}: SPIN says {spin}, the explorer {ours}"
     return ours
 
@@ -331,3 +334,47 @@ def test_spin_json_is_what_the_reports_summary_reads(
     spec = lookup("policy")
     page = report_figures.summary_html(spec, SpecResults.of(verify(spec)), "15", None, None)
     assert "agrees: 15 states, 10 properties" in page
+
+
+def test_deadlock_and_liveness_searches_say_what_they_cost() -> None:
+    """`make bench` counts these on SPIN's side: compiled afresh, each reports its spin -a,
+    gcc and pan time, and `spin_beyond` sums them."""
+    spec = lookup("duplex")
+    live = spin_liveness(spec, spec.liveness[0].name, cache=None)
+    dead = find_deadlock(spec, cache=None)
+    for seconds in (live.seconds, dead.seconds):
+        assert seconds.spin > 0 and seconds.gcc > 0 and seconds.pan > 0
+        assert seconds.total == seconds.spin + seconds.gcc + seconds.pan + seconds.trails
+    beyond = spin_beyond(spec, cache=None)
+    assert list(beyond.verdicts) == ["no-deadlock", *(p.name for p in spec.liveness)]
+    assert beyond.seconds.gcc > 0 and beyond.seconds.pan > 0  # compiled afresh, searched
+    assert spin_beyond(lookup("duplex:backchannel-holds-overlap")).verdicts == {}
+
+
+def test_spin_full_compares_deadlock_and_liveness_with_verify(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`spin --full`: SPIN's no-deadlock and liveness verdicts beside the properties, each
+    held to verify's check of the same name; a difference is a disagreement (exit 1)."""
+    assert main(["spin", "duplex", "--full"]) == 0
+    out = capsys.readouterr().out
+    assert "  structural no-deadlock" in out and "proved" in out.split("no-deadlock")[1]
+    lines = {ln.split()[1]: ln.split()[2] for ln in out.splitlines() if "leads-to" in ln}
+    assert lines == {
+        "a-turn-claim-in-overlap-is-answered": "proved",
+        "a-turn-claim-outlives-a-lost-link": "violated",
+    }
+    assert "agrees with the explorer on 2 specs and 39 properties" in out
+
+    import models.cli.spin as command
+
+    def flipped(spec: Spec, *, cache: Path | None) -> SpinBeyond:
+        said = spin_beyond(spec, cache=cache)
+        wrong = {k: "violated" if v == "proved" else "proved" for k, v in said.verdicts.items()}
+        return replace(said, verdicts=wrong)
+
+    monkeypatch.setattr(command, "spin_beyond", flipped)
+    assert main(["spin", "duplex", "--full"]) == 1
+    out = capsys.readouterr().out
+    assert "duplex no-deadlock: SPIN says violated, verify proved" in out
+    assert "duplex a-turn-claim-outlives-a-lost-link: SPIN says proved, verify violated" in out

@@ -5,6 +5,8 @@ spec's Promela model. `python -m models spin [SPEC ...]` runs SPIN's
 exhaustive search on the specs (default: all, variants included) and compares
 it with the explorer: states, every property's verdict and every trail;
 `--explain CHECK` prints SPIN's trail for one property as numbered steps;
+`--full` also decides `no-deadlock` and every liveness property with SPIN (each
+its own export and compile) and compares them with `verify`'s checks;
 `--json OUT` also writes each spec's agreement (the report's summary reads
 reports/spin.json).
 `python -m models spin-trail SPEC TRAIL` translates a trail from your own pan
@@ -26,10 +28,20 @@ from typing import Any
 
 from models.cli.kit import Output, output_file, positive_int
 from models.cli.registry import expand, lookup
+from models.kernel.checks import Checker
 from models.kernel.explore import explore
 from models.kernel.promela import PromelaError, export
 from models.kernel.spec import Spec
-from models.kernel.spin import CACHE, SpinError, SpinResult, disagreements, read_trail, run_spin
+from models.kernel.spin import (
+    CACHE,
+    SpinBeyond,
+    SpinError,
+    SpinResult,
+    disagreements,
+    read_trail,
+    run_spin,
+    spin_beyond,
+)
 from models.kernel.trace import plural, render_trace
 
 
@@ -46,6 +58,12 @@ def add_parsers(sub: Any) -> None:
     p = sub.add_parser("spin", help="check the specs with SPIN and compare with the explorer")
     p.add_argument("specs", nargs="*", metavar="SPEC", help="spec names, or SPEC:VARIANT")
     p.add_argument("--explain", metavar="CHECK", help="print SPIN's trail for this property")
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="also decide no-deadlock and every liveness property with SPIN (each its own "
+        "export and compile) and compare them with verify's checks",
+    )
     p.add_argument("--jobs", type=positive_int, default=2, help="specs run at once (default: 2)")
     p.add_argument("--no-cache", action="store_true", help=f"recompile pan (cache: {CACHE})")
     p.add_argument(
@@ -99,9 +117,12 @@ def _spin(args: argparse.Namespace) -> int:
             return _fail(f"spec {specs[0].name!r} has no property {args.explain!r}; its: {known}")
     cache = None if args.no_cache else CACHE
 
-    def one(spec: Spec) -> tuple[SpinResult, list[str]]:
+    def one(spec: Spec) -> tuple[SpinResult, SpinBeyond | None, list[str]]:
         result = run_spin(spec, cache=cache)
-        return result, disagreements(spec, result, explore(spec))
+        wrong = disagreements(spec, result, explore(spec))
+        if not args.full:
+            return result, None, wrong
+        return result, spin_beyond(spec, cache=cache), wrong
 
     failures: list[str] = []
     checked = 0
@@ -109,10 +130,12 @@ def _spin(args: argparse.Namespace) -> int:
     try:
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             # gcc and pan are subprocesses: threads are enough to keep two cores busy.
-            for spec, (result, wrong) in zip(specs, pool.map(one, specs), strict=True):
-                _print_result(spec, result, wrong)
+            for spec, (result, beyond, wrong) in zip(specs, pool.map(one, specs), strict=True):
+                if beyond is not None:
+                    wrong += _beyond_disagreements(spec, beyond)
+                _print_result(spec, result, beyond, wrong)
                 failures += wrong
-                checked += len(result.verdicts)
+                checked += len(result.verdicts) + (len(beyond.verdicts) if beyond else 0)
                 agreement.append(_agreement(spec, result, wrong))
     except PromelaError as err:
         return _fail(f"no Promela form: {err}")
@@ -154,7 +177,21 @@ def _agreement(spec: Spec, result: SpinResult, wrong: list[str]) -> dict[str, An
     }
 
 
-def _print_result(spec: Spec, result: SpinResult, wrong: list[str]) -> None:
+def _beyond_disagreements(spec: Spec, beyond: SpinBeyond) -> list[str]:
+    """`verify`'s checks of the same names, run here, in the main thread: z3 is not safe
+    to share between the pool's threads."""
+    checker = Checker(spec)
+    ours = {name: next(checker.run(name)).verdict for name in beyond.verdicts}
+    return [
+        f"{spec.name} {name}: SPIN says {said}, verify {ours[name]}"
+        for name, said in beyond.verdicts.items()
+        if said != ours[name]
+    ]
+
+
+def _print_result(
+    spec: Spec, result: SpinResult, beyond: SpinBeyond | None, wrong: list[str]
+) -> None:
     s = result.seconds
     how = "cached pan" if result.cached else f"spin -a {s.spin:.2f}s, gcc {s.gcc:.2f}s"
     print(
@@ -167,6 +204,14 @@ def _print_result(spec: Spec, result: SpinResult, wrong: list[str]) -> None:
         trail = "" if v.trace is None else f"trail of {plural(len(v.trace), 'step')}"
         mark = "  ✗" if any(f" {prop.name}:" in w for w in wrong) else ""
         print(f"  {prop.kind:<10} {prop.name:<40} {v.verdict:<9} {trail}{mark}")
+    if beyond is None or not beyond.verdicts:
+        return
+    b = beyond.seconds
+    print(f"  then spin -a {b.spin:.2f}s, gcc {b.gcc:.2f}s, pan {b.pan:.2f}s for:")
+    for name, said in beyond.verdicts.items():
+        kind = "structural" if name == "no-deadlock" else str(spec.live(name).kind)
+        mark = "  ✗" if any(f" {name}:" in w for w in wrong) else ""
+        print(f"  {kind:<10} {name:<40} {said:<9}{mark}")
 
 
 def _spin_trail(args: argparse.Namespace) -> int:

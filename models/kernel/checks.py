@@ -180,7 +180,8 @@ class Checker:
         self.spec = spec
         self.method = method
         self.max_k = max_k
-        self.graph = explore(spec)
+        # The liveness checks read every edge: the search keeps them rather than redo them.
+        self.graph = explore(spec, keep_moves=bool(spec.liveness))
         self.budget = Budget(timeout)  # restarted by `run` for every check
         # A finite model's certificate is optional: it gets its own, smaller budget, and a
         # fifth of it once z3 has given up on one check (the hard ones are all hard).

@@ -976,7 +976,7 @@ class _View:
 
     def totality(self) -> Kill | None:
         g = self.g
-        if not g.undefined or self.spec.totality == "enabled-only":
+        if self.spec.totality == "enabled-only" or not g.undefined:
             return None
         i, trigger, params = g.undefined[0]
         confirm = self._both(i, trigger, params, lambda n: n == 0, "none")

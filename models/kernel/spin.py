@@ -20,6 +20,9 @@ count less `promela.SETUP_STATES`, comparable with the explorer's count.
 `read_trail` translates a trail from any pan run of the exported model
 (say a multi-core one) with `spin -t`, for `python -m models spin-trail`.
 `disagreements` compares a result with the explorer, for the agreement test.
+`spin_beyond` decides what `verify` checks beside the properties: pan's deadlock
+search (`find_deadlock`) and each liveness property (`spin_liveness`), each its own
+export and compile (`python -m models spin --full`, and SPIN's side in `make bench`).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .domains import product_size
@@ -259,6 +262,7 @@ class SpinDeadlock:
 
     found: bool
     trace: Trace | None = None  # the shortest path to it, read back
+    seconds: Seconds = Seconds()  # spin -a, gcc, pan and the trail, as `run_spin` times them
 
 
 def find_deadlock(spec: Spec, *, cache: Path | None = CACHE) -> SpinDeadlock:
@@ -270,18 +274,23 @@ def find_deadlock(spec: Spec, *, cache: Path | None = CACHE) -> SpinDeadlock:
         build, cwd = Path(work) / "build", Path(work) / "run"
         build.mkdir()
         cwd.mkdir()
-        pan, _, _ = compile_pan(model, build, cache=cache)
+        pan, built, _ = compile_pan(model, build, cache=cache)
         env = _env(model.no_property)
+        started = time.perf_counter()
         text = _run([str(pan), f"-m{MAX_DEPTH}", "-n", f"-w{bits}"], cwd, env)
+        searched = time.perf_counter() - started
         if "max search depth too small" in text or "out of memory" in text:
             raise SpinError(f"pan's search was truncated: {text.strip().splitlines()[0]}")
+        seconds = replace(built, pan=searched)
         if re.search(r"pan:\d+: invalid end state", text) is None:
-            return SpinDeadlock(False)
+            return SpinDeadlock(False, seconds=seconds)
         trail = next(cwd.glob("*.trail"), None)
         if trail is None:
-            return SpinDeadlock(True)
+            return SpinDeadlock(True, seconds=seconds)
+        started = time.perf_counter()
         out = _run([str(pan), "-S", "-r", trail.name, "-w10"], cwd, env)
-        return SpinDeadlock(True, model.read_steps(out.splitlines()))
+        seconds = replace(seconds, trails=time.perf_counter() - started)
+        return SpinDeadlock(True, model.read_steps(out.splitlines()), seconds)
 
 
 def read_trail(spec: Spec, model_file: Path, trail_file: Path) -> tuple[Trace, list[str]]:
@@ -305,6 +314,40 @@ def read_trail(spec: Spec, model_file: Path, trail_file: Path) -> tuple[Trace, l
     )
     trace = model.read_steps(out.splitlines())
     return trace, [p.name for p in spec.properties if _ends_bad(spec, p, trace)]
+
+
+@dataclass(frozen=True)
+class SpinBeyond:
+    """SPIN's verdicts on what `verify` decides beside the properties: `no-deadlock` (pan's
+    deadlock search, when the spec checks deadlock) and each liveness property, with
+    what they cost together (each is its own export and compile)."""
+
+    verdicts: dict[str, str]  # check id: proved | violated
+    seconds: Seconds
+
+
+def spin_beyond(spec: Spec, *, cache: Path | None = CACHE) -> SpinBeyond:
+    """pan's deadlock search and one acceptance-cycle search per liveness property, as
+    `verify`'s checks of the same names decide them (a variant checks neither)."""
+    verdicts: dict[str, str] = {}
+    costs: list[Seconds] = []
+    if spec.expect_violated:
+        return SpinBeyond(verdicts, Seconds())
+    if spec.check_deadlock:
+        dead = find_deadlock(spec, cache=cache)
+        verdicts["no-deadlock"] = "violated" if dead.found else "proved"
+        costs.append(dead.seconds)
+    for p in spec.liveness:
+        live = spin_liveness(spec, p.name, cache=cache)
+        verdicts[p.name] = "proved" if live.holds else "violated"
+        costs.append(live.seconds)
+    total = Seconds(
+        sum(c.spin for c in costs),
+        sum(c.gcc for c in costs),
+        sum(c.pan for c in costs),
+        sum(c.trails for c in costs),
+    )
+    return SpinBeyond(verdicts, total)
 
 
 # ---------------------------------------------------------------- agreement with the explorer
@@ -425,20 +468,31 @@ def _ends_bad(spec: Spec, prop: Property, trace: Trace) -> bool:
 LIVE_CFLAGS = ("-O0", "-DNOREDUCE")
 
 
-def spin_liveness(spec: Spec, name: str, *, cache: Path | None = CACHE) -> bool:
-    """SPIN's verdict on one liveness property: True when pan finds no acceptance cycle."""
+@dataclass(frozen=True)
+class SpinLive:
+    """SPIN's verdict on one liveness property, and what it cost (spin -a, gcc, pan)."""
+
+    holds: bool  # pan found no acceptance cycle
+    seconds: Seconds = Seconds()
+
+
+def spin_liveness(spec: Spec, name: str, *, cache: Path | None = CACHE) -> SpinLive:
+    """SPIN's verdict on one liveness property: its own export (the claim and the `fired`
+    bookkeeping its fairness reads), compiled and searched for acceptance cycles."""
     model = export(spec, live=spec.live(name))
     bits = _hash_bits(min(product_size(v.domain for v in spec.vars), 1 << 18))
     with tempfile.TemporaryDirectory(prefix="statecheck-spin-") as work:
         build, cwd = Path(work) / "build", Path(work) / "run"
         build.mkdir()
         cwd.mkdir()
-        pan, _, _ = compile_pan(model, build, cache=cache, cflags=LIVE_CFLAGS)
+        pan, built, _ = compile_pan(model, build, cache=cache, cflags=LIVE_CFLAGS)
         env = _env(model.no_property)
+        started = time.perf_counter()
         text = _run([str(pan), "-a", f"-m{MAX_DEPTH}", "-E", "-n", f"-w{bits}"], cwd, env)
+        searched = time.perf_counter() - started
         if "max search depth too small" in text or "out of memory" in text:
             raise SpinError(f"pan's search was truncated: {text.strip().splitlines()[0]}")
         errors = re.search(r"errors: (\d+)", text)
         if errors is None:
             raise SpinError("pan's report has no error count")
-        return errors.group(1) == "0"
+        return SpinLive(errors.group(1) == "0", replace(built, pan=searched))
