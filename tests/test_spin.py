@@ -364,7 +364,10 @@ def test_spin_full_compares_deadlock_and_liveness_with_verify(
         "a-turn-claim-in-overlap-is-answered": "proved",
         "a-turn-claim-outlives-a-lost-link": "violated",
     }
-    assert "agrees with the explorer on 2 specs and 39 properties" in out
+    assert (
+        "agrees with the explorer on 2 specs and 39 verdicts (properties, no-deadlock, liveness)"
+        in out
+    )
 
     import models.cli.spin as command
 

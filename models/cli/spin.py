@@ -157,7 +157,8 @@ def _spin(args: argparse.Namespace) -> int:
         for text in failures:
             print(f"  {text}")
         return 1
-    print(f"spin: agrees with the explorer on {len(specs)} specs and {checked} properties")
+    what = "verdicts (properties, no-deadlock, liveness)" if args.full else "properties"
+    print(f"spin: agrees with the explorer on {len(specs)} specs and {checked} {what}")
     return 0
 
 
