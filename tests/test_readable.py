@@ -23,21 +23,29 @@ from models.kernel import (
     and_,
     enabled,
     eq,
+    exists,
+    forall,
     ge,
+    gt,
     implies,
     is_none,
+    is_some,
     lt,
     never,
+    not_,
     nxt,
     or_,
     out,
     row,
+    row_is,
     trigger_is,
     var,
 )
 from models.kernel.checks import Checker
+from models.kernel.expr import Expr
 from models.kernel.printer import show
 from models.kernel.readable import read_certificate, why
+from models.kernel.spec import Property
 from models.kernel.trace import plural, state_count
 
 LIGHT = Finite("light", ("RED", "GREEN"))
@@ -171,3 +179,122 @@ def test_counts_read_as_words() -> None:
     two = replace(spec, vars=(*spec.vars, height))
     states = [("RED", 0, None, 1.0, 1.0), ("RED", 0, None, 2.0, 1.0)]
     assert state_count(two, states) == "1 reachable state (2 with the samples of weight, height)"
+
+
+def _fails(spec: Spec, prop: Property) -> str | None:
+    """`why` on the light's one press (RED, 0 presses → GREEN, 1 press, beep)."""
+    trace = next(Checker(spec).run("stays-red")).trace
+    assert trace is not None and len(trace) == 1
+    return why(spec, prop, trace)
+
+
+L, P = var("light"), var("presses")
+
+
+@pytest.mark.parametrize(
+    ("pred", "said"),
+    [
+        # Each failing conjunct, none of the holding ones.
+        (
+            and_(eq(L, "GREEN"), eq(P, 2), is_none(var("held")), eq(P, 0)),
+            "presses = 2 is false (presses = 1); presses = 0 is false (presses = 1)",
+        ),
+        (
+            or_(eq(L, "RED"), gt(P, 1)),
+            "none of its cases holds: light = RED is false (light = GREEN); presses > 1 is false",
+        ),
+        # Under a negation, the cases that hold are the failure.
+        (not_(or_(eq(L, "RED"), eq(P, 1), eq(L, "GREEN"))), "presses = 1; light = GREEN"),
+        (not_(and_(eq(L, "GREEN"), eq(P, 1))), "light = GREEN and presses = 1"),
+        (not_(not_(eq(L, "RED"))), "light ≠ RED (light = GREEN)"),
+        (not_(implies(eq(L, "GREEN"), eq(P, 1))), "presses = 1"),
+        (
+            forall("c", LIGHT, lambda c: eq(L, c)),
+            "for c = RED: light = RED is false (light = GREEN)",
+        ),
+        # An equivalence names the side that holds and the side that does not.
+        (
+            eq(eq(L, "GREEN"), eq(P, 0)),
+            "(light = GREEN) holds, but presses = 0 is false (presses = 1)",
+        ),
+        (eq(eq(L, "RED"), eq(P, 1)), "light = RED is false (light = GREEN), but presses = 1"),
+        (is_some(var("held")), "held is set is false (held = none)"),
+        (
+            implies(trigger_is("press"), eq(out("beep"), False)),
+            "trigger is press holds, but out(beep) = false is false (out(beep) = true)",
+        ),
+        (not_(row_is("press")), "row is not press is false"),
+        (eq(L, "GREEN"), None),
+    ],
+)
+def test_always_says_which_part_fails_with_the_values_it_read(pred: Expr, said: str | None) -> None:
+    spec = lights()
+    assert _fails(spec, always("p", pred, cite="toy")) == (said and "fails: " + said)
+
+
+@pytest.mark.parametrize(
+    ("pred", "said"),
+    [
+        (or_(eq(L, "GREEN"), eq(P, 2), eq(P, 1)), "light = GREEN; presses = 1"),
+        (implies(eq(L, "RED"), eq(P, 2)), "light = RED is false (light = GREEN)"),
+        (implies(eq(L, "GREEN"), eq(P, 1)), "presses = 1"),
+        (not_(and_(eq(L, "GREEN"), eq(P, 2))), "presses = 2 is false (presses = 1)"),
+        (exists("c", LIGHT, lambda c: eq(L, c)), "for c = GREEN: light = GREEN"),
+        (and_(eq(L, "GREEN"), ge(P, 1)), "light = GREEN and presses ≥ 1"),
+        (eq(L, "RED"), None),
+    ],
+)
+def test_never_says_what_happens(pred: Expr, said: str | None) -> None:
+    spec = lights()
+    assert _fails(spec, never("p", pred, cite="toy")) == (said and "fails: it happens: " + said)
+
+
+@pytest.mark.parametrize(
+    ("clause", "read"),
+    [
+        # Each operator, on a clause true for every value of presses (0..2: left out)
+        # and on one that is not (kept, in the spec's vocabulary or as z3 wrote it).
+        ("presses + 1 <= 3", None),
+        ("presses + 1 <= 2", "presses + 1 ≤ 2"),
+        ("presses - 1 >= -1", None),
+        ("presses - 1 >= 0", "presses - 1 ≥ 0"),
+        ("presses * 2 <= 4", None),
+        ("presses * 2 < 4", "presses * 2 < 4"),
+        ("presses / 2 <= 1", None),
+        ("presses / 2 < 1", "presses / 2 < 1"),
+        ("-presses <= 0", None),
+        ("-presses < 0", "-presses < 0"),
+        ("presses != 3", None),
+        ("presses != 2", "presses ≠ 2"),
+        ("presses > -1", None),
+        ("presses > 0", "presses > 0"),
+        ("presses >= 0.5", "presses ≥ 0.5"),
+        ("presses == presses", None),
+        ("Implies(held.0, Or(held.1, Not(held.1)))", None),
+        ("Implies(held.0, held.1)", "held is set → held.value"),
+        ("If(held.0, held.1 == held.1, True)", None),
+        ("If(held.0, held.1, True)", "(if held is set then held.value else true)"),
+        ("If(held.0, held.1, False)", "(if held is set then held.value else false)"),
+        ("If(held.0, presses, 1) >= 1", "(if held is set then presses else 1) ≥ 1"),
+        ("Or(light == RED, light == GREEN)", None),
+        ("Not(And(light == RED, light == GREEN))", None),
+        ("Or(held.0 == False, held.0)", None),
+        ("held.1 == True", "held.value = true"),
+        ("held.1 == False", "held.value = false"),
+        ("Not(held.0)", "held is none"),
+        ("RED == light", "RED = light"),
+        ("Implies(light == RED, presses <= 1)", "light = RED → presses ≤ 1"),
+        # Two variables, or one with infinitely many values: never a domain's restatement.
+        ("Or(presses >= 0, light == RED)", "presses ≥ 0 ∨ light = RED"),
+        ("weight.0", "weight is set"),
+        ("weight.1 >= 1.5", "weight.value ≥ 1.5"),
+        # A name or function the spec does not know: as z3 wrote it.
+        ("Or(light == BLUE, held.0)", "Or(light == BLUE, held.0)"),
+        ("foo(presses)", "foo(presses)"),
+        ("(presses)", "presses"),
+    ],
+)
+def test_a_certificate_reads_each_operator(clause: str, read: str | None) -> None:
+    cert = read_certificate(lights(), "inv: " + clause)
+    assert cert is not None
+    assert (cert.clauses, cert.dropped) == (((), 1) if read is None else ((read,), 0))
