@@ -46,7 +46,7 @@ from models.kernel.expr import Expr
 from models.kernel.printer import show
 from models.kernel.readable import read_certificate, why
 from models.kernel.spec import Property
-from models.kernel.trace import plural, state_count
+from models.kernel.trace import Trace, plural, state_count
 
 LIGHT = Finite("light", ("RED", "GREEN"))
 
@@ -269,6 +269,14 @@ def test_never_says_what_happens(pred: Expr, said: str | None) -> None:
         ("presses > -1", None),
         ("presses > 0", "presses > 0"),
         ("presses >= 0.5", "presses ≥ 0.5"),
+        ("presses >= -0.5", None),
+        ("presses < 3", None),
+        ("presses == -(1)", "presses = -1"),
+        ("Implies(presses > 1, presses == 2)", None),
+        ("If(presses > 0, presses >= 1, True)", None),
+        ("Or(held.0 == True, Not(held.0))", None),
+        ("held.0", "held is set"),
+        ("Or(And(light == RED, presses > 0), held.0)", "(light = RED ∧ presses > 0) ∨ held is set"),
         ("presses == presses", None),
         ("Implies(held.0, Or(held.1, Not(held.1)))", None),
         ("Implies(held.0, held.1)", "held is set → held.value"),
@@ -291,10 +299,39 @@ def test_never_says_what_happens(pred: Expr, said: str | None) -> None:
         # A name or function the spec does not know: as z3 wrote it.
         ("Or(light == BLUE, held.0)", "Or(light == BLUE, held.0)"),
         ("foo(presses)", "foo(presses)"),
+        ("foo(presses, 1)", "foo(presses, 1)"),
+        ("foo(held.0, presses, 1)", "foo(held.0, presses, 1)"),
         ("(presses)", "presses"),
+        ("presses > 0  ", "presses > 0"),
     ],
 )
 def test_a_certificate_reads_each_operator(clause: str, read: str | None) -> None:
     cert = read_certificate(lights(), "inv: " + clause)
-    assert cert is not None
+    assert cert is not None and cert.raw == "inv: " + clause
     assert (cert.clauses, cert.dropped) == (((), 1) if read is None else ((read,), 0))
+    assert cert.one_line() == f"inv: {read or 'true'}"
+    assert cert.lines() == [
+        f"certificate: inv: {read}"
+        if read
+        else "certificate: inv: true (1 clause restating a domain left out; --full prints it raw)"
+    ]
+
+
+@pytest.mark.parametrize("text", ["inv: presses @ 1", "inv: (presses 1", "inv: foo(1 2)"])
+def test_a_certificate_z3_did_not_write_is_not_read(text: str) -> None:
+    assert read_certificate(lights(), text) is None
+
+
+def test_a_clause_with_an_implication_is_bracketed_among_others() -> None:
+    cert = read_certificate(lights(), "inv: And(Implies(held.0, held.1), presses < 2)")
+    assert cert is not None
+    assert cert.one_line() == "inv: (held is set → held.value) ∧ presses < 2"
+
+
+def test_a_trigger_no_row_can_fire_is_named() -> None:
+    spec = lights()
+    alone = replace(spec, rows=spec.rows[:1])  # no row for two presses
+    trace = Trace({"light": "GREEN", "presses": 2, "held": None, "weight": None}, ())
+    assert why(alone, always("p", enabled("press"), cite="toy"), trace) == (
+        "fails: enabled(press) is false: no row of these triggers can fire here"
+    )
