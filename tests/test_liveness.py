@@ -22,6 +22,7 @@ from models.kernel import (
     Var,
     Variant,
     add,
+    and_,
     eq,
     eventually,
     infinitely_often,
@@ -119,6 +120,44 @@ def test_a_cycle_past_the_goal_does_not_violate_eventually() -> None:
     # Without fairness it may stop at 0, before the goal: the only lasso there is.
     bare = _check(_spec((GO,), ("go",), (passed,)), "passes-one")
     assert (bare.verdict, _xs(bare.trace), bare.loop) == ("violated", [0], 0)
+
+
+def test_the_stem_stays_out_of_the_goal_once_inside_the_region() -> None:
+    # From x=0 the short way to the stuck x=2 passes x = 1 (the goal); the stem must take
+    # the long way round through r, never visiting x = 1.
+    x, r = var("x"), var("r")
+    up = row("up", "up", None, guard=and_(eq(x, 0), not_(r)), sets={"x": 1}, cite="t")
+    down = row("down", "down", None, guard=eq(x, 1), sets={"x": 2}, cite="t")
+    via = row("via", "via", None, guard=and_(eq(x, 0), not_(r)), sets={"r": True}, cite="t")
+    hop = row("hop", "hop", None, guard=and_(eq(x, 0), r), sets={"x": 2}, cite="t")
+    land = row("land", "land", None, guard=and_(eq(x, 2), r), sets={"r": False}, cite="t")
+    passed = eventually("passes-one", eq(x, 1), cite="t")
+    names = ("up", "down", "via", "hop", "land")
+    spec = _spec((up, down, via, hop, land), names, (passed,), fairness=weak(*names))
+    check = _check(spec, "passes-one")
+    assert check.verdict == "violated" and check.trace is not None
+    assert _xs(check.trace) == [0, 0, 2, 2] and check.loop == 3  # then stuck at x=2
+    assert [s.row for s in check.trace.steps] == ["via", "hop", "land"]
+
+
+def test_the_loop_visits_a_state_disabling_each_weak_constraint_it_does_not_take() -> None:
+    # x=0 reaches 1 and 2 and back; `one` is enabled at 0 and 1, `two` at 0 and 2, both
+    # leave for the goal r. A fair loop from 0 must visit 1 (two off) and 2 (one off).
+    x, r = var("x"), var("r")
+    right = row("right", "right", None, guard=eq(x, 0), sets={"x": 1}, cite="t")
+    left = row("left", "left", None, guard=eq(x, 0), sets={"x": 2}, cite="t")
+    back = row("back", "back", None, guard=not_(eq(x, 0)), sets={"x": 0}, cite="t")
+    one = row("one", "one", None, guard=lt(x, 2), sets={"r": True}, cite="t")
+    two = row("two", "two", None, guard=not_(eq(x, 1)), sets={"r": True}, cite="t")
+    answered = eventually("answered", r, cite="t")
+    names = ("right", "left", "back", "one", "two")
+    spec = _spec((right, left, back, one, two), names, (answered,), fairness=weak("one", "two"))
+    check = _check(spec, "answered")
+    assert check.verdict == "violated" and check.trace is not None and check.loop == 0
+    assert _xs(check.trace) == [0, 1, 0, 2, 0]
+    assert [s.row for s in check.trace.steps] == ["right", "back", "left", "back"]
+    assert "weak(one): disabled on the loop" in check.detail
+    assert "weak(two): disabled on the loop" in check.detail
 
 
 ASK = row("ask", "ask", None, guard=not_(var("r")), sets={"r": True}, cite="t")
