@@ -317,7 +317,9 @@ def test_a_certificate_reads_each_operator(clause: str, read: str | None) -> Non
     ]
 
 
-@pytest.mark.parametrize("text", ["inv: presses @ 1", "inv: (presses 1", "inv: foo(1 2)"])
+@pytest.mark.parametrize(
+    "text", ["inv: presses @ 1", "inv: (presses 1", "inv: foo(1 2)", "inv: foo(1 2"]
+)
 def test_a_certificate_z3_did_not_write_is_not_read(text: str) -> None:
     assert read_certificate(lights(), text) is None
 
@@ -326,6 +328,16 @@ def test_a_clause_with_an_implication_is_bracketed_among_others() -> None:
     cert = read_certificate(lights(), "inv: And(Implies(held.0, held.1), presses < 2)")
     assert cert is not None
     assert cert.one_line() == "inv: (held is set → held.value) ∧ presses < 2"
+    # Two clauses too long for one line: numbered, one a line.
+    two = (
+        "inv: And(Or(light == GREEN, held.0, presses > 1), Or(light == GREEN, held.0, presses > 0))"
+    )
+    long = read_certificate(lights(), two)
+    assert long is not None and long.lines() == [
+        "certificate: an inductive invariant, all of these 2 clauses:",
+        "  1. light = GREEN ∨ held is set ∨ presses > 1",
+        "  2. light = GREEN ∨ held is set ∨ presses > 0",
+    ]
 
 
 def test_a_trigger_no_row_can_fire_is_named() -> None:
