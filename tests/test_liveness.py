@@ -37,7 +37,9 @@ from models.kernel import (
     weak,
 )
 from models.kernel.checks import Checker, CheckResult
+from models.kernel.explore import explore
 from models.kernel.itf import itf_text, read_itf
+from models.kernel.liveness import Graph, check_liveness
 from models.kernel.trace import Trace
 from models.kernel.tracecheck import check_trace
 
@@ -158,6 +160,16 @@ def test_the_loop_visits_a_state_disabling_each_weak_constraint_it_does_not_take
     assert [s.row for s in check.trace.steps] == ["right", "back", "left", "back"]
     assert "weak(one): disabled on the loop" in check.detail
     assert "weak(two): disabled on the loop" in check.detail
+
+
+def test_one_graph_checks_properties_of_different_fairness_each_under_its_own() -> None:
+    # The graph keeps per-fairness tables: the unfair property's must not serve the fair one.
+    bare = eventually("bare", eq(var("x"), 2), cite="t")
+    fair = eventually("fair", eq(var("x"), 2), cite="t", fair=weak("go"))
+    graph = Graph(explore(_spec((GO,), ("go",), (bare, fair))))
+    stops = check_liveness(graph, bare)
+    assert not stops.holds and stops.fair_components == 2  # it may stop at x=0 or x=1
+    assert check_liveness(graph, fair).holds
 
 
 ASK = row("ask", "ask", None, guard=not_(var("r")), sets={"r": True}, cite="t")
