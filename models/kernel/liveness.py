@@ -298,13 +298,14 @@ def _lasso(
     Node = tuple[int, int]
     parent: dict[Node, tuple[Node, int, int] | None] = {}
     queue: deque[Node] = deque()
+    # Before phase 1 the run may enter the region and leave it again (`leads_to`,
+    # `infinitely_often`): their fair component may lie past a goal state.
+    phases = (1,) if p.kind is LiveKind.EVENTUALLY else (1, 0)
     for i in graph.initial:
-        node = (i, 1 if enter[i] else 0)
-        if p.kind is LiveKind.EVENTUALLY and node[1] == 0:
-            continue
-        if node not in parent:
-            parent[node] = None
-            queue.append(node)
+        for node in [(i, f) for f in phases if f == 0 or enter[i]]:
+            if node not in parent:
+                parent[node] = None
+                queue.append(node)
     end: Node | None = None
     while queue:
         node = queue.popleft()
@@ -315,10 +316,10 @@ def _lasso(
         for k, r, t, _ in adj[u]:
             if phase == 1 and not region[t]:
                 continue
-            nxt = (t, 1 if phase == 1 or enter[t] else 0)
-            if nxt not in parent:
-                parent[nxt] = (node, k, r)
-                queue.append(nxt)
+            for nxt in ((t, 1),) if phase == 1 else [(t, f) for f in phases if f == 0 or enter[t]]:
+                if nxt not in parent:
+                    parent[nxt] = (node, k, r)
+                    queue.append(nxt)
     assert end is not None, "a fair component is reachable by construction"
     stem: list[tuple[int, int, int, int]] = []  # (source, firing, row, target)
     node = end
