@@ -172,6 +172,21 @@ def test_one_graph_checks_properties_of_different_fairness_each_under_its_own() 
     assert check_liveness(graph, fair).holds
 
 
+def test_a_fair_component_reached_only_through_the_goal_is_found() -> None:
+    # x counts 0, 1, 2, then resets to 0 with r set and stops there: infinitely often x = 2
+    # fails at that last state, which the search of the region from x=0 does not reach.
+    x, r = var("x"), var("r")
+    go = row("go", "go", None, guard=and_(lt(x, 2), not_(r)), sets={"x": add(x, 1)}, cite="t")
+    reset = row(
+        "reset", "reset", None, guard=and_(eq(x, 2), not_(r)), sets={"x": 0, "r": True}, cite="t"
+    )
+    often = infinitely_often("often", eq(x, 2), cite="t")
+    spec = _spec((go, reset), ("go", "reset"), (often,), fairness=weak("go", "reset"))
+    check = _check(spec, "often")
+    assert check.verdict == "violated" and check.trace is not None
+    assert _xs(check.trace) == [0, 1, 2, 0] and check.loop == 3
+
+
 ASK = row("ask", "ask", None, guard=not_(var("r")), sets={"r": True}, cite="t")
 SERVE = row("serve", "serve", None, guard=var("r"), sets={"r": False}, cite="t")
 ANSWERED = leads_to("answered", var("r"), not_(var("r")), cite="t: a request is served")
