@@ -328,7 +328,9 @@ def test_a_clause_with_an_implication_is_bracketed_among_others() -> None:
     cert = read_certificate(lights(), "inv: And(Implies(held.0, held.1), presses < 2)")
     assert cert is not None
     assert cert.one_line() == "inv: (held is set → held.value) ∧ presses < 2"
-    # Two clauses too long for one line: numbered, one a line.
+
+
+def test_two_clauses_too_long_for_one_line_are_numbered() -> None:
     two = (
         "inv: And(Or(light == GREEN, held.0, presses > 1), Or(light == GREEN, held.0, presses > 0))"
     )
