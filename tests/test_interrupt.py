@@ -13,14 +13,20 @@ marker and the solve cannot lose it.
 
 from __future__ import annotations
 
+import argparse
+import ctypes
 import os
 import signal
 import subprocess
 import sys
 import textwrap
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from models.cli import kit
 
 BOUND = 120  # seconds: generous, for a loaded machine; a hang fails, a slow start does not
 
@@ -117,3 +123,41 @@ def test_ctrl_c_exits_130_and_writes_nothing(
     # Nothing half-written and no temporary file; `diagram --render` lays every picture out
     # before it writes any file, so a Ctrl-C in the layout leaves no .dot without its .svg.
     assert sorted(os.listdir(out)) == []
+
+
+def _lock_released_under_the_with() -> None:
+    """What CI saw: Ctrl-C inside `with lock` after the lock was released, before the
+    code that takes it back (`Condition.wait`'s window); the `with` then fails."""
+    lock = threading.Lock()
+    with lock:
+        lock.release()
+        raise KeyboardInterrupt
+
+
+def _ctypes_wrapped() -> None:
+    raise ctypes.ArgumentError("argument 1: KeyboardInterrupt")
+
+
+def _a_bug_while_handling_a_bug() -> None:
+    try:
+        raise ValueError("first")
+    except ValueError:
+        raise RuntimeError("second") from None
+
+
+@pytest.mark.parametrize(
+    ("raise_it", "code", "last_line"),
+    [
+        (_lock_released_under_the_with, 130, "interrupted"),
+        (_ctypes_wrapped, 130, "interrupted"),
+        (_a_bug_while_handling_a_bug, 1, "internal error: RuntimeError: second"),
+    ],
+)
+def test_an_error_that_a_ctrl_c_caused_is_the_ctrl_c(
+    raise_it: Callable[[], None], code: int, last_line: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = argparse.ArgumentParser(prog="models")
+    sub = parser.add_subparsers(dest="command")
+    sub.add_parser("go").set_defaults(run=lambda args: raise_it())
+    assert kit.run(parser, ["go"]) == code
+    assert last_line in capsys.readouterr().err.strip().splitlines()[-1]

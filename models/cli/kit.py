@@ -303,26 +303,26 @@ def run(
         code = int(handler(args))
         sys.stdout.flush()  # a closed pipe shows here at the latest, still inside this handler
         return code
-    except user_errors as err:
-        _report(err, show_traceback)
-        return USAGE
-    except check_errors as err:
-        _report(err, show_traceback)
-        return FAILED
-    except BrokenPipeError:
-        # The reader went away (`verify | head -1`): stop quietly, and let nothing flush later.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return FAILED
     except KeyboardInterrupt:
         return _interrupted()
-    except OSError as err:  # a file the user named: its name and the reason, in words
-        where = f"{err.filename}: " if err.filename else ""
-        _report(UsageError(f"{where}{reason(err)}"), show_traceback, err)
-        return USAGE
     except Exception as err:
-        if _is_interrupt(err):
+        if _is_interrupt(err):  # whatever became of it on its way up, it was a Ctrl-C
             return _interrupted()
+        if isinstance(err, user_errors):
+            _report(err, show_traceback)
+            return USAGE
+        if isinstance(err, check_errors):
+            _report(err, show_traceback)
+            return FAILED
+        if isinstance(err, BrokenPipeError):
+            # The reader went away (`verify | head -1`): stop quietly, let nothing flush later.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return FAILED
+        if isinstance(err, OSError):  # a file the user named: its name and the reason, in words
+            where = f"{err.filename}: " if err.filename else ""
+            _report(UsageError(f"{where}{reason(err)}"), show_traceback, err)
+            return USAGE
         _report(err, show_traceback, prefix=f"internal error: {type(err).__name__}: ")
         return FAILED
 
@@ -333,9 +333,22 @@ def _interrupted() -> int:
 
 
 def _is_interrupt(err: BaseException) -> bool:
-    """A Ctrl-C that ctypes (z3's bindings) wrapped in an `ArgumentError` on its way up."""
-    if isinstance(err, ctypes.ArgumentError):
-        return "KeyboardInterrupt" in str(err) or isinstance(err.__context__, KeyboardInterrupt)
+    """A Ctrl-C that turned into another error on its way up.
+
+    ctypes (z3's bindings) wraps it in an `ArgumentError` that names it. A cleanup the
+    interrupt cut short fails with the interrupt as its context: a Ctrl-C between a
+    `Condition.wait`'s release and its `try` leaves the `with` to release an unlocked
+    lock (a RuntimeError), as CI saw under load.
+    """
+    if isinstance(err, ctypes.ArgumentError) and "KeyboardInterrupt" in str(err):
+        return True
+    seen: set[int] = set()
+    cause: BaseException | None = err.__context__
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__context__
     return False
 
 
