@@ -77,6 +77,14 @@ MODULE_KILLERS = {
         "tests/test_mutants.py::test_fairness_decides_equivalence_when_the_steps_agree",
         "tests/test_mutants.py::test_a_liveness_operator_is_killed_by_a_confirmed_lasso",
     ],
+    "domains": [
+        "tests/test_domains.py",
+        "tests/test_values.py",
+        "tests/test_data.py",
+        "--deselect=tests/test_data.py::test_spin_agrees",
+        "tests/test_itf.py",
+        "tests/test_printer.py",
+    ],
     "readable": ["tests/test_readable.py", "tests/test_data.py", "tests/test_policy_concrete.py"],
     "tracecheck": [
         "tests/test_tracecheck.py",
