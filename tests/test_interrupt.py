@@ -5,7 +5,7 @@ No test rests on timing. The child is `python -m models` with one function patch
 to print a marker ("PHASE <name>") when its phase starts and then to stay in it: a
 "solve" phase runs a z3 query that takes hours (a pigeonhole formula) through
 `smt._check`, so the signal lands while z3 solves, where z3 catches Ctrl-C itself;
-the other phases wait on an event that is never set. The test reads the marker,
+the other phases sleep in a loop forever. The test reads the marker,
 sends SIGINT, and asserts exit 130 within a generous bound. A Ctrl-C that lands just
 before z3 takes over SIGINT is z3-interrupted by `smt._watch`, so the race between the
 marker and the solve cannot lose it.
@@ -32,7 +32,7 @@ BOUND = 120  # seconds: generous, for a loaded machine; a hang fails, a slow sta
 
 CHILD = textwrap.dedent(
     """
-    import signal, sys, threading
+    import signal, sys, time
     import z3
     from models.kernel import smt
 
@@ -58,7 +58,8 @@ CHILD = textwrap.dedent(
     def stay(name):
         def stuck(*args, **kwargs):
             marker(name)
-            threading.Event().wait()
+            while True:  # busy in Python, as a phase is; never a lock wait, which can lose a SIGINT
+                time.sleep(0.05)
         return stuck
 
     original_check = smt._check
@@ -161,3 +162,37 @@ def test_an_error_that_a_ctrl_c_caused_is_the_ctrl_c(
     sub.add_parser("go").set_defaults(run=lambda args: raise_it())
     assert kit.run(parser, ["go"]) == code
     assert last_line in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_a_wait_in_the_main_thread_goes_back_to_python_in_timed_steps() -> None:
+    timeouts: list[float] = []
+    answers = iter([False, False, True])
+    kit.settled(timeouts.append, lambda: next(answers))
+    assert timeouts == [kit.POLL, kit.POLL]
+
+
+def test_a_ctrl_c_that_wakes_no_wait_still_gets_through() -> None:
+    """CPython handles a SIGINT that lands just before a lock wait blocks and wakes no one;
+    one that another thread takes does the same, and that is how this test makes it happen,
+    once the main thread waits. A plain `Event.wait()` would then wait forever (measured:
+    until the event is set); `settled` raises the Ctrl-C within a step."""
+    done, waiting, stop = threading.Event(), threading.Event(), threading.Event()
+
+    def elsewhere() -> None:
+        waiting.wait()
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)  # handled in this thread
+        if not stop.wait(BOUND):  # the main thread missed the Ctrl-C: fail, do not hang
+            done.set()
+
+    def wait(seconds: float) -> None:
+        waiting.set()
+        done.wait(seconds)
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            threading.Thread(target=elsewhere, daemon=True).start()
+            kit.settled(wait, done.is_set)
+    finally:
+        stop.set()
+        signal.signal(signal.SIGINT, before)

@@ -206,6 +206,26 @@ def process_pool(jobs: int) -> Iterator[multiprocessing.pool.Pool]:
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+# How often a wait in the main thread goes back to Python. A SIGINT that lands after CPython
+# last looked for signals and before a lock wait blocks is handled in C but wakes no one, so
+# a wait with no timeout would hold that Ctrl-C up forever (seen under load: a run that
+# ignored Ctrl-C in 1 of ~50 tries). A timed wait returns, and Python raises it then.
+POLL = 0.2
+
+
+def settled(wait: Callable[[float], object], done: Callable[[], bool]) -> None:
+    """Wait until `done()`, in `POLL`-second `wait`s, so that a Ctrl-C always gets through."""
+    while not done():
+        wait(POLL)
+
+
+def result_of(result: multiprocessing.pool.AsyncResult[R]) -> R:
+    """A pool task's result (or its exception), waited for so that Ctrl-C gets through."""
+    settled(result.wait, result.ready)
+    return result.get()
+
+
 # What `forked_map`'s workers call: set before the pool forks, so each worker reads it from
 # the memory it inherits, and only an index and its result cross between processes.
 _FORKED: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
@@ -226,7 +246,7 @@ def forked_map(
     try:
         with process_pool(min(jobs, len(items))) as pool:
             futures = {i: pool.apply_async(_forked_call, (i,)) for i in order}
-            return [futures[i].get() for i in range(len(items))]
+            return [result_of(futures[i]) for i in range(len(items))]
     finally:
         _FORKED = None
 
@@ -245,7 +265,7 @@ class Beside(Generic[T]):
     """`fn(*args)` run in a daemon thread, its `result()` (or its exception) taken later.
     Not a ThreadPoolExecutor: that joins its threads on the way out, so one stuck call
     would hold a Ctrl-C up forever; a daemon thread is left behind, and `result()`
-    waits on an event, which a Ctrl-C interrupts."""
+    waits on an event in timed steps (`settled`), which a Ctrl-C interrupts."""
 
     def __init__(self, fn: Callable[..., T], *args: object) -> None:
         self._done = threading.Event()
@@ -263,7 +283,7 @@ class Beside(Generic[T]):
                 self._done.set()
 
     def result(self) -> T:
-        self._done.wait()
+        settled(self._done.wait, self._done.is_set)
         if self._error is not None:
             raise self._error
         return self._value  # type: ignore[return-value]  # set: the call returned

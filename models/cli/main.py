@@ -40,6 +40,7 @@ from models.cli.kit import (
     output_file,
     positive_seconds,
     process_pool,
+    result_of,
     run,
 )
 from models.cli.registry import Broken, BrokenSpec, UnknownSpec, expand, load, lookup, one_line
@@ -277,7 +278,7 @@ def _check_all(specs: Sequence[Spec], args: argparse.Namespace, text: TextIO) ->
                 for name in sorted(to_run, key=lambda n: -cost[n])
             }
             for name in names:
-                outcome = cached[name] if name in cached else futures[name].get()
+                outcome = cached[name] if name in cached else result_of(futures[name])
                 text.write(outcome.shown())
                 text.flush()
                 outcomes.append(outcome)

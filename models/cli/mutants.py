@@ -39,7 +39,7 @@ from functools import partial
 from typing import Any
 
 from models.cli import cache
-from models.cli.kit import add_jobs, output_file, process_pool
+from models.cli.kit import add_jobs, output_file, process_pool, result_of
 from models.cli.registry import UnknownSpec, all_specs, lookup
 from models.kernel.mutants import (
     EXTRA_LIMIT,
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
                     if name in cached:
                         reports.append(_shown(cached[name], cached=True))
                     else:
-                        report = futures[name].get()
+                        report = result_of(futures[name])
                         reports.append(_store(report, keys[name] if use_cache else None, True))
     except SeedLayerError as err:
         print(f"mutants: FAILED: the seed layer cannot run: {err}")
