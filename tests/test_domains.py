@@ -107,6 +107,9 @@ def test_an_int_range_is_inclusive_at_both_ends() -> None:
     assert IntRange(5, 5).values == (5,)
     with pytest.raises(ValueError, match=r"^int range 5\.\.4 is empty$"):
         IntRange(5, 4)
+    for lo, hi, bad in [(0, 2.5, "2.5"), (False, 1, "False"), ("0", 1, "'0'")]:
+        with pytest.raises(ValueError, match=f"^an int range's bounds are integers, got {bad}$"):
+            IntRange(lo, hi)  # type: ignore[arg-type]
 
 
 def test_a_real_is_any_number_but_a_bool_and_is_explored_at_its_samples() -> None:
@@ -115,7 +118,7 @@ def test_a_real_is_any_number_but_a_bool_and_is_explored_at_its_samples() -> Non
     assert r.sample() == (0.5, 2) and r.describe() == "real"
     assert r.contains(3) and r.contains(-1.25) and not r.contains(True) and not r.contains("1")
     assert [r.label(v) for v in (0.5, 3, 1e20)] == ["0.5", "3", "1e+20"]
-    for bad in [(), (math.inf,), (1.0, math.nan)]:
+    for bad in [(), (math.inf,), (1.0, math.nan), (True,)]:
         with pytest.raises(ValueError, match="^a real domain needs a non-empty sample of finite"):
             Real(bad)
 
@@ -157,6 +160,8 @@ def test_a_sequence_lists_every_bounded_tuple_shortest_first() -> None:
     assert Seq(MSG, 1).values == ((), (A,), (B,))
     with pytest.raises(ValueError, match="^a sequence needs max_len >= 1, got 0$"):
         Seq(MSG, 0)
+    with pytest.raises(ValueError, match="^a sequence needs max_len >= 1, got 1.5$"):
+        Seq(MSG, 1.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="^a sequence needs a finite domain, got real$"):
         Seq(Real((1.0,)), 2)
 

@@ -103,6 +103,10 @@ class Finite(Domain):
         return self.namer(value)
 
 
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
 def _enum_label(value: Value) -> str:
     return str(value.name) if isinstance(value, enum.Enum) else str(value)
 
@@ -135,6 +139,9 @@ class IntRange(Domain):
     name: str = "int"
 
     def __post_init__(self) -> None:
+        for bound in (self.lo, self.hi):
+            if not _is_int(bound):  # a float would fail only later, in `range`
+                raise ValueError(f"an int range's bounds are integers, got {bound!r}")
         if self.lo > self.hi:
             raise ValueError(f"int range {self.lo}..{self.hi} is empty")
 
@@ -162,7 +169,9 @@ class Real(Domain):
     name: str = "real"
 
     def __post_init__(self) -> None:
-        if not self.samples or any(not math.isfinite(s) for s in self.samples):
+        if not self.samples or any(
+            isinstance(s, bool) or not math.isfinite(s) for s in self.samples
+        ):  # a bool is not a real here: `contains` refuses it
             raise ValueError("a real domain needs a non-empty sample of finite numbers")
 
     @property
@@ -266,8 +275,8 @@ class Seq(_Listed):
 
     def __post_init__(self) -> None:
         _finite_values(self.element, "a sequence")
-        if self.max_len < 1:
-            raise ValueError(f"a sequence needs max_len >= 1, got {self.max_len}")
+        if not _is_int(self.max_len) or self.max_len < 1:
+            raise ValueError(f"a sequence needs max_len >= 1, got {self.max_len!r}")
         if not self.name:
             object.__setattr__(self, "name", f"Seq[{self.element.name}, {self.max_len}]")
 
