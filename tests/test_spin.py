@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -388,3 +389,31 @@ def test_spin_full_compares_deadlock_and_liveness_with_verify(
     out = capsys.readouterr().out
     assert "duplex no-deadlock: SPIN says violated, verify proved" in out
     assert "duplex a-turn-claim-outlives-a-lost-link: SPIN says proved, verify violated" in out
+
+
+def test_a_ctrl_c_does_not_wait_for_the_searches_under_way(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`spin` on policy's specs, two searches at a time: a Ctrl-C that lands while the other
+    search runs stops the command at once (exit 130); no search is waited for."""
+    import models.cli.spin as command
+
+    second, released = threading.Event(), threading.Event()
+    ended: list[str] = []
+
+    def search(spec: Spec, *, cache: Path | None) -> SpinResult:
+        if spec.name == "policy":
+            second.wait(120)
+            raise KeyboardInterrupt
+        second.set()
+        released.wait(120)  # under way until the command has returned
+        ended.append(spec.name)
+        raise RuntimeError("released")
+
+    monkeypatch.setattr(command, "run_spin", search)
+    try:
+        assert main(["spin", "policy", "--jobs", "2"]) == 130
+        assert ended == []
+    finally:
+        released.set()
+    assert capsys.readouterr().err.strip() == "interrupted"

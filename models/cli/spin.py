@@ -22,11 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from models.cli.kit import Output, output_file, positive_int
+from models.cli.kit import Output, output_file, positive_int, settled
 from models.cli.registry import expand, lookup
 from models.kernel.checks import Checker
 from models.kernel.explore import explore
@@ -127,20 +128,27 @@ def _spin(args: argparse.Namespace) -> int:
     failures: list[str] = []
     checked = 0
     agreement: list[dict[str, Any]] = []
+    # gcc and pan are subprocesses: threads are enough to keep two cores busy.
+    pool = ThreadPoolExecutor(max_workers=args.jobs)
     try:
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            # gcc and pan are subprocesses: threads are enough to keep two cores busy.
-            for spec, (result, beyond, wrong) in zip(specs, pool.map(one, specs), strict=True):
-                if beyond is not None:
-                    wrong += _beyond_disagreements(spec, beyond)
-                _print_result(spec, result, beyond, wrong)
-                failures += wrong
-                checked += len(result.verdicts) + (len(beyond.verdicts) if beyond else 0)
-                agreement.append(_agreement(spec, result, wrong))
+        futures = [pool.submit(one, spec) for spec in specs]
+        for spec, future in zip(specs, futures, strict=True):
+            settled(partial(wait, [future]), future.done)
+            result, beyond, wrong = future.result()
+            if beyond is not None:
+                wrong += _beyond_disagreements(spec, beyond)
+            _print_result(spec, result, beyond, wrong)
+            failures += wrong
+            checked += len(result.verdicts) + (len(beyond.verdicts) if beyond else 0)
+            agreement.append(_agreement(spec, result, wrong))
     except PromelaError as err:
         return _fail(f"no Promela form: {err}")
     except SpinError as err:
         return _fail(str(err))
+    finally:
+        # On a Ctrl-C or an error no search starts; one under way ends with its own SIGINT
+        # (a terminal sends it to gcc and pan too).
+        pool.shutdown(wait=False, cancel_futures=True)
     if args.explain:
         verdict = result.verdicts[args.explain]
         print(f"\n{args.explain}: {verdict.verdict} by SPIN")
