@@ -44,13 +44,16 @@ from models.kernel import (
     eventually,
     group_is,
     ignore,
+    implies,
     infinitely_often,
     is_in,
     leads_to,
     lt,
     never,
     nxt,
+    or_,
     others,
+    out,
     param,
     row,
     row_is,
@@ -60,7 +63,7 @@ from models.kernel import (
     var,
     weak,
 )
-from models.kernel.expr import And, Const, Implies, In, Not, Or, Ref
+from models.kernel.expr import And, Const, Env, Eq, Implies, In, Ite, Not, Or, Quant, Ref, evaluate
 from models.kernel.spec import FairCase, bind
 
 
@@ -180,7 +183,8 @@ def test_properties_know_their_kind_their_bad_states_and_their_steps() -> None:
         never("n", p, cite="c"),
     )
     assert (a.kind, s.kind, n.kind) == (Kind.ALWAYS, Kind.SOMETIMES, Kind.NEVER)
-    assert (a.name, a.pred, a.cite, a.doc, s.doc) == ("a", p, "c", "d", "")
+    assert (a.name, a.pred, a.cite, a.doc, s.doc, n.doc) == ("a", p, "c", "d", "", "")
+    assert always("a", p, cite="c").doc == ""
     assert a.bad == Not(p) and s.bad == p and n.bad == p
     assert a.as_written == p and replace(a, written=TRUE).as_written == TRUE
     assert not a.over_steps and always("x", eq(nxt("n"), 1), cite="c").over_steps
@@ -234,8 +238,9 @@ def test_lookups_find_by_name_and_refuse_an_unknown_one() -> None:
     assert SPEC.row("off").target == OFF and SPEC.prop("low").kind is Kind.ALWAYS
     assert SPEC.live("lit").kind is LiveKind.EVENTUALLY and SPEC.output("beep").default is False
     for look in (SPEC.var, SPEC.trigger, SPEC.row, SPEC.prop, SPEC.live, SPEC.output):
-        with pytest.raises(KeyError):
+        with pytest.raises(KeyError) as err:
             look("nope")
+        assert err.value.args == ("nope",)
     assert SPEC.control_domain == LAMP and NO_CONTROL.control_domain is None
     assert [r.name for r in SPEC.rows_of("press")] == ["on", "press_two", "off", "press_broken"]
     assert SPEC.group_of("press") == "hand" and SPEC.group_of("fix") == ""
@@ -256,6 +261,31 @@ def test_fairness_names_a_trigger_or_every_trigger_of_its_group() -> None:
     assert SPEC.fairness_triggers(Fairness("weak", "hand")) == {"press", "kick"}
     assert SPEC.fairness_triggers(Fairness("weak", "fix")) == {"fix"}
     assert SPEC.fairness_triggers(Fairness("weak", "nope")) == frozenset()
+
+
+def test_a_spec_reading_every_scope_it_may_builds() -> None:
+    spec = lamp(
+        properties=(
+            always(
+                "echo",
+                implies(trigger_is("press"), or_(eq(out("beep"), True), lt(param("k"), 2))),
+                cite="c",
+            ),
+            always("steps", implies(eq(nxt("lamp"), BROKEN), lt(var("n"), 2)), cite="c"),
+        ),
+        views={"lit": eq(var("lamp"), ON)},
+        terminal=eq(var("lamp"), BROKEN),
+        fairness=(*weak("hand"), *strong("fix", each="k"), *weak("press", each="k")),
+        liveness=(leads_to("back", eq(var("lamp"), BROKEN), eq(var("lamp"), OFF), cite="c"),),
+        variants=(),
+    )
+    assert [p.name for p in spec.properties] == ["echo", "steps"]
+    assert spec.views == {"lit": eq(var("lamp"), ON)}
+    assert [str(f) for f in spec.fairness] == [
+        "weak(hand)",
+        "strong(fix for each k)",
+        "weak(press for each k)",
+    ]
 
 
 def test_fair_cases_are_one_per_constraint_or_per_value_of_each() -> None:
@@ -279,7 +309,11 @@ def test_a_row_that_can_fail_fires_only_where_it_is_defined() -> None:
     fix, on = SPEC.row("fix"), SPEC.row("on")
     assert SPEC.defined(on) is None and SPEC.row_guard(on) == on.guard
     when = SPEC.defined(fix)
-    assert when is not None and when != TRUE
+    assert when is not None
+    # `log` holds one press at most: the append is defined only while it is empty.
+    for log, ok in [((), True), ((1,), False)]:
+        state = {"lamp": BROKEN, "n": 0, "log": log}
+        assert evaluate(when, Env(pre=state, params={"k": 2})) is ok
     assert SPEC.row_guard(fix) == And((when, TRUE))
     assert SPEC.source_expr(fix) == In(Ref("pre", "lamp"), (BROKEN,))
     assert SPEC.step_guard(fix) == And((In(Ref("pre", "lamp"), (BROKEN,)), And((when, TRUE))))
@@ -308,6 +342,30 @@ def test_enabled_expands_into_the_non_ignore_rows_guards_with_their_arguments() 
     assert prop.pred == Or((kick,)) and prop.as_written == enabled("kick")
     term = lamp(terminal=enabled("kick")).terminal
     assert term == Or((kick,))
+
+
+def test_enabled_is_expanded_inside_every_connective() -> None:
+    e = enabled("kick")
+    x = SPEC.expand(e)
+    n = Ref("pre", "n")
+    cases = [
+        (Eq(e, TRUE), Eq(x, TRUE)),
+        (Eq(TRUE, e), Eq(TRUE, x)),
+        (And((TRUE, e)), And((TRUE, x))),
+        (Or((e, FALSE)), Or((x, FALSE))),
+        (Implies(TRUE, e), Implies(TRUE, x)),
+        (Implies(e, TRUE), Implies(x, TRUE)),
+        (Not(e), Not(x)),
+        (Ite(e, TRUE, FALSE), Ite(x, TRUE, FALSE)),
+        (Ite(TRUE, e, FALSE), Ite(TRUE, x, FALSE)),
+        (Ite(TRUE, FALSE, e), Ite(TRUE, FALSE, x)),
+        (Quant("all", "i", K, e), Quant("all", "i", K, x)),
+        (add(n, 1), add(n, 1)),
+        (bound("i"), bound("i")),
+        (trigger_is("kick"), trigger_is("kick")),
+    ]
+    for before, after in cases:
+        assert SPEC.expand(before) == after
 
 
 def test_bind_folds_a_test_of_constants_and_keeps_an_open_one() -> None:
@@ -570,6 +628,14 @@ REFUSALS: list[tuple[dict[str, object], str]] = [
     (
         {"properties": (always("p", eq(var("m"), 1), cite="c"),)},
         "property 'p': unknown variable 'm'",
+    ),
+    (
+        {"properties": (always("p", eq(out("honk"), 1), cite="c"),)},
+        "property 'p': unknown output 'honk'",
+    ),
+    (
+        _with_row(row("r", "kick", OFF, guard=var("n"), cite="c")),
+        "row 'r' guard: assignment: bool (false, true) does not match int 0..2",
     ),
     (
         {"properties": (always("p", eq(param("j"), 1), cite="c"),)},
