@@ -686,6 +686,14 @@ REFUSALS: list[tuple[dict[str, object], str]] = [
         "property 'q': weak('nope') names no trigger or group",
     ),
     (
+        {"liveness": (eventually("q", None, cite="c"),)},  # type: ignore[arg-type]
+        "property 'q': must be an expression, got None",
+    ),
+    (
+        {"liveness": (leads_to("q", None, TRUE, cite="c"),)},  # type: ignore[arg-type]
+        "property 'q': must be an expression, got None",
+    ),
+    (
         {"liveness": (leads_to("q", TRUE, 1, cite="c"),)},  # type: ignore[arg-type]
         "property 'q' (its consequent): must be an expression, got 1",
     ),

@@ -810,9 +810,9 @@ def _validate_liveness(spec: Spec, p: Liveness) -> None:
         raise SpecError(f"{where}: no source citation")
     for f in p.fairness:
         _validate_fairness(spec, where, f)
-    for label, pred in (("", p.pred), (" (its consequent)", p.then)):
-        if pred is None:
-            continue
+    # Only `leads_to` has a consequent; a missing predicate is refused like any non-expression.
+    preds = [("", p.pred)] if p.then is None else [("", p.pred), (" (its consequent)", p.then)]
+    for label, pred in preds:
         if not isinstance(pred, Expr):
             raise SpecError(f"{where}{label}: must be an expression, got {pred!r}")
         if is_step_expr(pred) or any(isinstance(n, Enabled) for n in walk(pred)):
