@@ -64,6 +64,7 @@ from models.kernel import (
     weak,
 )
 from models.kernel.expr import And, Const, Env, Eq, Implies, In, Ite, Not, Or, Quant, Ref, evaluate
+from models.kernel.layout import Layout
 from models.kernel.spec import FairCase, bind
 
 
@@ -251,6 +252,9 @@ def test_a_property_keeps_the_stronger_fairness_of_a_name_listed_twice() -> None
     assert SPEC.fairness_of(lit) == (Fairness("weak", "press"), Fairness("weak", "kick"))
     both = eventually("b", TRUE, cite="c", fair=[strong("press"), weak("kick"), strong("kick")])
     assert SPEC.fairness_of(both) == (Fairness("strong", "press"), Fairness("strong", "kick"))
+    # The stronger kind wins in either order.
+    down = eventually("d", TRUE, cite="c", fair=[strong("kick"), weak("kick")])
+    assert SPEC.fairness_of(down) == (Fairness("weak", "press"), Fairness("strong", "kick"))
     twice = eventually("t", TRUE, cite="c", fair=[weak("press")])
     assert SPEC.fairness_of(twice) == (Fairness("weak", "press"),)
     per = eventually("p", TRUE, cite="c", fair=[weak("press", each="k")])
@@ -386,6 +390,8 @@ def test_a_variant_changes_its_rows_and_keeps_only_what_it_violates() -> None:
         totality="enabled-only",
         check_deadlock=False,
         terminal=eq(var("lamp"), BROKEN),
+        views={"lit": eq(var("lamp"), ON)},
+        layout=Layout(provisional=(BROKEN,)),
         variants=(
             Variant(
                 "v",
@@ -425,7 +431,8 @@ def test_a_variant_changes_its_rows_and_keeps_only_what_it_violates() -> None:
         False,
         base.fairness,
     )
-    assert (v.views, v.layout, v.system) == (base.views, base.layout, base.system)
+    assert v.views == {"lit": eq(var("lamp"), ON)} and v.layout == Layout(provisional=(BROKEN,))
+    assert v.system is None
     dark = SPEC.with_variant("dark")
     assert dark.properties == () and [p.name for p in dark.liveness] == ["lit"]
 
@@ -667,6 +674,23 @@ REFUSALS: list[tuple[dict[str, object], str]] = [
             "fairness": weak("hand", each="k"),
         },
         "spec fairness: weak(hand for each k): every trigger it names needs the "
+        "parameter 'k', of one domain",
+    ),
+    (
+        {
+            "triggers": (
+                *SPEC.triggers[:2],
+                Trigger("fix", (Param("k", K),), group="mend"),
+                Trigger("poke", (Param("k", Bool()),), group="mend"),
+            ),
+            "fairness": weak("mend", each="k"),
+        },
+        "spec fairness: weak(mend for each k): every trigger it names needs the "
+        "parameter 'k', of one domain",
+    ),
+    (
+        {"fairness": weak("kick", each="k")},
+        "spec fairness: weak(kick for each k): every trigger it names needs the "
         "parameter 'k', of one domain",
     ),
     (
