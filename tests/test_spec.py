@@ -43,6 +43,7 @@ from models.kernel import (
     eq,
     eventually,
     group_is,
+    head,
     ignore,
     implies,
     infinitely_often,
@@ -319,6 +320,16 @@ def test_a_row_that_can_fail_fires_only_where_it_is_defined() -> None:
         state = {"lamp": BROKEN, "n": 0, "log": log}
         assert evaluate(when, Env(pre=state, params={"k": 2})) is ok
     assert SPEC.row_guard(fix) == And((when, TRUE))
+    # A sequence read from a parameter: its domain is the parameter's.
+    load = row("load", "load", None, guard=eq(head(param("s")), 1), cite="c")
+    loaded = lamp(
+        triggers=(*SPEC.triggers, Trigger("load", (Param("s", Seq(K, 1)),))),
+        rows=(*SPEC.rows, load),
+    )
+    head_defined = loaded.defined(load)
+    assert head_defined is not None
+    for s, ok in [((), False), ((2,), True)]:
+        assert evaluate(head_defined, Env(pre=SPEC.initial_states()[0], params={"s": s})) is ok
     assert SPEC.source_expr(fix) == In(Ref("pre", "lamp"), (BROKEN,))
     assert SPEC.step_guard(fix) == And((In(Ref("pre", "lamp"), (BROKEN,)), And((when, TRUE))))
     assert SPEC.source_expr(row("any", "fix", None, cite="c")) == TRUE
