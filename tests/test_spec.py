@@ -320,7 +320,14 @@ def test_a_row_that_can_fail_fires_only_where_it_is_defined() -> None:
         state = {"lamp": BROKEN, "n": 0, "log": log}
         assert evaluate(when, Env(pre=state, params={"k": 2})) is ok
     assert SPEC.row_guard(fix) == And((when, TRUE))
-    # A sequence read from a parameter: its domain is the parameter's.
+    assert SPEC.source_expr(fix) == In(Ref("pre", "lamp"), (BROKEN,))
+    assert SPEC.step_guard(fix) == And((In(Ref("pre", "lamp"), (BROKEN,)), And((when, TRUE))))
+    assert SPEC.source_expr(row("any", "fix", None, cite="c")) == TRUE
+    assert NO_CONTROL.source_expr(on) == TRUE
+
+
+def test_a_row_reading_a_sequence_parameter_is_defined_where_it_is_non_empty() -> None:
+    # The spec is built here, so its definedness is derived under the test.
     load = row("load", "load", None, guard=eq(head(param("s")), 1), cite="c")
     loaded = lamp(
         triggers=(*SPEC.triggers, Trigger("load", (Param("s", Seq(K, 1)),))),
@@ -330,10 +337,7 @@ def test_a_row_that_can_fail_fires_only_where_it_is_defined() -> None:
     assert head_defined is not None
     for s, ok in [((), False), ((2,), True)]:
         assert evaluate(head_defined, Env(pre=SPEC.initial_states()[0], params={"s": s})) is ok
-    assert SPEC.source_expr(fix) == In(Ref("pre", "lamp"), (BROKEN,))
-    assert SPEC.step_guard(fix) == And((In(Ref("pre", "lamp"), (BROKEN,)), And((when, TRUE))))
-    assert SPEC.source_expr(row("any", "fix", None, cite="c")) == TRUE
-    assert NO_CONTROL.source_expr(on) == TRUE
+    assert loaded.defined(loaded.row("fix")) == SPEC.defined(SPEC.row("fix"))
 
 
 def test_arguments_are_every_assignment_and_some_of_them_is_a_disjunction() -> None:
