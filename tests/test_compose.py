@@ -22,6 +22,7 @@ import pytest
 
 from models.kernel import (
     TRUE,
+    AnyOf,
     Finite,
     IntRange,
     Kind,
@@ -66,8 +67,9 @@ from models.kernel import (
 from models.kernel.checks import verify
 from models.kernel.compose import Channel, Fault, channel, compose, with_domain
 from models.kernel.explore import explore
-from models.kernel.expr import Const, Expr, Or
+from models.kernel.expr import And, Const, Expr, Implies, In, Or
 from models.kernel.itf import itf_text, read_itf
+from models.kernel.layout import Layout
 from models.kernel.oracle import Oracle
 from models.kernel.spin import disagreements, run_spin
 from models.kernel.tracecheck import check_trace, trace_to_log
@@ -1061,3 +1063,127 @@ def test_a_variant_that_adds_and_removes_rows_is_the_systems_difference() -> Non
     assert system_v.add[0].guard == and_(
         ge(length(var("q")), 1), eq(head(var("q")), M.Y), is_in(var("rcv_r"), R.R0)
     )
+
+
+def test_the_attribution_property_names_each_components_step() -> None:
+    spec = pair()
+    attribution = spec.prop("steps-name-their-triggers")
+    xs = ("q_deliver_X__rcv_x_up0", "q_deliver_X__rcv_x_up1", "q_deliver_X__rcv_x_top")
+    assert attribution.pred == And(
+        (
+            And((Implies(trigger_is("snd_tick"), In(out("snd_step"), (None, "tick"))),)),
+            And(
+                (
+                    Implies(row_is(*xs), In(out("rcv_step"), (None, "x"))),
+                    Implies(row_is("q_deliver_Y__rcv_y_resets"), In(out("rcv_step"), (None, "y"))),
+                )
+            ),
+        )
+    )
+
+
+def test_what_a_component_brings_is_kept_in_the_system() -> None:
+    """A component's docs, parameters, initial predicate and layout reach the system."""
+    poking = replace(
+        SENDER,
+        vars=(Var("s", Finite.of_enum(S), AnyOf(S.A, S.B), doc="the sender's state"),),
+        triggers=(
+            Trigger("tick", doc="a tick"),
+            Trigger("poke", (Param("hard", Finite("hard", (False, True))),), doc="a poke"),
+        ),
+        outputs=(Output("msg", Option(Finite.of_enum(M)), None, doc="what it sends"),),
+        rows=(*SENDER.rows, row("poked", "poke", None, guard=eq(param("hard"), True), cite="t")),
+        init=eq(var("s"), S.B),
+    )
+    layout = Layout(meanings={"snd": "the sender"})
+    spec = compose(
+        "p",
+        {"snd": poking, "rcv": RECEIVER},
+        [_q(doc="commands in flight")],
+        source="t",
+        layout=layout,
+    )
+    assert spec.var("snd_s").doc == "the sender's state"
+    assert spec.var("q").doc == "commands in flight"
+    assert spec.output("snd_msg").doc == "what it sends"
+    assert [(t.name, t.doc) for t in spec.triggers[:2]] == [
+        ("snd_tick", "a tick"),
+        ("snd_poke", "a poke"),
+    ]
+    assert spec.trigger("snd_poke").params == poking.trigger("poke").params
+    assert spec.row("snd_poked").guard == eq(param("hard"), True)
+    assert spec.init == and_(eq(var("snd_s"), S.B), eq(var("q"), ()))
+    assert {explore(spec).as_dict(0)["snd_s"]} == {S.B}
+    assert spec.layout is layout
+    assert pair().layout == Layout()
+
+
+def _speaker(output: Output, a: object, b: object) -> Spec:
+    """The sender, emitting `a` on its way to B and `b` on its way back, on `output`."""
+    return replace(
+        SENDER,
+        outputs=(output,),
+        rows=(
+            row("a_sends_x", "tick", S.A, S.B, emits={output.name: a}, cite="t"),  # type: ignore[dict-item]
+            row("b_sends_y", "tick", S.B, S.A, emits={output.name: b}, cite="t"),  # type: ignore[dict-item]
+        ),
+    )
+
+
+def test_how_an_outputs_value_reads_as_messages() -> None:
+    # A tuple of messages, on a finite domain of tuples: each item is sent, in order.
+    bundles = Output("cmds", Finite("cmds", ((), (M.X,), (M.X, M.Y))), ())
+    spec = compose(
+        "p",
+        {"snd": _speaker(bundles, (M.X, M.Y), ()), "rcv": RECEIVER},
+        # Any message may be named: a bundle's items are checked where they are sent.
+        [
+            channel(
+                "q",
+                ("snd", "cmds"),
+                "rcv",
+                {M.X: "x", M.Y: "y", "other": None},
+                capacity=2,
+                cite="t",
+            )
+        ],
+        source="t",
+    )
+    sends = spec.row("snd_a_sends_x")
+    q = var("q")
+    assert sends.guard == and_(is_in(var("snd_s"), S.A), le(length(q), 0))  # room for two
+    assert sends.updates["q"] == append(append(q, M.X), M.Y)
+    assert spec.row("snd_b_sends_y").guard == is_in(var("snd_s"), S.B)  # sends nothing
+    assert spec.system is not None and spec.system.origins["snd_a_sends_x"].sends == (
+        ("q", M.X),
+        ("q", M.Y),
+    )
+    # A sequence's items are its messages; a value outside its element is refused.
+    seq = Output("cmds", Seq(Finite.of_enum(M), 2), ())
+    assert (
+        _refusal(
+            {"snd": _speaker(seq, (M.X,), (M.Y, M.X)), "rcv": RECEIVER},
+            [
+                channel(
+                    "q",
+                    ("snd", "cmds"),
+                    "rcv",
+                    {M.X: "x", M.Y: "y", "other": None},
+                    capacity=2,
+                    cite="t",
+                )
+            ],
+        )
+        == "system 'bad': channel 'q': 'other' is not a message of 'cmds'"
+    )
+    # A plain value is a message unless it is the output's default.
+    plain = Output("msg", Finite.of_enum(M), M.X)
+    spec = compose(
+        "p",
+        {"snd": _speaker(plain, M.Y, M.X), "rcv": RECEIVER},
+        [channel("q", ("snd", "msg"), "rcv", {M.X: None, M.Y: "y"}, capacity=1, cite="t")],
+        source="t",
+    )
+    assert spec.row("snd_a_sends_x").updates["q"] == append(var("q"), M.Y)
+    assert "q" not in spec.row("snd_b_sends_y").updates
+    assert spec.var("q").domain == Seq(Finite("q_message", (M.Y,)), 1, name="Fifo[q]")
