@@ -1124,8 +1124,8 @@ def _speaker(output: Output, a: object, b: object) -> Spec:
         SENDER,
         outputs=(output,),
         rows=(
-            row("a_sends_x", "tick", S.A, S.B, emits={output.name: a}, cite="t"),  # type: ignore[dict-item]
-            row("b_sends_y", "tick", S.B, S.A, emits={output.name: b}, cite="t"),  # type: ignore[dict-item]
+            row("a_sends_x", "tick", S.A, S.B, emits={output.name: a}, cite="t"),
+            row("b_sends_y", "tick", S.B, S.A, emits={output.name: b}, cite="t"),
         ),
     )
 
