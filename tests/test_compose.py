@@ -855,8 +855,12 @@ def test_explicit_totality_answers_every_trigger_with_the_channels_no_ops() -> N
         ("q_duplicate", not_(and_(ge(length(q), 1), le(length(q), 1))), "test"),
         ("q_reorder", not_(ge(length(q), 2)), "test"),
     ]
-    assert spec.system is not None
-    assert spec.system.origins["snd_a_sends_x__blocked"].parts == ()  # nothing fired
+    system = spec.system
+    assert system is not None
+    assert system.origins["snd_a_sends_x__blocked"].parts == ()  # nothing fired
+    # A no-op has an owner too: the refused sender, the idle channel (once an AssertionError).
+    assert system.owner("snd_b_sends_y__blocked") == "snd"
+    assert [system.owner(f"q_{t}_nothing") for t in ("deliver", "lose", "reorder")] == ["q"] * 3
     # Without it the system adds no no-op: a blocked hand-over is no step.
     assert not [r.name for r in pair(("loss",)).rows if r.ignore]
 

@@ -286,8 +286,11 @@ class System:
                 return o.fault[0]
             if o.parts:
                 return o.parts[0][0]
-            assert o.delivers is not None
-            return o.delivers[0]
+            # A no-op fires nothing: a send a full FIFO refuses is its sender's row's, a
+            # channel's idle answer the channel's.
+            if name.endswith("__blocked"):
+                return self.owner(name.removesuffix("__blocked"))
+            return self.triggers[name.removesuffix("_nothing")]
         if any(c.name == name and not c.synchronous for c in self.channels):
             return name
         raise KeyError(name)
