@@ -968,20 +968,28 @@ def test_an_inherited_property_reads_who_took_which_trigger_in_the_system() -> N
     assert [p.name for p in spec.properties][-1] == "snd-sends-x"  # witnesses last
 
 
-def test_a_trigger_no_row_takes_reads_as_never_taken() -> None:
+def test_a_trigger_or_row_that_never_fires_in_the_system_reads_as_never_taken() -> None:
     spare = replace(
         RECEIVER,
         triggers=(*RECEIVER.triggers, Trigger("w")),
-        properties=(always("no-w", not_(trigger_is("w")), cite="c"),),
+        properties=(
+            always("no-w", not_(trigger_is("w")), cite="c"),  # free, though no row answers it
+            always("no-y", not_(trigger_is("y")), cite="c"),  # Y is never handed over
+            always("no-reset", not_(row_is("y_resets")), cite="c"),
+        ),
     )
-    channel_w = channel("q", ("snd", "msg"), "rcv", {M.X: "x", M.Y: "w"}, capacity=1, cite="t")
-    with_y = replace(
-        SENDER, rows=(row("a_sends_x", "tick", S.A, S.B, emits={"msg": some(M.X)}, cite="t"),)
+    only_x = replace(
+        SENDER, rows=(row("a_sends_x", "tick", None, emits={"msg": some(M.X)}, cite="t"),)
     )
     spec = compose(
-        "pair", {"snd": with_y, "rcv": spare}, [channel_w], source="t", inherit={"rcv": ("no-w",)}
+        "pair",
+        {"snd": only_x, "rcv": spare},
+        [channel("h", ("snd", "msg"), "rcv", {M.X: "x", M.Y: "y"}, cite="t")],
+        source="t",
+        inherit={"rcv": ("no-w", "no-y", "no-reset")},
     )
-    assert spec.prop("rcv-no-w").pred == not_(Const(False))
+    preds = [spec.prop(f"rcv-{n}").pred for n in ("no-w", "no-y", "no-reset")]
+    assert preds == [not_(trigger_is("rcv_w")), not_(Const(False)), not_(Const(False))]
 
 
 def test_with_domain_swaps_a_stored_domain_everywhere_and_keeps_the_rows() -> None:
