@@ -510,6 +510,31 @@ def test_the_parts_and_the_owner_of_each_name() -> None:
     free = replace(SENDER, control=None, vars=(), rows=(row("t", "tick", None, cite="t"),))
     lone = compose("lone", {"snd": free}, [], source="t").system
     assert lone is not None and lone.part("snd").control is None
+    assert lone.origins["snd_t"].parts == (("snd", "t"),)
+
+
+def test_a_hand_over_listed_first_leaves_the_fifos_after_it_whole() -> None:
+    spec = compose(
+        "two_pairs",
+        {"snd": SENDER, "rcv": RECEIVER, "snd2": SENDER, "rcv2": RECEIVER},
+        [
+            channel("h", ("snd", "msg"), "rcv", {M.X: "x", M.Y: "y"}, cite="t"),
+            channel("q", ("snd2", "msg"), "rcv2", {M.X: "x", M.Y: "y"}, capacity=1, cite="t"),
+        ],
+        source="t",
+    )
+    assert [t.name for t in spec.triggers] == ["snd_tick", "snd2_tick", "q_deliver"]
+    assert [r.name for r in spec.rows if r.trigger == "q_deliver"] == [
+        "q_deliver_X__rcv2_x_up0",
+        "q_deliver_X__rcv2_x_up1",
+        "q_deliver_X__rcv2_x_top",
+        "q_deliver_Y__rcv2_y_resets",
+    ]
+    # A row with nothing to check has the guard true, not an empty conjunction.
+    free = compose(
+        "free", {"snd": replace(SENDER, rows=(row("t", "tick", None, cite="t"),))}, [], source="t"
+    )
+    assert free.row("snd_t").guard == TRUE
 
 
 def test_each_system_row_is_its_parts_joined() -> None:
