@@ -522,7 +522,13 @@ def test_a_hand_over_listed_first_leaves_the_fifos_after_it_whole() -> None:
             channel("q", ("snd2", "msg"), "rcv2", {M.X: "x", M.Y: "y"}, capacity=1, cite="t"),
         ],
         source="t",
+        totality="explicit",
     )
+    assert [r.name for r in spec.rows if r.ignore] == [
+        "snd2_a_sends_x__blocked",
+        "snd2_b_sends_y__blocked",
+        "q_deliver_nothing",
+    ]
     assert [t.name for t in spec.triggers] == ["snd_tick", "snd2_tick", "q_deliver"]
     assert [r.name for r in spec.rows if r.trigger == "q_deliver"] == [
         "q_deliver_X__rcv2_x_up0",
