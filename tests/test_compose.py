@@ -46,6 +46,7 @@ from models.kernel import (
     ignore,
     implies,
     is_in,
+    ite,
     le,
     leads_to,
     length,
@@ -65,7 +66,7 @@ from models.kernel import (
     weak,
 )
 from models.kernel.checks import verify
-from models.kernel.compose import Channel, Fault, channel, compose, with_domain
+from models.kernel.compose import Channel, Fault, Origin, channel, compose, with_domain
 from models.kernel.explore import explore
 from models.kernel.expr import And, Const, Expr, Implies, In, Or
 from models.kernel.itf import itf_text, read_itf
@@ -464,7 +465,7 @@ def test_what_compose_passes_through_to_the_spec() -> None:
     attribution = spec.properties[0]
     assert attribution.kind is Kind.ALWAYS
     assert attribution.cite == "compose.py: `<component>_step` is the trigger the component took"
-    assert pair().check_deadlock is True
+    assert pair().check_deadlock is True and pair().doc == ""
 
 
 def test_the_parts_and_the_owner_of_each_name() -> None:
@@ -717,9 +718,23 @@ LOG = Spec(
     name="log",
     source="t",
     control=None,
-    vars=(Var("last", Option(Finite.of_enum(M)), None),),
+    vars=(
+        Var("last", Option(Finite.of_enum(M)), None),
+        Var("prev", Option(Finite.of_enum(M)), None),
+    ),
     triggers=(Trigger("put", (Param("m", Finite.of_enum(M)),)),),
-    rows=(row("put", "put", None, sets={"last": some(param("m"))}, cite="t"),),
+    outputs=(Output("echo", Option(Finite.of_enum(M)), None),),
+    rows=(
+        row(
+            "put",
+            "put",
+            None,
+            guard=not_(eq(var("last"), some(param("m")))),
+            sets={"prev": var("last"), "last": some(param("m"))},
+            emits={"echo": some(param("m"))},
+            cite="t",
+        ),
+    ),
 )
 
 
@@ -750,14 +765,21 @@ def test_a_fifo_carries_constant_arguments_and_a_hand_over_reads_the_senders_out
     assert fifo.system is not None
     delivery = fifo.system.channel("q").deliver[M.X]
     assert delivery is not None and dict(delivery.args) == {"m": Const(M.Y)}
-    assert dict(fifo.row("q_deliver_X__log_put").updates) == {
+    put = fifo.row("q_deliver_X__log_put")
+    # The receiving row's guard, updates and outputs read the message's arguments.
+    assert put.guard == and_(
+        ge(length(var("q")), 1), eq(head(var("q")), M.X), not_(eq(var("log_last"), some(M.Y)))
+    )
+    assert dict(put.updates) == {
+        "log_prev": var("log_last"),
         "log_last": some(M.Y),
         "q": tail(var("q")),
     }
+    assert dict(put.outputs) == {"log_echo": some(M.Y), "log_step": Const("put")}
     # A hand-over's argument reads what the sender emits in that very step.
     echo = replace(
         SENDER,
-        outputs=(*SENDER.outputs, Output("said", Finite.of_enum(M), M.X)),
+        outputs=(Output("said", Finite.of_enum(M), M.X), *SENDER.outputs),
         rows=(
             row("a_sends_x", "tick", S.A, S.B, emits={"msg": some(M.X), "said": M.Y}, cite="t"),
             row("b_sends_y", "tick", S.B, S.A, emits={"msg": some(M.Y)}, cite="t"),
@@ -771,14 +793,22 @@ def test_a_fifo_carries_constant_arguments_and_a_hand_over_reads_the_senders_out
                 "h",
                 ("snd", "msg"),
                 "log",
-                {M.X: ("put", {"m": out("said")}), M.Y: ("put", {"m": out("said")})},
+                {
+                    M.X: ("put", {"m": out("said")}),
+                    M.Y: ("put", {"m": ite(eq(var("s"), S.B), out("said"), M.Y)}),
+                },
                 cite="t",
             )
         ],
         source="t",
     )
     assert sync.row("snd_a_sends_x__log_put").updates["log_last"] == some(M.Y)
-    assert sync.row("snd_b_sends_y__log_put").updates["log_last"] == some(M.X)  # the default
+    # The sender's state read as it was; the output it does not set, as its default.
+    assert sync.row("snd_b_sends_y__log_put").updates["log_last"] == some(
+        ite(eq(var("snd_s"), S.B), M.X, M.Y)
+    )
+    assert sync.system is not None
+    assert sync.system.origins["snd_a_sends_x__log_put"].sends == (("h", M.X),)
     graph = explore(sync)
     assert {graph.as_dict(i)["log_last"] for i in range(len(graph.states))} == {None, M.X, M.Y}
 
@@ -888,7 +918,8 @@ def test_explicit_totality_answers_every_trigger_with_the_channels_no_ops() -> N
     ]
     system = spec.system
     assert system is not None
-    assert system.origins["snd_a_sends_x__blocked"].parts == ()  # nothing fired
+    assert system.origins["snd_a_sends_x__blocked"] == Origin(())  # nothing fired
+    assert system.origins["q_lose_nothing"] == Origin(())
     # A no-op has an owner too: the refused sender, the idle channel (once an AssertionError).
     assert system.owner("snd_b_sends_y__blocked") == "snd"
     assert [system.owner(f"q_{t}_nothing") for t in ("deliver", "lose", "reorder")] == ["q"] * 3
@@ -1224,9 +1255,41 @@ def test_how_an_outputs_value_reads_as_messages() -> None:
     spec = compose(
         "p",
         {"snd": _speaker(plain, M.Y, M.X), "rcv": RECEIVER},
-        [channel("q", ("snd", "msg"), "rcv", {M.X: None, M.Y: "y"}, capacity=1, cite="t")],
+        [channel("q", ("snd", "msg"), "rcv", {M.X: "x", M.Y: "y"}, capacity=1, cite="t")],
         source="t",
     )
     assert spec.row("snd_a_sends_x").updates["q"] == append(var("q"), M.Y)
     assert "q" not in spec.row("snd_b_sends_y").updates
-    assert spec.var("q").domain == Seq(Finite("q_message", (M.Y,)), 1, name="Fifo[q]")
+    # An option's value is one message, a tuple as much as any.
+    pairs = Output("msg", Option(Finite("pairs", ((M.X, M.Y), (M.Y, M.X)))), None)
+    spec = compose(
+        "p",
+        {"snd": _speaker(pairs, some((M.X, M.Y)), some((M.Y, M.X))), "rcv": RECEIVER},
+        [
+            channel(
+                "q", ("snd", "msg"), "rcv", {(M.X, M.Y): "x", (M.Y, M.X): "y"}, capacity=1, cite="t"
+            )
+        ],
+        source="t",
+    )
+    assert spec.row("snd_a_sends_x").updates["q"] == append(var("q"), (M.X, M.Y))
+    # A number is a message too.
+    numbers = Output("n", IntRange(0, 2), 0)
+    spec = compose(
+        "p",
+        {"snd": _speaker(numbers, 1, 2), "rcv": RECEIVER},
+        [channel("q", ("snd", "n"), "rcv", {1: "x", 2: "y"}, capacity=1, cite="t")],
+        source="t",
+    )
+    assert spec.row("snd_b_sends_y").updates["q"] == append(var("q"), 2)
+
+
+def test_a_step_that_clears_its_fifo_and_sends_on_it_leaves_only_what_it_sent() -> None:
+    spec = compose(
+        "p", {"snd": SENDER, "rcv": RECEIVER}, [_q(cleared_by=[("snd", "tick")])], source="t"
+    )
+    oracle = Oracle(spec)
+    oracle.fire("snd_tick")
+    oracle.fire("snd_tick")
+    assert oracle.state["q"] == (M.Y,)
+    assert spec.row("snd_b_sends_y").updates["q"] == append(Const(()), M.Y)
