@@ -1284,12 +1284,37 @@ def test_how_an_outputs_value_reads_as_messages() -> None:
     assert spec.row("snd_b_sends_y").updates["q"] == append(var("q"), 2)
 
 
-def test_a_step_that_clears_its_fifo_and_sends_on_it_leaves_only_what_it_sent() -> None:
+@pytest.mark.parametrize("overflow", ["block", "drop"])
+def test_a_step_that_clears_its_fifo_and_sends_on_it_leaves_only_what_it_sent(
+    overflow: str,
+) -> None:
+    """Once refused: the room guard read the length of the emptied FIFO, a constant."""
     spec = compose(
-        "p", {"snd": SENDER, "rcv": RECEIVER}, [_q(cleared_by=[("snd", "tick")])], source="t"
+        "p",
+        {"snd": SENDER, "rcv": RECEIVER},
+        [_q(capacity=1, cleared_by=[("snd", "tick")], overflow=overflow)],
+        source="t",
     )
     oracle = Oracle(spec)
     oracle.fire("snd_tick")
     oracle.fire("snd_tick")
     assert oracle.state["q"] == (M.Y,)
-    assert spec.row("snd_b_sends_y").updates["q"] == append(Const(()), M.Y)
+    sends = spec.row("snd_b_sends_y")
+    assert (sends.guard, sends.updates["q"]) == (is_in(var("snd_s"), S.B), Const((M.Y,)))
+    assert spec.system is not None and spec.system.origins[sends.name].sends == (("q", M.Y),)
+    assert verify(spec).ok
+    # A send that cannot fit even an emptied FIFO never fires (or loses what does not fit).
+    burst = replace(
+        SENDER,
+        outputs=(Output("msg", Seq(Finite.of_enum(M), 2), ()),),
+        rows=(row("both", "tick", None, emits={"msg": (M.X, M.Y)}, cite="t"),),
+    )
+    spec = compose(
+        "p",
+        {"snd": burst, "rcv": RECEIVER},
+        [_q(capacity=1, cleared_by=[("snd", "tick")], overflow=overflow)],
+        source="t",
+    )
+    both = spec.row("snd_both")
+    assert both.updates["q"] == Const((M.X,))
+    assert both.guard == (Const(False) if overflow == "block" else TRUE)
