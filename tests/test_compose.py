@@ -481,9 +481,9 @@ def test_the_parts_and_the_owner_of_each_name() -> None:
     assert dict(rcv.triggers) == {}  # both of its triggers are the channel's to fire
     assert system.part("rcv") is rcv
     assert system.channel("q") is system.channels[0]
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="^'q'$"):
         system.part("q")
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="^'snd'$"):
         system.channel("snd")
     assert dict(system.triggers) == {
         "snd_tick": "snd",
@@ -691,6 +691,10 @@ TWO_Q = f"{M.X!r}"  # how a message is named in a refusal
         ),
         (
             [channel("q", ("snd", "msg"), "rcv", {M.X: "nope", M.Y: "y"}, cite="t")],
+            "system 'bad': channel 'q': 'rcv' has no trigger 'nope'",
+        ),
+        (
+            [channel("q", ("snd", "msg"), "rcv", {M.X: None, M.Y: "nope"}, cite="t")],
             "system 'bad': channel 'q': 'rcv' has no trigger 'nope'",
         ),
         (
