@@ -1327,3 +1327,45 @@ def test_a_step_that_clears_its_fifo_and_sends_on_it_leaves_only_what_it_sent(
     both = spec.row("snd_both")
     assert both.updates["q"] == Const((M.X,))
     assert both.guard == (Const(False) if overflow == "block" else TRUE)
+
+
+def test_a_hand_over_passes_on_what_it_was_handed() -> None:
+    """Three machines in one step: the relay's argument, bound by the first hand-over, is
+    what the second hands on."""
+    relay = Spec(
+        name="relay",
+        source="t",
+        control=None,
+        vars=(),
+        triggers=(Trigger("take", (Param("m", Finite.of_enum(M)),)),),
+        outputs=(Output("fwd", Option(Finite.of_enum(M)), None),),
+        rows=(row("take", "take", None, emits={"fwd": some(M.X)}, cite="t"),),
+    )
+    spec = compose(
+        "chain",
+        {"snd": SENDER, "relay": relay, "log": LOG},
+        [
+            channel(
+                "h",
+                ("snd", "msg"),
+                "relay",
+                {M.X: ("take", {"m": M.Y}), M.Y: ("take", {"m": M.X})},
+                cite="t",
+            ),
+            channel("h2", ("relay", "fwd"), "log", {M.X: ("put", {"m": param("m")})}, cite="t"),
+        ],
+        source="t",
+    )
+    rows = {r.name: r for r in spec.rows}
+    assert list(rows) == [
+        "snd_a_sends_x__relay_take__log_put",
+        "snd_b_sends_y__relay_take__log_put",
+    ]
+    assert rows["snd_a_sends_x__relay_take__log_put"].updates["log_last"] == some(M.Y)
+    assert rows["snd_b_sends_y__relay_take__log_put"].updates["log_last"] == some(M.X)
+    assert spec.system is not None
+    assert spec.system.origins["snd_b_sends_y__relay_take__log_put"].parts == (
+        ("snd", "b_sends_y"),
+        ("relay", "take"),
+        ("log", "put"),
+    )
