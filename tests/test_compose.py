@@ -501,7 +501,7 @@ def test_the_parts_and_the_owner_of_each_name() -> None:
     assert system.owner("q_deliver_Y__rcv_y_resets") == "rcv"
     assert system.owner("q_reorder") == "q"
     for unknown in ("rcv", "snd_tock", "rcv_x_up0"):
-        with pytest.raises(KeyError):
+        with pytest.raises(KeyError, match=f"^{unknown!r}$"):
             system.owner(unknown)
     hand_over = pair((), capacity=0).system
     assert hand_over is not None
