@@ -88,8 +88,6 @@ MODULE_KILLERS = {
     "compose": [
         "tests/test_compose.py",
         "--deselect=tests/test_compose.py::test_spin_agrees_on_the_pair",
-        "--deselect=tests/test_compose.py::test_a_no_op_row_has_an_owner",
-        "--deselect=tests/test_compose.py::test_a_step_that_clears_its_fifo_and_sends_on_it_leaves_only_what_it_sent",
         "tests/test_system_views.py",
         "tests/test_model_adr068.py",
     ],
