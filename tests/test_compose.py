@@ -1369,3 +1369,22 @@ def test_a_hand_over_passes_on_what_it_was_handed() -> None:
         ("relay", "take"),
         ("log", "put"),
     )
+    # A FIFO at the end of the chain: a full one refuses the whole step, named by every part.
+    fifo = compose(
+        "chain",
+        {"snd": SENDER, "relay": relay, "log": LOG},
+        [
+            channel(
+                "h",
+                ("snd", "msg"),
+                "relay",
+                {M.X: ("take", {"m": M.Y}), M.Y: ("take", {"m": M.X})},
+                cite="t",
+            ),
+            channel("q", ("relay", "fwd"), "log", {M.X: ("put", {"m": M.X})}, capacity=1, cite="q"),
+        ],
+        source="t",
+        totality="explicit",
+    )
+    blocked = fifo.row("snd_b_sends_y__relay_take__blocked")
+    assert (blocked.ignore, blocked.cite) == (True, "test; t")
