@@ -286,8 +286,11 @@ class System:
                 return o.fault[0]
             if o.parts:
                 return o.parts[0][0]
-            assert o.delivers is not None
-            return o.delivers[0]
+            # A no-op fires nothing: a send a full FIFO refuses is its sender's row's, a
+            # channel's idle answer the channel's.
+            if name.endswith("__blocked"):
+                return self.owner(name.removesuffix("__blocked"))
+            return self.triggers[name.removesuffix("_nothing")]
         if any(c.name == name and not c.synchronous for c in self.channels):
             return name
         raise KeyError(name)
@@ -825,6 +828,15 @@ class _Builder:
             elif carried:
                 for s in steps:
                     q = s.fifo.get(ch.name, var(ch.name))
+                    s.sends += [(ch.name, m) for m in carried]
+                    if isinstance(q, Const):
+                        # Emptied earlier in this step: its contents are known, and a
+                        # constant has no length to guard (a send that cannot fit never fires).
+                        held = (*q.value, *carried)
+                        if ch.overflow == "block" and len(held) > ch.capacity:
+                            s.room.append(Const(False))
+                        s.fifo[ch.name] = Const(held[: ch.capacity])
+                        continue
                     if ch.overflow == "block":
                         s.room.append(le(length(q), ch.capacity - len(carried)))
                     for m in carried:
@@ -832,7 +844,6 @@ class _Builder:
                             q = append(q, m)
                         else:  # a message that does not fit is lost
                             q = Ite(lt(length(q), ch.capacity), append(q, m), q)
-                        s.sends.append((ch.name, m))
                     s.fifo[ch.name] = q
         return steps
 
