@@ -1341,17 +1341,18 @@ def test_a_hand_over_passes_on_what_it_was_handed() -> None:
         outputs=(Output("fwd", Option(Finite.of_enum(M)), None),),
         rows=(row("take", "take", None, emits={"fwd": some(M.X)}, cite="t"),),
     )
+    swapped = channel(  # the relay is handed the other message
+        "h",
+        ("snd", "msg"),
+        "relay",
+        {M.X: ("take", {"m": M.Y}), M.Y: ("take", {"m": M.X})},
+        cite="t",
+    )
     spec = compose(
         "chain",
         {"snd": SENDER, "relay": relay, "log": LOG},
         [
-            channel(
-                "h",
-                ("snd", "msg"),
-                "relay",
-                {M.X: ("take", {"m": M.Y}), M.Y: ("take", {"m": M.X})},
-                cite="t",
-            ),
+            swapped,
             channel("h2", ("relay", "fwd"), "log", {M.X: ("put", {"m": param("m")})}, cite="t"),
         ],
         source="t",
@@ -1374,13 +1375,7 @@ def test_a_hand_over_passes_on_what_it_was_handed() -> None:
         "chain",
         {"snd": SENDER, "relay": relay, "log": LOG},
         [
-            channel(
-                "h",
-                ("snd", "msg"),
-                "relay",
-                {M.X: ("take", {"m": M.Y}), M.Y: ("take", {"m": M.X})},
-                cite="t",
-            ),
+            swapped,
             channel("q", ("relay", "fwd"), "log", {M.X: ("put", {"m": M.X})}, capacity=1, cite="q"),
         ],
         source="t",
