@@ -7,6 +7,7 @@ seed framework's `driver_logs` / plugin `impl_logs`, and the model's own witness
 from __future__ import annotations
 
 import copy
+import enum
 import json
 import subprocess
 import sys
@@ -25,16 +26,19 @@ from models import duplex, policy
 from models.cli.main import main
 from models.cli.registry import expand
 from models.cli.trace import itf_name
-from models.kernel.domains import Domain, Finite, Option, Real
+from models.kernel import Output, Param, Trigger, Var, lt, param, row, some, var
+from models.kernel.domains import Domain, Finite, IntRange, Option, Real
 from models.kernel.explore import explore
 from models.kernel.itf import read_itf, to_itf
-from models.kernel.spec import Spec
+from models.kernel.spec import AnyOf, Spec
 from models.kernel.tracecheck import (
+    Log,
     LogStep,
     TraceInputError,
     check_trace,
     parse_jsonl,
     parse_objects,
+    step_json,
     trace_to_log,
 )
 from models.kernel.values import decode
@@ -307,3 +311,214 @@ def test_an_initial_state_the_model_cannot_start_in_is_rejected_at_step_0(
     path = _write(tmp_path / "i.jsonl", [{"init": {"state": "LISTENING"}}])
     assert main(["check-trace", "duplex", str(path)]) == 1
     assert "REJECTED at step 0 (line 1): no initial state" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the rejection, exactly
+
+
+class At(enum.Enum):
+    A = "A"
+    B = "B"
+    C = "C"
+
+
+N = IntRange(0, 3, "N")
+REAL = Real((0.25,))
+# Two initial states (n is 0 or 1: `init` drops the 2 its `inits` allow), rows that read n
+# into an output, two rows of one trigger, and a trigger with no row in A (enabled-only).
+TOY = Spec(
+    name="toy",
+    source="tests/test_tracecheck.py",
+    vars=(
+        Var("at", Finite.of_enum(At, "At"), At.A),
+        Var("n", N, AnyOf(0, 1, 2)),
+        Var("x", Option(REAL), None),
+    ),
+    triggers=(
+        Trigger("go", (Param("k", N),)),
+        Trigger("put", (Param("v", REAL),)),
+        Trigger("peek"),
+        Trigger("stop"),
+    ),
+    outputs=(Output("got", N, 0), Output("echo", Option(REAL), None)),
+    rows=(
+        row("go_a", "go", At.A, At.B, sets={"n": param("k")}, emits={"got": var("n")}, cite="t"),
+        row("go_b", "go", At.B, At.A, cite="t"),
+        row(
+            "put_any",
+            "put",
+            None,
+            sets={"x": some(param("v"))},
+            emits={"echo": some(param("v"))},
+            cite="t",
+        ),
+        row("peek", "peek", At.A, emits={"got": var("n")}, cite="t"),
+        row("peek_too", "peek", None, emits={"got": 3}, cite="t"),
+        row("stop_b", "stop", At.B, At.C, cite="t"),
+    ),
+    control="at",
+    init=lt(var("n"), 2),
+    totality="enabled-only",
+)
+INIT_0 = {"action": "init", "args": {}, "state": {"at": "A", "n": 0, "x": None}, "outputs": {}}
+
+
+def _toy(lines: list[dict[str, Any]], explain: bool = True) -> tuple[list[str], dict[str, Any]]:
+    verdict = check_trace(
+        TOY, parse_jsonl(TOY, [json.dumps(line) for line in lines]), explain=explain
+    )
+    return verdict.report(), verdict.to_json()
+
+
+def _allowed(row: str, n: int, got: int, at: str = "A") -> dict[str, Any]:
+    return {
+        "row": row,
+        "state": {"at": at, "n": n, "x": None},
+        "outputs": {"got": got, "echo": None},
+    }
+
+
+def test_an_accepted_log_reports_its_steps_and_consistent_states() -> None:
+    assert _toy([{"trigger": "go", "args": {"k": 2}}]) == (
+        ["check-trace toy: accepted — 1 step, 1 consistent model state at the end"],
+        {"spec": "toy", "ok": True, "steps": 1, "consistent": 1},
+    )
+    assert _toy([]) == (
+        ["check-trace toy: accepted — 0 steps, 2 consistent model states at the end"],
+        {"spec": "toy", "ok": True, "steps": 0, "consistent": 2},
+    )
+
+
+@pytest.mark.parametrize("n", [2, 3])  # 2 is in n's inits but not `init`; 3 is in neither
+def test_an_impossible_initial_state_is_reported_exactly(n: int) -> None:
+    reason = f'no initial state of the model has the observed initial values {{"n": {n}}}'
+    assert _toy([{"init": {"n": n}}]) == (
+        [f"check-trace toy: REJECTED at step 0 (line 1): {reason}"],
+        {
+            "spec": "toy",
+            "ok": False,
+            "steps": 0,
+            "consistent": 0,
+            "step": 0,
+            "line": 1,
+            "reason": reason,
+            "observed": None,
+            "allowed": [],
+        },
+    )
+    verdict = check_trace(TOY, Log({"n": n}, ()))
+    assert verdict.line is None and "(in memory)" in verdict.report()[0]
+
+
+def test_a_trigger_no_row_answers_is_reported_with_the_shortest_trace_and_the_real_used() -> None:
+    lines = [{"trigger": "put", "args": {"v": 0.6}}, {"trigger": "stop", "args": {}}]
+    reason = "no row of 'stop' is enabled in any consistent state"
+    report, obj = _toy(lines)
+    assert report == [
+        f"check-trace toy: REJECTED at step 2 (line 2): {reason}",
+        '  observed: {"trigger": "stop", "args": {}}',
+        "  the model allows no step of this trigger here",
+        "  shortest model trace to the last consistent state (1 step):",
+        "     0  init     at=A n=0 x=none",
+        "     1  put_any  put(v=0.6)  x none→0.6   out: echo=0.6",
+    ]
+    put = {"at": "A", "n": 0, "x": 0.6}
+    rejected = {
+        "spec": "toy",
+        "ok": False,
+        "steps": 1,
+        "consistent": 2,
+        "step": 2,
+        "line": 2,
+        "reason": reason,
+        "observed": {"trigger": "stop", "args": {}},
+        "allowed": [],
+    }
+    assert obj == {
+        **rejected,
+        "prefix": [
+            INIT_0,
+            {
+                "action": "put_any",
+                "args": {"v": 0.6},
+                "state": put,
+                "outputs": {"got": 0, "echo": 0.6},
+            },
+        ],
+    }
+    assert _toy(lines, explain=False) == (report[:3], rejected)
+
+
+def test_a_row_that_is_not_enabled_is_reported_with_every_step_the_model_allows() -> None:
+    report, obj = _toy([{"trigger": "go", "args": {"k": 2}, "row": "go_b"}])
+    assert report == [
+        "check-trace toy: REJECTED at step 1 (line 1): row 'go_b' is not enabled here",
+        '  observed: {"trigger": "go", "args": {"k": 2}, "row": "go_b"}',
+        "  the model allows here:",
+        "    row go_a: → at=B n=2 x=none",  # its output is the default: not shown
+        "    row go_a: → at=B n=2 x=none   out: got=1",
+        "  shortest model trace to the last consistent state (0 steps):",
+        "     0  init  at=A n=0 x=none",
+    ]
+    assert obj["allowed"] == [_allowed("go_a", 2, 0, "B"), _allowed("go_a", 2, 1, "B")]
+    assert obj["prefix"] == [INIT_0] and obj["observed"]["row"] == "go_b"
+
+
+def test_a_field_no_allowed_step_of_the_observed_row_has_is_named() -> None:
+    # peek_too emits got=3, but the log says peek fired: only peek's steps count.
+    step = {"trigger": "peek", "args": {}, "row": "peek", "outputs": {"got": 3}}
+    report, obj = _toy([step])
+    assert report[0] == (
+        "check-trace toy: REJECTED at step 1 (line 1): "
+        "no step the model allows here has the observed outputs.got"
+    )
+    assert report[1:7] == [
+        '  observed: {"trigger": "peek", "args": {}, "outputs": {"got": 3}, "row": "peek"}',
+        "  the model allows here:",
+        "    row peek: → at=A n=0 x=none",
+        "    row peek_too: → at=A n=0 x=none   out: got=3",
+        "    row peek: → at=A n=1 x=none   out: got=1",
+        "    row peek_too: → at=A n=1 x=none   out: got=3",
+    ]
+    assert obj["observed"] == step and obj["allowed"] == [
+        _allowed("peek", 0, 0),
+        _allowed("peek_too", 0, 3),
+        _allowed("peek", 1, 1),
+        _allowed("peek_too", 1, 3),
+    ]
+
+
+def test_the_unmatched_fields_are_named_in_order_outputs_then_state() -> None:
+    step = {"trigger": "go", "args": {"k": 2}, "outputs": {"got": 3}, "state": {"n": 1, "at": "B"}}
+    report, obj = _toy([step])
+    assert obj["reason"] == "no step the model allows here has the observed outputs.got, state.n"
+    assert report[1] == "  observed: " + json.dumps(step)
+    assert obj["steps"] == 0 and obj["consistent"] == 2 and obj["step"] == 1
+
+
+def test_observed_values_each_allowed_but_never_together_are_said_so() -> None:
+    step = {"trigger": "peek", "args": {}, "outputs": {"got": 1}, "state": {"n": 0}}
+    report, obj = _toy([step])
+    assert obj["reason"] == "no step the model allows here has all the observed values together"
+    assert report[0].endswith(obj["reason"]) and len(obj["allowed"]) == 4
+
+
+def test_step_json_writes_every_observed_part_and_reads_back() -> None:
+    step = {
+        "trigger": "put",
+        "args": {"v": 0.6},
+        "outputs": {"echo": 0.6, "got": 0},
+        "state": {"x": 0.6, "n": 1},
+        "row": "put_any",
+    }
+    (parsed,) = parse_jsonl(TOY, [json.dumps(step)]).steps
+    assert step_json(TOY, parsed) == step
+    assert step_json(TOY, LogStep("peek", {})) == {"trigger": "peek", "args": {}}
+    assert check_trace(TOY, [parsed]).ok
+
+
+def test_a_step_built_in_memory_or_read_from_an_itf_place_is_located_so() -> None:
+    at = check_trace(TOY, [LogStep("stop", {})]).report()[0]
+    assert at.startswith("check-trace toy: REJECTED at step 1 (in memory): ")
+    placed = check_trace(TOY, [LogStep("stop", {}, place="states[1]")]).report()[0]
+    assert placed.startswith("check-trace toy: REJECTED at step 1 (states[1]): ")

@@ -113,9 +113,8 @@ class TraceVerdict:
         elif self.step:
             lines.append("  the model allows no step of this trigger here")
         if self.prefix is not None:
-            lines.append(
-                f"  shortest model trace to the last consistent state ({len(self.prefix)} steps):"
-            )
+            steps = plural(len(self.prefix), "step")
+            lines.append(f"  shortest model trace to the last consistent state ({steps}):")
             lines.extend("    " + text for text in render_trace(spec, self.prefix))
         return lines
 
