@@ -36,9 +36,12 @@ from models.kernel.tracecheck import (
     LogStep,
     TraceInputError,
     check_trace,
+    decode_step,
+    loads,
     parse_jsonl,
     parse_objects,
     step_json,
+    stream_jsonl,
     trace_to_log,
 )
 from models.kernel.values import decode
@@ -522,3 +525,79 @@ def test_a_step_built_in_memory_or_read_from_an_itf_place_is_located_so() -> Non
     assert at.startswith("check-trace toy: REJECTED at step 1 (in memory): ")
     placed = check_trace(TOY, [LogStep("stop", {}, place="states[1]")]).report()[0]
     assert placed.startswith("check-trace toy: REJECTED at step 1 (states[1]): ")
+
+
+TOY_MALFORMED = [
+    (['{"trigger": "go", "trigger": "go", "args": {"k": 1}}'], "line 1: duplicate key 'trigger'"),
+    (["[" * 100_000], "line 1: nested too deeply to read"),
+    (['{"trigger": "peek"}', '{"x": 1%s}' % ("0" * 5000)], "line 2: not readable JSON (Exceeds"),
+    (['{"trigger": "go"}'], "line 1: args: missing argument 'k' of 'go'"),
+    (['{"args": {}}'], "line 1: field 'trigger' is missing or not a string"),
+    (['{"trigger": 5}'], "line 1: field 'trigger' is missing or not a string"),
+    (['{"trigger": "jump"}'], "line 1: unknown trigger 'jump' (known: go, put, peek, stop)"),
+    (['{"trigger": "go", "args": []}'], "line 1: field 'args' must be an object"),
+    (
+        ['{"trigger": "go", "args": {"k": 1, "z": 2, "a": 3}}'],
+        "line 1: args: 'go' takes no argument 'a'",
+    ),
+    (['{"trigger": "go", "args": {"k": 9}}'], "line 1: args.k: 9 is not an integer in 0..3"),
+    (['{"trigger": "peek", "outputs": []}'], "line 1: outputs: must be an object"),
+    (
+        ['{"trigger": "peek", "outputs": {"got": 9}}'],
+        "line 1: outputs.got: 9 is not an integer in 0..3",
+    ),
+    (['{"trigger": "peek", "outputs": {"n": 1}}'], "line 1: outputs: unknown output 'n'"),
+    (['{"trigger": "peek", "state": {"got": 1}}'], "line 1: state: unknown variable 'got'"),
+    (['{"trigger": "peek", "state": {"n": 9}}'], "line 1: state.n: 9 is not an integer in 0..3"),
+    (['{"trigger": "peek", "state": 3}'], "line 1: state: must be an object"),
+    (['{"trigger": "peek", "row": "go_a"}'], "line 1: row 'go_a' is no row of trigger 'peek'"),
+    (['{"trigger": "peek", "row": 7}'], "line 1: row 7 is no row of trigger 'peek'"),
+    (['{"trigger": "peek", "b": 1, "a": 2}'], "line 1: unknown field 'a'"),
+    (
+        ['{"trigger": "peek"}', '{"init": {}}'],
+        "line 2: unknown field 'init' (an init line must come first)",
+    ),
+    (['{"init": {}, "x": 1, "b": 2}'], "line 1: unknown field 'b'"),
+    (['{"init": []}'], "line 1: init: must be an object"),
+    (['{"init": {"n": 9}}'], "line 1: init.n: 9 is not an integer in 0..3"),
+    (["", "  ", '{"trigger": "peek"}', "5"], "line 4: a step must be a JSON object"),
+    (['{"trigger": "peek"}', "{bad"], "line 2: not JSON (Expecting property name enclosed in"),
+]
+
+
+@pytest.mark.parametrize(("lines", "message"), TOY_MALFORMED)
+def test_each_malformed_line_is_refused_naming_its_line_and_field(
+    lines: list[str], message: str
+) -> None:
+    with pytest.raises(TraceInputError) as err:
+        parse_jsonl(TOY, lines)
+    assert str(err.value).startswith(message), str(err.value)
+    if not message.endswith(("(Exceeds", " in")):
+        assert str(err.value) == message
+
+
+def test_loads_names_the_line_only_when_asked() -> None:
+    for text, plain, lined in [
+        ('{\n"a": ]', "not JSON (Expecting value)", "not JSON (line 2: Expecting value)"),
+        ('{"a": 1, "a": 2}', "duplicate key 'a'", "duplicate key 'a'"),
+    ]:
+        for lines, message in [(False, plain), (True, lined)]:
+            with pytest.raises(TraceInputError) as err:
+                loads(text, lines=lines)
+            assert str(err.value) == message
+    assert loads('{"a": 1, "b": {"a": 2}}') == {"a": 1, "b": {"a": 2}}
+
+
+def test_a_log_is_read_with_its_init_line_and_line_numbers_past_blank_lines() -> None:
+    lines = ["", '{"init": {"n": 1}}', "", '{"trigger": "go", "args": {"k": 3}}']
+    assert parse_jsonl(TOY, lines) == Log({"n": 1}, (LogStep("go", {"k": 3}, line=4),), 2)
+    init, init_line, steps = stream_jsonl(TOY, [*lines, "{bad"])
+    assert (init, init_line, next(steps)) == ({"n": 1}, 2, LogStep("go", {"k": 3}, line=4))
+    with pytest.raises(TraceInputError, match="^line 5: not JSON"):
+        next(steps)
+    assert parse_jsonl(TOY, []) == Log({}, ()) and stream_jsonl(TOY, [])[:2] == ({}, 0)
+    # No init line: the first step is a step.
+    assert parse_jsonl(TOY, ['{"trigger": "peek"}']) == Log({}, (LogStep("peek", {}, line=1),))
+    # Built without a line number, a step keeps its place.
+    step = decode_step(TOY, {"trigger": "peek", "row": "peek"}, "states[3]")
+    assert step == LogStep("peek", {}, row="peek", place="states[3]")
