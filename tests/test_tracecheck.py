@@ -31,6 +31,7 @@ from models.kernel.domains import Domain, Finite, IntRange, Option, Real
 from models.kernel.explore import explore
 from models.kernel.itf import read_itf, to_itf
 from models.kernel.spec import AnyOf, Spec
+from models.kernel.trace import Step, Trace
 from models.kernel.tracecheck import (
     Log,
     LogStep,
@@ -601,3 +602,25 @@ def test_a_log_is_read_with_its_init_line_and_line_numbers_past_blank_lines() ->
     # Built without a line number, a step keeps its place.
     step = decode_step(TOY, {"trigger": "peek", "row": "peek"}, "states[3]")
     assert step == LogStep("peek", {}, row="peek", place="states[3]")
+
+
+def test_a_model_trace_becomes_a_fully_observed_log() -> None:
+    state = {"at": At.B, "n": 2, "x": None}
+    trace = Trace(
+        {"at": At.A, "n": 1, "x": None},
+        (Step("go_a", "go", {"k": 2}, state, {"got": 1, "echo": None}),),
+    )
+    log = trace_to_log(TOY, trace)
+    assert log == Log(
+        {"at": At.A, "n": 1, "x": None},
+        (LogStep("go", {"k": 2}, {"got": 1, "echo": None}, state, "go_a"),),
+    )
+    assert check_trace(TOY, log).ok
+    # Every part of it is observed: the output and the row each decide.
+    (step,) = log.steps
+    wrong = [
+        LogStep("go", {"k": 2}, {"got": 0, "echo": None}, state, "go_a"),
+        LogStep("go", {"k": 2}, step.outputs, state, "go_b"),
+    ]
+    for other in wrong:
+        assert not check_trace(TOY, Log(log.init, (other,))).ok
