@@ -357,7 +357,7 @@ TOY = Spec(
             cite="t",
         ),
         row("peek", "peek", At.A, emits={"got": var("n")}, cite="t"),
-        row("peek_too", "peek", None, emits={"got": 3}, cite="t"),
+        row("peek_too", "peek", None, At.C, emits={"got": 3}, cite="t"),
         row("stop_b", "stop", At.B, At.C, cite="t"),
     ),
     control="at",
@@ -480,15 +480,15 @@ def test_a_field_no_allowed_step_of_the_observed_row_has_is_named() -> None:
         '  observed: {"trigger": "peek", "args": {}, "outputs": {"got": 3}, "row": "peek"}',
         "  the model allows here:",
         "    row peek: → at=A n=0 x=none",
-        "    row peek_too: → at=A n=0 x=none   out: got=3",
+        "    row peek_too: → at=C n=0 x=none   out: got=3",
         "    row peek: → at=A n=1 x=none   out: got=1",
-        "    row peek_too: → at=A n=1 x=none   out: got=3",
+        "    row peek_too: → at=C n=1 x=none   out: got=3",
     ]
     assert obj["observed"] == step and obj["allowed"] == [
         _allowed("peek", 0, 0),
-        _allowed("peek_too", 0, 3),
+        _allowed("peek_too", 0, 3, "C"),
         _allowed("peek", 1, 1),
-        _allowed("peek_too", 1, 3),
+        _allowed("peek_too", 1, 3, "C"),
     ]
 
 
@@ -624,3 +624,51 @@ def test_a_model_trace_becomes_a_fully_observed_log() -> None:
     ]
     for other in wrong:
         assert not check_trace(TOY, Log(log.init, (other,))).ok
+
+
+def test_the_shortest_trace_takes_a_second_row_of_a_firing_whose_first_is_seen() -> None:
+    # From A, peek's first row stays in A (already seen); its second, peek_too, reaches C.
+    lines = [
+        {"trigger": "peek", "args": {}, "outputs": {"got": 3}},
+        {"trigger": "go", "args": {"k": 1}},
+    ]
+    report, obj = _toy(lines)
+    assert report[3:] == [
+        "  shortest model trace to the last consistent state (1 step):",
+        "     0  init      at=A n=0 x=none",
+        "     1  peek_too  peek()  at A→C   out: got=3",
+    ]
+    after = {"at": "C", "n": 0, "x": None}
+    assert obj["prefix"] == [
+        INIT_0,
+        {"action": "peek_too", "args": {}, "state": after, "outputs": {"got": 3, "echo": None}},
+    ]
+
+
+class Digit(enum.Enum):
+    D0, D1, D2, D3, D4, D5, D6, D7, D8, D9 = range(10)
+
+
+# Ten initial states, each a member of an enum (enums do not order: only their repr does).
+WIDE = Spec(
+    name="wide",
+    source="tests/test_tracecheck.py",
+    vars=(Var("d", Finite.of_enum(Digit, "Digit"), AnyOf(*reversed(Digit))),),
+    triggers=(Trigger("poke"),),
+    outputs=(Output("seen", Finite.of_enum(Digit, "Digit"), Digit.D0),),
+    rows=(row("poke_any", "poke", None, emits={"seen": var("d")}, cite="t"),),
+)
+
+
+def test_a_rejection_lists_the_steps_of_the_first_eight_consistent_states() -> None:
+    verdict = check_trace(
+        WIDE, [LogStep("poke", {}, state={"d": Digit.D0}, outputs={"seen": Digit.D1})]
+    )
+    assert verdict.consistent == 10 and verdict.reason == (
+        "no step the model allows here has all the observed values together"
+    )
+    assert [a.state["d"] for a in verdict.allowed] == list(Digit)[:8]
+    assert verdict.report()[3:5] == [
+        "    row poke_any: → d=D0",
+        "    row poke_any: → d=D1   out: seen=D1",
+    ]

@@ -363,7 +363,6 @@ class Stepper:
     """The spec's rows as compiled closures over state tuples: fast, and nondeterminism-aware."""
 
     def __init__(self, spec: Spec) -> None:
-        self.spec = spec
         self.names = [v.name for v in spec.vars]
         position = {n: i for i, n in enumerate(self.names)}
         self.control = position.get(spec.control) if spec.control else None
