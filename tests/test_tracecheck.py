@@ -42,6 +42,7 @@ from models.kernel.tracecheck import (
     parse_jsonl,
     parse_objects,
     step_json,
+    stepper_for,
     stream_jsonl,
     trace_to_log,
 )
@@ -328,48 +329,59 @@ class At(enum.Enum):
 
 N = IntRange(0, 3, "N")
 REAL = Real((0.25,))
+
+
+# Built afresh where it is checked: mutmut forks each mutant's tests from a process that
+# has run them, whose `stepper_for` cache already holds the steppers of specs built at import.
 # Two initial states (n is 0 or 1: `init` drops the 2 its `inits` allow), rows that read n
 # into an output, two rows of one trigger, and a trigger with no row in A (enabled-only).
-TOY = Spec(
-    name="toy",
-    source="tests/test_tracecheck.py",
-    vars=(
-        Var("at", Finite.of_enum(At, "At"), At.A),
-        Var("n", N, AnyOf(0, 1, 2)),
-        Var("x", Option(REAL), None),
-    ),
-    triggers=(
-        Trigger("go", (Param("k", N),)),
-        Trigger("put", (Param("v", REAL),)),
-        Trigger("peek"),
-        Trigger("stop"),
-    ),
-    outputs=(Output("got", N, 0), Output("echo", Option(REAL), None)),
-    rows=(
-        row("go_a", "go", At.A, At.B, sets={"n": param("k")}, emits={"got": var("n")}, cite="t"),
-        row("go_b", "go", At.B, At.A, cite="t"),
-        row(
-            "put_any",
-            "put",
-            None,
-            sets={"x": some(param("v"))},
-            emits={"echo": some(param("v"))},
-            cite="t",
+def _toy_spec() -> Spec:
+    return Spec(
+        name="toy",
+        source="tests/test_tracecheck.py",
+        vars=(
+            Var("at", Finite.of_enum(At, "At"), At.A),
+            Var("n", N, AnyOf(0, 1, 2)),
+            Var("x", Option(REAL), None),
         ),
-        row("peek", "peek", At.A, emits={"got": var("n")}, cite="t"),
-        row("peek_too", "peek", None, At.C, emits={"got": 3}, cite="t"),
-        row("stop_b", "stop", At.B, At.C, cite="t"),
-    ),
-    control="at",
-    init=lt(var("n"), 2),
-    totality="enabled-only",
-)
+        triggers=(
+            Trigger("go", (Param("k", N),)),
+            Trigger("put", (Param("v", REAL),)),
+            Trigger("peek"),
+            Trigger("stop"),
+        ),
+        outputs=(Output("got", N, 0), Output("echo", Option(REAL), None)),
+        rows=(
+            row(
+                "go_a", "go", At.A, At.B, sets={"n": param("k")}, emits={"got": var("n")}, cite="t"
+            ),
+            row("go_b", "go", At.B, At.A, cite="t"),
+            row(
+                "put_any",
+                "put",
+                None,
+                sets={"x": some(param("v"))},
+                emits={"echo": some(param("v"))},
+                cite="t",
+            ),
+            row("peek", "peek", At.A, emits={"got": var("n")}, cite="t"),
+            row("peek_too", "peek", None, At.C, emits={"got": 3}, cite="t"),
+            row("stop_b", "stop", At.B, At.C, cite="t"),
+        ),
+        control="at",
+        init=lt(var("n"), 2),
+        totality="enabled-only",
+    )
+
+
+TOY = _toy_spec()  # for reading logs
 INIT_0 = {"action": "init", "args": {}, "state": {"at": "A", "n": 0, "x": None}, "outputs": {}}
 
 
 def _toy(lines: list[dict[str, Any]], explain: bool = True) -> tuple[list[str], dict[str, Any]]:
+    spec = _toy_spec()
     verdict = check_trace(
-        TOY, parse_jsonl(TOY, [json.dumps(line) for line in lines]), explain=explain
+        spec, parse_jsonl(spec, [json.dumps(line) for line in lines]), explain=explain
     )
     return verdict.report(), verdict.to_json()
 
@@ -410,7 +422,7 @@ def test_an_impossible_initial_state_is_reported_exactly(n: int) -> None:
             "allowed": [],
         },
     )
-    verdict = check_trace(TOY, Log({"n": n}, ()))
+    verdict = check_trace(_toy_spec(), Log({"n": n}, ()))
     assert verdict.line is None and "(in memory)" in verdict.report()[0]
 
 
@@ -518,13 +530,13 @@ def test_step_json_writes_every_observed_part_and_reads_back() -> None:
     (parsed,) = parse_jsonl(TOY, [json.dumps(step)]).steps
     assert step_json(TOY, parsed) == step
     assert step_json(TOY, LogStep("peek", {})) == {"trigger": "peek", "args": {}}
-    assert check_trace(TOY, [parsed]).ok
+    assert check_trace(_toy_spec(), [parsed]).ok
 
 
 def test_a_step_built_in_memory_or_read_from_an_itf_place_is_located_so() -> None:
-    at = check_trace(TOY, [LogStep("stop", {})]).report()[0]
+    at = check_trace(_toy_spec(), [LogStep("stop", {})]).report()[0]
     assert at.startswith("check-trace toy: REJECTED at step 1 (in memory): ")
-    placed = check_trace(TOY, [LogStep("stop", {}, place="states[1]")]).report()[0]
+    placed = check_trace(_toy_spec(), [LogStep("stop", {}, place="states[1]")]).report()[0]
     assert placed.startswith("check-trace toy: REJECTED at step 1 (states[1]): ")
 
 
@@ -615,7 +627,7 @@ def test_a_model_trace_becomes_a_fully_observed_log() -> None:
         {"at": At.A, "n": 1, "x": None},
         (LogStep("go", {"k": 2}, {"got": 1, "echo": None}, state, "go_a"),),
     )
-    assert check_trace(TOY, log).ok
+    assert check_trace(_toy_spec(), log).ok
     # Every part of it is observed: the output and the row each decide.
     (step,) = log.steps
     wrong = [
@@ -623,7 +635,7 @@ def test_a_model_trace_becomes_a_fully_observed_log() -> None:
         LogStep("go", {"k": 2}, step.outputs, state, "go_b"),
     ]
     for other in wrong:
-        assert not check_trace(TOY, Log(log.init, (other,))).ok
+        assert not check_trace(_toy_spec(), Log(log.init, (other,))).ok
 
 
 def test_the_shortest_trace_takes_a_second_row_of_a_firing_whose_first_is_seen() -> None:
@@ -649,20 +661,22 @@ class Digit(enum.Enum):
     D0, D1, D2, D3, D4, D5, D6, D7, D8, D9 = range(10)
 
 
-# Ten initial states, each a member of an enum (enums do not order: only their repr does).
-WIDE = Spec(
-    name="wide",
-    source="tests/test_tracecheck.py",
-    vars=(Var("d", Finite.of_enum(Digit, "Digit"), AnyOf(*reversed(Digit))),),
-    triggers=(Trigger("poke"),),
-    outputs=(Output("seen", Finite.of_enum(Digit, "Digit"), Digit.D0),),
-    rows=(row("poke_any", "poke", None, emits={"seen": var("d")}, cite="t"),),
-)
+def _wide_spec() -> Spec:
+    """Ten initial states, each a member of an enum (enums do not order: only their repr does)."""
+    digit = Finite.of_enum(Digit, "Digit")
+    return Spec(
+        name="wide",
+        source="tests/test_tracecheck.py",
+        vars=(Var("d", digit, AnyOf(*reversed(Digit))),),
+        triggers=(Trigger("poke"),),
+        outputs=(Output("seen", digit, Digit.D0),),
+        rows=(row("poke_any", "poke", None, emits={"seen": var("d")}, cite="t"),),
+    )
 
 
 def test_a_rejection_lists_the_steps_of_the_first_eight_consistent_states() -> None:
     verdict = check_trace(
-        WIDE, [LogStep("poke", {}, state={"d": Digit.D0}, outputs={"seen": Digit.D1})]
+        _wide_spec(), [LogStep("poke", {}, state={"d": Digit.D0}, outputs={"seen": Digit.D1})]
     )
     assert verdict.consistent == 10 and verdict.reason == (
         "no step the model allows here has all the observed values together"
@@ -672,3 +686,16 @@ def test_a_rejection_lists_the_steps_of_the_first_eight_consistent_states() -> N
         "    row poke_any: → d=D0",
         "    row poke_any: → d=D1   out: seen=D1",
     ]
+
+
+def test_one_stepper_per_spec_object() -> None:
+    spec = _toy_spec()
+    stepper = stepper_for(spec)
+    assert stepper_for(spec) is stepper and stepper_for(_toy_spec()) is not stepper
+    assert stepper.names == ["at", "n", "x"] and stepper.control == 0
+    assert stepper.as_dict((At.A, 1, None)) == {"at": At.A, "n": 1, "x": None}
+    steps = list(stepper.successors((At.A, 1, None), "go", {"k": 3}))
+    assert [(r.name, after, outputs) for r, after, outputs in steps] == [
+        ("go_a", (At.B, 3, None), {"got": 1, "echo": None})
+    ]
+    assert list(stepper.successors((At.C, 1, None), "go", {"k": 3})) == []
