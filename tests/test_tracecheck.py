@@ -36,6 +36,7 @@ from models.kernel.tracecheck import (
     Log,
     LogStep,
     TraceInputError,
+    _shortest_to,
     check_trace,
     decode_step,
     loads,
@@ -699,3 +700,12 @@ def test_one_stepper_per_spec_object() -> None:
         ("go_a", (At.B, 3, None), {"got": 1, "echo": None})
     ]
     assert list(stepper.successors((At.C, 1, None), "go", {"k": 3})) == []
+
+
+def test_the_shortest_trace_search_stops_at_its_budget_of_states() -> None:
+    spec = _toy_spec()
+    stepper = stepper_for(spec)
+    goal = {(At.C, 0, None)}  # one step from the first of the two initial states
+    assert _shortest_to(spec, stepper, {}, {}, goal, budget=2) is None
+    found = _shortest_to(spec, stepper, {}, {}, goal, budget=3)
+    assert found is not None and [s.row for s in found.steps] == ["peek_too"]
