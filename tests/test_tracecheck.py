@@ -381,9 +381,8 @@ INIT_0 = {"action": "init", "args": {}, "state": {"at": "A", "n": 0, "x": None},
 
 def _toy(lines: list[dict[str, Any]], explain: bool = True) -> tuple[list[str], dict[str, Any]]:
     spec = _toy_spec()
-    verdict = check_trace(
-        spec, parse_jsonl(spec, [json.dumps(line) for line in lines]), explain=explain
-    )
+    log = parse_jsonl(spec, [json.dumps(line) for line in lines])
+    verdict = check_trace(spec, log) if explain else check_trace(spec, log, explain=False)
     return verdict.report(), verdict.to_json()
 
 
