@@ -708,3 +708,18 @@ def test_the_shortest_trace_search_stops_at_its_budget_of_states() -> None:
     assert _shortest_to(spec, stepper, {}, {}, goal, budget=2) is None
     found = _shortest_to(spec, stepper, {}, {}, goal, budget=3)
     assert found is not None and [s.row for s in found.steps] == ["peek_too"]
+
+
+@pytest.mark.parametrize(
+    "seen",
+    [{"row": "peek_too"}, {"outputs": {"got": 3}}, {"state": {"at": "C"}}],
+    ids=["row", "output", "state"],
+)
+def test_a_step_matching_only_the_second_row_of_its_trigger_is_accepted(
+    seen: dict[str, Any],
+) -> None:
+    # peek's first row stays in A and emits n; only the second, peek_too, fits.
+    assert _toy([{"trigger": "peek", "args": {}, **seen}]) == (
+        ["check-trace toy: accepted — 1 step, 2 consistent model states at the end"],
+        {"spec": "toy", "ok": True, "steps": 1, "consistent": 2},
+    )
