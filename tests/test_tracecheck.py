@@ -723,3 +723,35 @@ def test_a_step_matching_only_the_second_row_of_its_trigger_is_accepted(
         ["check-trace toy: accepted — 1 step, 2 consistent model states at the end"],
         {"spec": "toy", "ok": True, "steps": 1, "consistent": 2},
     )
+
+
+def test_every_output_that_differs_from_its_default_is_shown_for_an_allowed_step() -> None:
+    lines = [
+        {"trigger": "erl", "args": {"value": 0.5}},
+        {"trigger": "vad_onset", "args": {}, "outputs": {"impulse": "BACKCHANNEL"}},
+    ]
+    log = parse_jsonl(duplex.SPEC, [json.dumps(line) for line in lines])
+    report = check_trace(duplex.SPEC, log, explain=False).report()
+    assert report[2:] == [
+        "  the model allows here:",
+        "    row onset_claims_idle: → state=LISTENING payload=AUDIO last_erl=0.5"
+        "   out: impulse=TURN_CLAIM impulse_erl=0.5",
+        "    row onset_claims_idle: → state=LISTENING payload=TEXT last_erl=0.5"
+        "   out: impulse=TURN_CLAIM impulse_erl=0.5",
+    ]
+
+
+def test_the_shortest_trace_tries_every_value_of_an_optional_argument() -> None:
+    # An option's sample starts with None: the pool must still take the values after it.
+    maybe = Option(N)
+    spec = Spec(
+        name="opt",
+        source="tests/test_tracecheck.py",
+        vars=(Var("y", maybe, None),),
+        triggers=(Trigger("set", (Param("v", maybe),)), Trigger("halt")),
+        rows=(row("set_y", "set", None, sets={"y": param("v")}, cite="t"),),
+        totality="enabled-only",
+    )
+    verdict = check_trace(spec, [LogStep("set", {"v": 2}), LogStep("halt", {})])
+    assert verdict.reason == "no row of 'halt' is enabled in any consistent state"
+    assert verdict.prefix == Trace({"y": None}, (Step("set_y", "set", {"v": 2}, {"y": 2}, {}),))
