@@ -26,7 +26,7 @@ from models import duplex, policy
 from models.cli.main import main
 from models.cli.registry import expand
 from models.cli.trace import itf_name
-from models.kernel import Output, Param, Trigger, Var, lt, param, row, some, var
+from models.kernel import Output, Param, Trigger, Var, is_none, is_some, lt, param, row, some, var
 from models.kernel.domains import Domain, Finite, IntRange, Option, Real
 from models.kernel.explore import explore
 from models.kernel.itf import read_itf, to_itf
@@ -37,6 +37,7 @@ from models.kernel.tracecheck import (
     LogStep,
     TraceInputError,
     _shortest_to,
+    check_stream,
     check_trace,
     decode_step,
     loads,
@@ -542,6 +543,7 @@ def test_a_step_built_in_memory_or_read_from_an_itf_place_is_located_so() -> Non
 
 TOY_MALFORMED = [
     (['{"trigger": "go", "trigger": "go", "args": {"k": 1}}'], "line 1: duplicate key 'trigger'"),
+    (['{"trigger": "peek", "args": {}, "args": {}}'], "line 1: duplicate key 'args'"),
     (["[" * 100_000], "line 1: nested too deeply to read"),
     (['{"trigger": "peek"}', '{"x": 1%s}' % ("0" * 5000)], "line 2: not readable JSON (Exceeds"),
     (['{"trigger": "go"}'], "line 1: args: missing argument 'k' of 'go'"),
@@ -755,3 +757,56 @@ def test_the_shortest_trace_tries_every_value_of_an_optional_argument() -> None:
     verdict = check_trace(spec, [LogStep("set", {"v": 2}), LogStep("halt", {})])
     assert verdict.reason == "no row of 'halt' is enabled in any consistent state"
     assert verdict.prefix == Trace({"y": None}, (Step("set_y", "set", {"v": 2}, {"y": 2}, {}),))
+
+
+def test_a_stream_checked_with_no_init_line_locates_a_bad_start_in_memory() -> None:
+    verdict = check_stream(_toy_spec(), {"n": 3}, iter([]))
+    assert verdict.step == 0 and verdict.line is None
+    assert verdict.report()[0].startswith("check-trace toy: REJECTED at step 0 (in memory): ")
+
+
+def _two_reals() -> Spec:
+    """`put` sets lo first, then hi: a goal can hold a real the log set long before."""
+    real = Option(REAL)
+    return Spec(
+        name="two",
+        source="tests/test_tracecheck.py",
+        vars=(Var("lo", real, None), Var("hi", real, None)),
+        triggers=(Trigger("put", (Param("v", REAL),)), Trigger("halt")),
+        rows=(
+            row(
+                "put_lo",
+                "put",
+                None,
+                guard=is_none(var("lo")),
+                sets={"lo": some(param("v"))},
+                cite="t",
+            ),
+            row(
+                "put_hi",
+                "put",
+                None,
+                guard=is_some(var("lo")),
+                sets={"hi": some(param("v"))},
+                cite="t",
+            ),
+        ),
+        totality="enabled-only",
+    )
+
+
+def test_the_shortest_trace_remembers_the_latest_16_distinct_values_of_each_parameter() -> None:
+    halt = LogStep("halt", {})
+    # 0.5, then 0.75 seventeen times: two distinct values, both remembered.
+    repeated = [LogStep("put", {"v": 0.5}), *[LogStep("put", {"v": 0.75})] * 17, halt]
+    verdict = check_trace(_two_reals(), repeated)
+    assert verdict.prefix is not None
+    assert [s.params["v"] for s in verdict.prefix.steps] == [0.5, 0.75]
+    # 0.5, then sixteen other values: 0.5 is forgotten, and the model trace is not found.
+    distinct = [
+        LogStep("put", {"v": 0.5}),
+        *[LogStep("put", {"v": 1.0 + i}) for i in range(16)],
+        halt,
+    ]
+    assert check_trace(_two_reals(), distinct).prefix is None
+    assert check_trace(_two_reals(), [distinct[0], *distinct[2:]]).prefix is not None
