@@ -478,6 +478,26 @@ def test_the_model_layer_finds_what_a_search_of_the_whole_graph_finds(name: str)
     assert broken >= 8, name
 
 
+@pytest.mark.parametrize("name", ["duplex", "policy"])
+def test_the_compiled_search_of_a_large_graph_kills_as_the_listed_edges_do(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above COMPILED_EDGES the model layer runs the explorer's compiled searches of the
+    whole graph instead of evaluating the new states and edges it lists: on every sampled
+    mutant both name the same check with the same counterexample length, and z3 confirms
+    the compiled path's kills."""
+    spec = all_specs()[name]
+    base = Baseline(spec)
+    mutants = [m.spec for m in generate(spec, limit=10).mutants]
+    listed = [model_kill(base, m) for m in mutants]
+    monkeypatch.setattr(kernel_mutants, "COMPILED_EDGES", 0)
+    searched = [model_kill(base, m) for m in mutants]
+    assert searched == listed  # a Kill compares by layer, check and length
+    kills = [k for k in searched if k is not None]
+    assert len({k.check for k in kills}) >= 5, name  # several kinds of check
+    assert [confirmed(k) for k in kills] == [None] * len(kills)
+
+
 def test_the_seed_layer_checks_the_seed_against_the_mutant(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
