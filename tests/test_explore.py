@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import itertools
+import dataclasses
+import enum
 import random
 
 import pytest
@@ -18,6 +20,9 @@ from protocols import FIXTURES
 
 from models.cli.registry import expand
 from models.kernel import (
+    Bool,
+    Finite,
+    Output,
     IntRange,
     Option,
     Param,
@@ -25,19 +30,38 @@ from models.kernel import (
     Spec,
     Trigger,
     Var,
+    FALSE,
+    TRUE,
+    Expr,
     add,
     and_,
     eq,
     ignore,
+    implies,
+    is_in,
+    is_none,
+    is_some,
+    ite,
+    ge,
+    group_is,
+    gt,
+    le,
     lt,
+    not_,
+    nxt,
+    or_,
+    out,
     param,
     row,
+    row_is,
     some,
+    trigger_is,
+    unwrap,
     var,
 )
 from models.kernel import explore as explore_module
 from models.kernel.explore import Exploration, ExplorationLimit, explore, initial_states
-from models.kernel.expr import Enabled, Env, evaluate
+from models.kernel.expr import Const, Enabled, Env, evaluate
 from models.kernel.oracle import NotTotal, Oracle
 
 # Above this many states a seeded sample of states is compared (the oracle is slow).
@@ -295,3 +319,265 @@ def test_each_rows_witness_is_its_first_edge_in_bfs_then_firing_order(spec: Spec
         for name, e in witnesses.items()
     } == first
     assert list(witnesses) == [r.name for r in graph.code.rows if r.name in first]
+
+
+# ---------------------------------------------------------------- folding, exactly
+
+_P, _Q, _R = lt(var("x"), 1), lt(var("x"), 2), lt(var("x"), 3)
+
+
+@pytest.mark.parametrize(
+    ("given", "folded"),
+    [
+        (and_(TRUE, _P), _P),
+        (and_(_P, FALSE, _Q), FALSE),
+        (and_(TRUE, TRUE), TRUE),
+        (and_(_P, TRUE, _Q), and_(_P, _Q)),
+        (or_(FALSE, _P), _P),
+        (or_(_P, TRUE), TRUE),
+        (or_(FALSE, FALSE), FALSE),
+        (or_(_P, FALSE, _Q), or_(_P, _Q)),
+        (implies(TRUE, _P), _P),
+        (implies(FALSE, _P), TRUE),
+        (implies(_P, TRUE), TRUE),
+        (implies(_P, FALSE), not_(_P)),
+        (implies(and_(_P, _Q), _Q), TRUE),  # `defined`'s `p /\ q => p`
+        (implies(_P, _Q), implies(_P, _Q)),
+        (not_(not_(_P)), _P),
+        (not_(_P), not_(_P)),
+        (ite(TRUE, var("x"), 0), var("x")),
+        (ite(FALSE, var("x"), 0), Const(0)),
+        (add(1, add(2, 3)), Const(6)),  # closed: evaluated
+        (add(unwrap(Const(None)), 1), add(Const(None), 1)),  # a dead branch, left unevaluated
+        (and_(_P, and_(_Q, _R)), and_(_P, _Q, _R)),  # flattened
+        # A defined-ness condition before its guard: p, then q only where p holds.
+        (and_(implies(_P, _Q), _R, _P), and_(_P, _Q, _R)),
+        (and_(implies(_P, _Q), _R), and_(implies(_P, _Q), _R)),
+        # Later arguments read with what the earlier ones say.
+        (and_(_P, not_(_P)), FALSE),
+        (and_(_P, _Q, or_(_P, _R)), and_(_P, _Q)),
+        (and_(not_(_P), or_(_P, _Q)), and_(not_(_P), _Q)),
+        (or_(_P, and_(_P, _Q)), _P),
+        (or_(and_(_P, _Q), _Q), or_(and_(_P, _Q), _Q)),  # an Or's false And says nothing
+        (or_(not_(_P), _P), TRUE),
+        (implies(_P, and_(_P, _Q)), implies(_P, _Q)),
+        (implies(not_(_P), _P), _P),
+    ],
+)
+def test_folding_simplifies_constants_and_what_earlier_arguments_decide(
+    given: Expr, folded: Expr
+) -> None:
+    assert explore_module._fold(given) == folded
+
+
+# ---------------------------------------------------------------- a spec of every layout
+
+
+class _Lamp(enum.Enum):
+    OFF = "off"
+    DIM = "dim"
+    BRIGHT = "bright"
+
+
+def _panel(totality: str = "explicit") -> Spec:
+    """Every kind of packed field: a control enum (looked up by id), a bool, an integer
+    range not starting at 0, an optional one, and strings; a trigger with parameters."""
+    lamp = Finite("lamp", tuple(_Lamp))
+    return Spec(
+        name="panel",
+        source="tests/test_explore.py",
+        control="lamp",
+        vars=(
+            Var("lamp", lamp, _Lamp.OFF),
+            Var("armed", Bool(), False),
+            Var("x", IntRange(2, 5), 2),
+            Var("o", Option(IntRange(0, 2)), None),
+            Var("tag", Finite("tag", ("a", "b")), "a"),
+        ),
+        outputs=(Output("said", IntRange(0, 9), 0),),
+        triggers=(
+            Trigger("flip"),
+            Trigger("set", (Param("to", IntRange(0, 2)), Param("t", Finite("tag", ("a", "b"))))),
+            Trigger("bump"),
+        ),
+        rows=(
+            row("arm", "flip", _Lamp.OFF, _Lamp.DIM, guard=not_(var("armed")),
+                sets={"armed": True}, cite="toy"),
+            row("glow", "flip", _Lamp.DIM, _Lamp.BRIGHT, sets={"o": some(0)},
+                emits={"said": 1}, cite="toy"),
+            row("dark", "flip", (_Lamp.OFF, _Lamp.BRIGHT), _Lamp.OFF,
+                sets={"armed": False, "tag": "b"}, cite="toy"),
+            row("set", "set", (_Lamp.DIM, _Lamp.BRIGHT), guard=is_some(var("o")),
+                sets={"o": some(param("to")), "tag": param("t")},
+                emits={"said": add(param("to"), 2)}, cite="toy"),
+            ignore("set_off", "set", _Lamp.OFF, cite="toy"),
+            ignore("set_unset", "set", (_Lamp.DIM, _Lamp.BRIGHT), guard=is_none(var("o")),
+                   cite="toy"),
+            row("bump", "bump", None, guard=and_(var("armed"), lt(var("x"), 5)),
+                sets={"x": add(var("x"), 1)}, cite="toy"),
+            ignore("bump_idle", "bump", None, guard=or_(not_(var("armed")), eq(var("x"), 5)),
+                   cite="toy"),
+        ),
+        totality=totality,  # type: ignore[arg-type]
+    )
+
+
+def test_the_panel_has_its_exact_graph() -> None:
+    spec = _panel()
+    graph = explore(spec)
+    assert graph.code.layout is not None
+    assert (len(graph.states), graph.diameter, graph.edge_count) == (65, 8, 65 * 8)
+    assert list(graph.depth).count(0) == 1 and list(graph.depth).count(8) == 5
+    assert list(graph.depth) == sorted(graph.depth)  # BFS order
+    assert graph.states[0] == (_Lamp.OFF, False, 2, None, "a")
+    assert graph.states[2] == (_Lamp.BRIGHT, True, 2, 0, "a")
+    assert graph.undefined == []
+    assert _agree(spec) == 65 * 8  # every firing of every state, as the oracle fires it
+    # Each shortest path ends where it says, as deep as its state, one step at a time.
+    for i in range(len(graph.states)):
+        path = graph.path_to(i)
+        assert len(path) == graph.depth[i]
+        assert path.init == graph.as_dict(0)
+        assert path.states()[-1] == graph.as_dict(i)
+        parent = graph.parent[i]
+        assert (parent is None) == (i == 0)
+        if parent is not None:
+            assert parent == graph.parent_of(i) and parent.target == i
+            assert parent in graph.successors(parent.source)
+            assert graph.depth[parent.source] == graph.depth[i] - 1
+    assert graph.parent_of(len(graph.states)) is None
+    edge = graph.successors(2)[1]  # `set` with to=0, t="a" from BRIGHT
+    assert (edge.row, edge.trigger, dict(edge.params), dict(edge.outputs)) == (
+        "set", "set", {"to": 0, "t": "a"}, {"said": 2}
+    )
+    through = graph.path_through(edge)
+    assert len(through) == 3 and through.steps[-1] == graph.step(edge)
+    assert graph.step(edge).state == graph.as_dict(edge.target)
+    env = graph.edge_env(edge)
+    assert (env.pre, env.post, env.trigger, env.row) == (
+        graph.as_dict(2), graph.as_dict(edge.target), "set", "set"
+    )
+    assert graph.edges == list(graph.iter_edges()) and len(graph.edges) == graph.edge_count
+    assert graph.edges[0].source == 0 and graph.edges[-1].source == 64
+    assert graph.edge_of(2, *graph.moves(2)[1]) == edge
+
+
+_PANEL_PREDICATES = [
+    var("armed"),
+    not_(var("armed")),
+    eq(var("lamp"), _Lamp.DIM),
+    eq(_Lamp.BRIGHT, var("lamp")),
+    is_in(var("lamp"), _Lamp.OFF, _Lamp.BRIGHT),
+    is_in(var("x"), 2, 5, 9),
+    is_in(var("x"), 9),
+    is_in(var("tag"), "b", "z"),
+    eq(var("x"), 3),
+    eq(4, var("x")),
+    eq(var("x"), 1),  # outside the range: never
+    eq(var("x"), add(var("x"), 0)),
+    eq(var("o"), None),
+    eq(var("o"), 2),
+    is_some(var("o")),
+    is_none(var("o")),
+    eq(var("tag"), "b"),
+    and_(var("armed"), eq(var("x"), 3), eq(var("tag"), "a")),
+    and_(eq(var("x"), 3), eq(var("x"), 4)),  # one field twice: cannot hold
+    and_(eq(var("x"), 3), is_some(var("o")), lt(unwrap(var("o")), 2)),
+    and_(var("armed"), is_some(var("o")), ge(var("x"), 4)),
+    or_(eq(var("x"), 5), eq(var("lamp"), _Lamp.OFF)),
+    implies(var("armed"), gt(var("x"), 2)),
+    ite(var("armed"), eq(var("x"), 2), eq(var("tag"), "b")),
+    le(add(var("x"), 1), 4),
+    and_(is_some(var("o")), eq(unwrap(var("o")), 1)),
+]
+
+
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "tuples"])
+def test_the_panels_masks_and_first_states_are_the_predicates_evaluated(
+    packed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not packed:
+        monkeypatch.setattr(explore_module, "_few", lambda domain: False)
+        monkeypatch.setattr(explore_module, "is_data", lambda domain: True)
+    graph = explore(_panel())
+    assert (graph.code.layout is not None) == packed
+    states = [graph.as_dict(i) for i in range(len(graph.states))]
+    for pred in _PANEL_PREDICATES:
+        expected = [bool(evaluate(pred, Env(pre=s))) for s in states]
+        assert graph.state_mask(pred) == expected, pred
+        assert graph.first_state(pred) == (expected.index(True) if any(expected) else None)
+
+
+_PANEL_STEPS = [
+    row_is("set"),
+    trigger_is("bump"),
+    group_is("flip"),  # a trigger's group defaults to its own name
+    eq(out("said"), 3),
+    eq(out("said"), 0),
+    and_(eq(nxt("x"), 4), var("armed")),
+    and_(eq(nxt("tag"), "b"), eq(var("tag"), "a"), row_is("set")),
+    eq(nxt("lamp"), _Lamp.BRIGHT),
+    and_(row_is("dark"), eq(var("lamp"), _Lamp.OFF)),  # never: `arm` answers there first
+    and_(trigger_is("set"), eq(nxt("o"), some(2)), eq(param("t"), "b")),
+]
+
+
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "tuples"])
+def test_the_panels_first_edges_are_the_first_in_bfs_then_firing_order(
+    packed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not packed:
+        monkeypatch.setattr(explore_module, "_few", lambda domain: False)
+        monkeypatch.setattr(explore_module, "is_data", lambda domain: True)
+    spec = _panel()
+    graph = explore(spec)
+    assert (graph.code.layout is not None) == packed
+    for pred in _PANEL_STEPS:
+        expected = next(
+            (e for e in graph.iter_edges() if evaluate(pred, graph.edge_env(e))), None
+        )
+        assert graph.first_edge(pred) == expected, pred
+        assert graph.first_edge(lambda e, p=pred: bool(evaluate(p, graph.edge_env(e)))) == (
+            expected
+        )
+    cases = [
+        (and_(eq(var("lamp"), _Lamp.BRIGHT), eq(param("to"), 2)), "set"),
+        (eq(var("x"), 5), "set"),  # reads no parameter: one empty argument list
+        (and_(eq(param("t"), "b"), eq(var("tag"), "b"), eq(param("to"), var("x"))), "set"),
+        (eq(param("to"), 7), "set"),  # folds to false: no code at all
+        (and_(var("armed"), eq(param("t"), "a"), eq(var("o"), some(1))), "set"),
+    ]
+    found = graph.first_states_with(cases)
+    assert found == [(2, {"to": 2}), (22, {}), (4, {"to": 2, "t": "b"}), None, (6, {"t": "a"})]
+    for (pred, _), hit in zip(cases, found, strict=True):  # the same, state by state
+        firsts = (
+            (i, {n: a[n] for n in a if f"scope='param', name='{n}'" in repr(pred)})
+            for i in range(len(graph.states))
+            for a in spec.param_assignments("set")
+            if evaluate(pred, Env(pre=graph.as_dict(i), params=a))
+        )
+        assert next(firsts, None) == hit
+    assert graph.first_states_with([]) == []
+    witnesses = graph.row_witnesses()
+    assert {r: (e.source, e.target) for r, e in witnesses.items()} == {
+        "arm": (0, 1), "glow": (1, 2), "bump": (1, 3), "dark": (2, 4),
+        "set": (2, 2), "set_off": (0, 0), "set_unset": (1, 1), "bump_idle": (0, 0),
+    }
+    assert witnesses["set"].params == {"to": 0, "t": "a"}
+
+
+def test_a_trigger_no_row_answers_is_undefined_where_disabled_is_not_enabled() -> None:
+    base = _panel("enabled-only")
+    spec = dataclasses.replace(
+        base, rows=tuple(r for r in base.rows if r.name not in ("set_off", "bump_idle"))
+    )
+    graph = explore(spec)
+    assert len(graph.states) == 65
+    unanswered = [(i, t, dict(p)) for i, t, p in graph.undefined]
+    # At OFF every `set` firing is unanswered; `bump` wherever it is not armed or x is 5.
+    assert unanswered[:7] == [(0, "set", {"to": to, "t": t}) for to in range(3) for t in "ab"] + [
+        (0, "bump", {})
+    ]
+    assert len(unanswered) == 65 * 8 - graph.edge_count
+    assert graph.edge_count == sum(len(graph.moves(i)) for i in range(65))
+    assert graph.undefined is graph.undefined  # spelt out once
