@@ -581,3 +581,41 @@ def test_a_trigger_no_row_answers_is_undefined_where_disabled_is_not_enabled() -
     assert len(unanswered) == 65 * 8 - graph.edge_count
     assert graph.edge_count == sum(len(graph.moves(i)) for i in range(65))
     assert graph.undefined is graph.undefined  # spelt out once
+
+
+@pytest.mark.parametrize("names", [["x", "tag"], ["armed"], ["lamp", "o"], []])
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "tuples"])
+def test_the_panels_classes_tell_apart_exactly_the_named_variables(
+    names: list[str], packed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not packed:
+        monkeypatch.setattr(explore_module, "_few", lambda domain: False)
+        monkeypatch.setattr(explore_module, "is_data", lambda domain: True)
+    graph = explore(_panel())
+    assert (graph.code.layout is not None) == packed
+    keys = graph.classes(names)
+    values = [tuple(graph.as_dict(i)[n] for n in names) for i in range(len(graph.states))]
+    assert len(set(zip(keys, values, strict=True))) == len(set(keys)) == len(set(values))
+
+
+def test_the_states_and_index_read_packed_keys_as_tuples() -> None:
+    graph = explore(_panel())
+    states, index = graph.states, graph.index
+    assert len(states) == len(index) == 65
+    assert states[1:3] == [graph.as_dict(i) and states[i] for i in (1, 2)]
+    assert states[-1] == (_Lamp.DIM, True, 5, 2, "b")
+    assert list(index) == list(states[:]) and index[states[7]] == 7
+    assert all(index[s] == i for i, s in enumerate(states))
+    # Not a state: x has no code for 9 (its code once spilt into the next field, and 9
+    # read as state 60, `(DIM, True, 5, 0, "a")`), nor for 1, nor `tag` for "c".
+    for outside in [
+        (_Lamp.DIM, True, 9, None, "a"),
+        (_Lamp.DIM, True, 1, None, "a"),
+        (_Lamp.DIM, True, 2, None, "c"),
+    ]:
+        with pytest.raises(KeyError) as raised:
+            index[outside]
+        assert raised.value.args == (outside,)
+        assert outside not in index and index.get(outside) is None
+    unpacked = explore(_scale())
+    assert unpacked.index is unpacked._index and unpacked.states is unpacked._keys

@@ -537,11 +537,14 @@ class _Layout:
         return self.fields[j][1:4] == self.fields[other][1:4]
 
     def code(self, j: int, value: Value) -> int:
-        _, _, lo, _, enc = self.fields[j]
+        _, _, lo, values, enc = self.fields[j]
         try:
-            return value - lo if lo is not None else enc[value]
+            code: int = value - lo if lo is not None else enc[value]
         except (KeyError, TypeError):
             raise _NoPacking(value) from None
+        if not 0 <= code < len(values):  # an integer outside its range: it has no code
+            raise _NoPacking(value)
+        return code
 
     def pack(self, state: State) -> int:
         return sum(
