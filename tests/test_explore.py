@@ -13,6 +13,7 @@ import itertools
 import dataclasses
 import enum
 import random
+import time
 
 import pytest
 from families import counters, duplex_product
@@ -20,7 +21,9 @@ from protocols import FIXTURES
 
 from models.cli.registry import expand
 from models.kernel import (
+    AnyOf,
     Bool,
+    Domain,
     Finite,
     Output,
     IntRange,
@@ -55,6 +58,7 @@ from models.kernel import (
     row,
     row_is,
     some,
+    sub,
     trigger_is,
     unwrap,
     var,
@@ -62,7 +66,7 @@ from models.kernel import (
 from models.kernel import explore as explore_module
 from models.kernel.explore import Exploration, ExplorationLimit, explore, initial_states
 from models.kernel.expr import Const, Enabled, Env, evaluate
-from models.kernel.oracle import NotTotal, Oracle
+from models.kernel.oracle import NotTotal, Oracle, OracleError
 
 # Above this many states a seeded sample of states is compared (the oracle is slow).
 SAMPLE = 120
@@ -619,3 +623,82 @@ def test_the_states_and_index_read_packed_keys_as_tuples() -> None:
         assert outside not in index and index.get(outside) is None
     unpacked = explore(_scale())
     assert unpacked.index is unpacked._index and unpacked.states is unpacked._keys
+
+
+def test_the_state_limit_is_exact_in_the_search_and_at_the_initial_states(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert len(explore(counters(3), max_states=1000).states) == 1000
+    with pytest.raises(ExplorationLimit, match=r"^spec 'counters3': more than 999 reachable"):
+        explore(counters(3), max_states=999)
+    spread = dataclasses.replace(_dial(), vars=(Var("x", IntRange(0, 3), AnyOf(0, 1, 2)),))
+    assert list(explore(spread, max_states=4).depth) == [0, 0, 0, 1]
+    with pytest.raises(ExplorationLimit, match=r"^spec 'dial': more than 3 reachable states$"):
+        explore(spread, max_states=3)
+    with pytest.raises(ExplorationLimit, match=r"^spec 'dial': more than 2 reachable states$"):
+        explore(spread, max_states=2)  # among the initial states
+    # Past the switch to code specialised per firing, the same bound.
+    monkeypatch.setattr(explore_module, "_hashed_in_python", lambda value: True)
+    monkeypatch.setattr(explore_module, "_SPECIALISE_AFTER", 3)
+    assert len(explore(_panel(), max_states=65).states) == 65
+    with pytest.raises(ExplorationLimit, match=r"^spec 'panel': more than 64 reachable states$"):
+        explore(_panel(), max_states=64, keep_moves=True)
+
+
+def test_explore_times_itself() -> None:
+    before = time.perf_counter()
+    graph = explore(_dial())
+    assert 0 < graph.seconds <= time.perf_counter() - before
+    assert explore_module.DEFAULT_MAX_STATES == 2_000_000
+    assert explore.__kwdefaults__ == {"max_states": 2_000_000, "keep_moves": False}
+
+
+def _overflow(x: Domain, bump: Expr) -> Spec:
+    return Spec(
+        name="overflow",
+        source="tests/test_explore.py",
+        vars=(Var("x", x, AnyOf(*(v for v in x.values or () if v != 2))),),
+        triggers=(Trigger("bump"),),
+        rows=(row("up", "bump", None, sets={"x": bump}, cite="toy"),),
+    )
+
+
+@pytest.mark.parametrize(
+    ("x", "bump", "message"),
+    [
+        (IntRange(0, 3), add(var("x"), 1), "row 'up' sets 'x' to 4, outside int 0..3"),
+        (IntRange(1, 3), sub(var("x"), 1), "row 'up' sets 'x' to 0, outside int 1..3"),
+        (
+            Option(IntRange(0, 1)),
+            ite(is_some(var("x")), some(add(unwrap(var("x")), 1)), some(0)),
+            "row 'up' sets 'x' to 2, outside Option[int] (none, 0, 1)",
+        ),
+    ],
+)
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "tuples"])
+def test_arithmetic_leaving_its_range_is_the_rows_error(
+    x: Domain, bump: Expr, message: str, packed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not packed:
+        monkeypatch.setattr(explore_module, "_few", lambda domain: False)
+        monkeypatch.setattr(explore_module, "is_data", lambda domain: True)
+    with pytest.raises(OracleError) as raised:
+        explore(_overflow(x, bump))
+    assert str(raised.value) == message
+
+
+def test_the_specialising_thresholds() -> None:
+    switch = explore_module._switch_pays
+    assert (switch(0, 0), switch(1, 2), switch(1, 3), switch(2, 3)) == (False, True, False, True)
+    budget = [6]
+    assert not explore_module._specialise([(1,), (2,)], 3, budget)  # ints hash in C
+    assert explore_module._specialise([(_Lamp.OFF,), (1,)], 3, budget) and budget == [0]
+    assert explore_module._specialise([], 3, budget) is False  # nothing hashes in Python
+    assert not explore_module._specialise([(_Lamp.OFF,)], 1, budget)  # over the budget
+    hashed = explore_module._hashed_in_python
+    assert hashed(_Lamp.OFF) and hashed((1, (2, _Lamp.DIM))) and hashed(frozenset({_Lamp.DIM}))
+    assert not (hashed(1) or hashed("a") or hashed((1, "a")) or hashed(frozenset()) or hashed(None))
+    by_id = explore_module._by_identity
+    assert by_id([None, _Lamp.OFF]) and not by_id([]) and not by_id(["a"]) and not by_id([1])
+    assert (explore_module._SPECIALISE_UP_TO, explore_module._SPECIALISE_AFTER) == (512, 1024)
+    assert (explore_module._PACK_DATA_UP_TO, explore_module._GIVEN_UP_TO) == (1 << 16, 8)
