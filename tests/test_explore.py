@@ -8,11 +8,12 @@ states must match: together that makes the two reachable graphs identical.
 
 from __future__ import annotations
 
-import functools
-import itertools
 import dataclasses
 import enum
+import functools
+import itertools
 import random
+import re
 import time
 
 import pytest
@@ -21,33 +22,33 @@ from protocols import FIXTURES
 
 from models.cli.registry import expand
 from models.kernel import (
+    FALSE,
+    TRUE,
     AnyOf,
     Bool,
     Domain,
+    Expr,
     Finite,
-    Output,
     IntRange,
     Option,
+    Output,
     Param,
     Real,
     Spec,
     Trigger,
     Var,
-    FALSE,
-    TRUE,
-    Expr,
     add,
     and_,
     eq,
+    ge,
+    group_is,
+    gt,
     ignore,
     implies,
     is_in,
     is_none,
     is_some,
     ite,
-    ge,
-    group_is,
-    gt,
     le,
     lt,
     not_,
@@ -64,7 +65,7 @@ from models.kernel import (
     var,
 )
 from models.kernel import explore as explore_module
-from models.kernel.explore import Exploration, ExplorationLimit, explore, initial_states
+from models.kernel.explore import Edge, Exploration, ExplorationLimit, explore, initial_states
 from models.kernel.expr import Const, Enabled, Env, evaluate
 from models.kernel.oracle import NotTotal, Oracle, OracleError
 
@@ -405,22 +406,61 @@ def _panel(totality: str = "explicit") -> Spec:
             Trigger("bump"),
         ),
         rows=(
-            row("arm", "flip", _Lamp.OFF, _Lamp.DIM, guard=not_(var("armed")),
-                sets={"armed": True}, cite="toy"),
-            row("glow", "flip", _Lamp.DIM, _Lamp.BRIGHT, sets={"o": some(0)},
-                emits={"said": 1}, cite="toy"),
-            row("dark", "flip", (_Lamp.OFF, _Lamp.BRIGHT), _Lamp.OFF,
-                sets={"armed": False, "tag": "b"}, cite="toy"),
-            row("set", "set", (_Lamp.DIM, _Lamp.BRIGHT), guard=is_some(var("o")),
+            row(
+                "arm",
+                "flip",
+                _Lamp.OFF,
+                _Lamp.DIM,
+                guard=not_(var("armed")),
+                sets={"armed": True},
+                cite="toy",
+            ),
+            row(
+                "glow",
+                "flip",
+                _Lamp.DIM,
+                _Lamp.BRIGHT,
+                sets={"o": some(0)},
+                emits={"said": 1},
+                cite="toy",
+            ),
+            row(
+                "dark",
+                "flip",
+                (_Lamp.OFF, _Lamp.BRIGHT),
+                _Lamp.OFF,
+                sets={"armed": False, "tag": "b"},
+                cite="toy",
+            ),
+            row(
+                "set",
+                "set",
+                (_Lamp.DIM, _Lamp.BRIGHT),
+                guard=is_some(var("o")),
                 sets={"o": some(param("to")), "tag": param("t")},
-                emits={"said": add(param("to"), 2)}, cite="toy"),
+                emits={"said": add(param("to"), 2)},
+                cite="toy",
+            ),
             ignore("set_off", "set", _Lamp.OFF, cite="toy"),
-            ignore("set_unset", "set", (_Lamp.DIM, _Lamp.BRIGHT), guard=is_none(var("o")),
-                   cite="toy"),
-            row("bump", "bump", None, guard=and_(var("armed"), lt(var("x"), 5)),
-                sets={"x": add(var("x"), 1)}, cite="toy"),
-            ignore("bump_idle", "bump", None, guard=or_(not_(var("armed")), eq(var("x"), 5)),
-                   cite="toy"),
+            ignore(
+                "set_unset", "set", (_Lamp.DIM, _Lamp.BRIGHT), guard=is_none(var("o")), cite="toy"
+            ),
+            row(
+                "bump",
+                "bump",
+                None,
+                guard=and_(var("armed"), lt(var("x"), 5)),
+                sets={"x": add(var("x"), 1)},
+                cite="toy",
+            ),
+            # Its guard negates the row's before it: the code's `else`.
+            ignore(
+                "bump_idle",
+                "bump",
+                None,
+                guard=not_(and_(var("armed"), lt(var("x"), 5))),
+                cite="toy",
+            ),
         ),
         totality=totality,  # type: ignore[arg-type]
     )
@@ -452,14 +492,20 @@ def test_the_panel_has_its_exact_graph() -> None:
     assert graph.parent_of(len(graph.states)) is None
     edge = graph.successors(2)[1]  # `set` with to=0, t="a" from BRIGHT
     assert (edge.row, edge.trigger, dict(edge.params), dict(edge.outputs)) == (
-        "set", "set", {"to": 0, "t": "a"}, {"said": 2}
+        "set",
+        "set",
+        {"to": 0, "t": "a"},
+        {"said": 2},
     )
     through = graph.path_through(edge)
     assert len(through) == 3 and through.steps[-1] == graph.step(edge)
     assert graph.step(edge).state == graph.as_dict(edge.target)
     env = graph.edge_env(edge)
     assert (env.pre, env.post, env.trigger, env.row) == (
-        graph.as_dict(2), graph.as_dict(edge.target), "set", "set"
+        graph.as_dict(2),
+        graph.as_dict(edge.target),
+        "set",
+        "set",
     )
     assert graph.edges == list(graph.iter_edges()) and len(graph.edges) == graph.edge_count
     assert graph.edges[0].source == 0 and graph.edges[-1].source == 64
@@ -537,13 +583,13 @@ def test_the_panels_first_edges_are_the_first_in_bfs_then_firing_order(
     graph = explore(spec)
     assert (graph.code.layout is not None) == packed
     for pred in _PANEL_STEPS:
-        expected = next(
-            (e for e in graph.iter_edges() if evaluate(pred, graph.edge_env(e))), None
-        )
+        expected = next((e for e in graph.iter_edges() if evaluate(pred, graph.edge_env(e))), None)
         assert graph.first_edge(pred) == expected, pred
-        assert graph.first_edge(lambda e, p=pred: bool(evaluate(p, graph.edge_env(e)))) == (
-            expected
-        )
+
+        def holds(e: Edge, p: Expr = pred) -> bool:
+            return bool(evaluate(p, graph.edge_env(e)))
+
+        assert graph.first_edge(holds) == expected
     cases = [
         (and_(eq(var("lamp"), _Lamp.BRIGHT), eq(param("to"), 2)), "set"),
         (eq(var("x"), 5), "set"),  # reads no parameter: one empty argument list
@@ -564,8 +610,14 @@ def test_the_panels_first_edges_are_the_first_in_bfs_then_firing_order(
     assert graph.first_states_with([]) == []
     witnesses = graph.row_witnesses()
     assert {r: (e.source, e.target) for r, e in witnesses.items()} == {
-        "arm": (0, 1), "glow": (1, 2), "bump": (1, 3), "dark": (2, 4),
-        "set": (2, 2), "set_off": (0, 0), "set_unset": (1, 1), "bump_idle": (0, 0),
+        "arm": (0, 1),
+        "glow": (1, 2),
+        "bump": (1, 3),
+        "dark": (2, 4),
+        "set": (2, 2),
+        "set_off": (0, 0),
+        "set_unset": (1, 1),
+        "bump_idle": (0, 0),
     }
     assert witnesses["set"].params == {"to": 0, "t": "a"}
 
@@ -702,3 +754,131 @@ def test_the_specialising_thresholds() -> None:
     assert by_id([None, _Lamp.OFF]) and not by_id([]) and not by_id(["a"]) and not by_id([1])
     assert (explore_module._SPECIALISE_UP_TO, explore_module._SPECIALISE_AFTER) == (512, 1024)
     assert (explore_module._PACK_DATA_UP_TO, explore_module._GIVEN_UP_TO) == (1 << 16, 8)
+
+
+def _shown(gen: object, source: str) -> str:
+    """Generated source with each named constant written out, sorted where it is a set."""
+    consts = vars(gen)["consts"]
+
+    def value(m: re.Match[str]) -> str:
+        v = consts[m.group(0)]
+        return repr(sorted(v, key=repr)) if isinstance(v, frozenset) else repr(v)
+
+    return re.sub(r"\bK\d+\b", value, source)
+
+
+def test_packed_tests_read_bits_and_a_state_decodes_only_what_it_reads() -> None:
+    # The layout: lamp in bits 0-1 (by id), armed bit 2, x - 2 in bits 3-4, o in 5-6
+    # (None first), tag bit 7.
+    code = explore(_panel()).code
+    assert code.layout is not None
+    assert [f[:3] for f in code.layout.fields] == [
+        (0, 3, None),
+        (2, 1, None),
+        (3, 3, 2),
+        (5, 3, None),
+        (7, 1, None),
+    ]
+    assert [b is not None for b in code.layout.by_id] == [True, False, False, False, False]
+    gen = code.gen
+    gen.params = {}
+    expected = [
+        "((s & 4) == 4)",
+        "(not ((s & 4) == 4))",
+        "((s & 3) == 1)",
+        "((s & 3) == 2)",
+        "((s & 3) in [0, 2])",
+        "((s & 24) in [0, 24])",
+        "False",
+        "((s & 128) == 128)",
+        "((s & 24) == 8)",
+        "((s & 24) == 16)",
+        "False",
+        "(v2 == (v2 + 0))",
+        "((s & 96) == 0)",
+        "((s & 96) == 96)",
+        "(not ((s & 96) == 0))",
+        "(not (not ((s & 96) == 0)))",
+        "((s & 128) == 128)",
+        "(((s & 156) == 12))",  # three single-field tests, one test of `s`
+        "(((s & 24) == 8) and ((s & 24) == 16))",  # one field twice: not merged
+        "(((s & 24) == 8) and (not ((s & 96) == 0)) and (v3 < 2))",
+        "(((s & 4) == 4) and (not ((s & 96) == 0)) and (v2 >= 4))",
+        "(((s & 24) == 24) or ((s & 3) == 0))",
+        "((not ((s & 4) == 4)) or bool((v2 > 2)))",
+        "(((s & 24) == 0) if ((s & 4) == 4) else ((s & 128) == 128))",
+        "((v2 + 1) <= 4)",
+        "((not ((s & 96) == 0)) and (v3 == 1))",  # `o` read as a value: a field by its code
+    ]
+    shown = [_shown(gen, gen.cond(explore_module._fold(p))) for p in _PANEL_PREDICATES]
+    assert shown == expected
+    assert _shown(gen, gen.cond(and_(eq(var("x"), 3), var("armed"), lt(var("x"), 5)))) == (
+        "(((s & 28) == 12) and (v2 < 5))"
+    )
+    assert _shown(gen, gen.cond(eq(var("x"), var("tag")))) == "(v2 == v4)"
+    assert _shown(gen, gen.cond(is_in(var("x"), 2.5))) == "(v2 in [2.5])"
+    assert _shown(gen, gen.cond(eq(var("x"), True))) == "(v2 == True)"
+    assert _shown(gen, gen.src(var("x"))) == "v2"
+    assert _shown(gen, gen.cond(or_())) == "False"
+    assert gen.cond(var("armed")) == "((s & 4) == 4)"
+    assert _shown(gen, code._decode({0, 1, 2, 3, 4})) == (
+        "v0 = (<_Lamp.OFF: 'off'>, <_Lamp.DIM: 'dim'>, <_Lamp.BRIGHT: 'bright'>)[(s & 3)]; "
+        "v1 = (False, True)[((s >> 2) & 1)]; v2 = ((s >> 3) & 3) + 2; "
+        "v3 = (None, 0, 1, 2)[((s >> 5) & 3)]; v4 = ('a', 'b')[((s >> 7) & 1)]"
+    )
+    assert (code._decode({2}), code._decode(set())) == ("v2 = ((s >> 3) & 3) + 2", "pass")
+    # Per block of firings, its rows' guards, range checks and successors.
+    blocks = [
+        (
+            b.looped,
+            b.k,
+            dict(b.params),
+            [
+                (c.row, _shown(gen, c.guard), c.checks, c.succ and _shown(gen, c.succ))
+                for c in b.cases
+            ],
+        )
+        for b in code.blocks
+    ]
+    assert blocks == [
+        (
+            False,
+            "0",
+            {},
+            [
+                (0, "(((s & 3) == 0) and (not ((s & 4) == 4)))", (), "(s & 248) | 5"),
+                (1, "((s & 3) == 1)", (), "(s & 156) | 34"),
+                (2, "((s & 3) in [0, 2])", (), "(s & 120) | 128"),
+            ],
+        ),
+        (
+            True,
+            "k",
+            {"to": "p0", "t": "p1"},
+            [
+                (
+                    3,
+                    "(((s & 3) in [1, 2]) and (not ((s & 96) == 0)))",
+                    (),
+                    "(s & 31) | ({None: 0, 0: 1, 1: 2, 2: 3}[p0] << 5)"
+                    " | ({'a': 0, 'b': 1}[p1] << 7)",
+                ),
+                (4, "((s & 3) == 0)", (), None),
+                (5, "(((s & 3) in [1, 2]) and (not (not ((s & 96) == 0))))", (), None),
+            ],
+        ),
+        (
+            False,
+            "7",
+            {},
+            [
+                (
+                    6,
+                    "(((s & 4) == 4) and (v2 < 5))",
+                    ("u2 = (v2 + 1)", "if not (2 <= u2 <= 5): _bad(6, 2, u2)"),
+                    "(s & 231) | ((u2 - 2) << 3)",
+                ),
+                (7, "True", (), None),
+            ],
+        ),
+    ]
