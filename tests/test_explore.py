@@ -882,3 +882,55 @@ def test_packed_tests_read_bits_and_a_state_decodes_only_what_it_reads() -> None
             ],
         ),
     ]
+
+
+def _weights() -> Spec:
+    """Reals that stay among the samples pack: a variable's own start joins its values."""
+    kg = Real(samples=(2.0, 1.0))
+    return Spec(
+        name="weights",
+        source="tests/test_explore.py",
+        vars=(
+            Var("w", kg, 0.5),
+            Var("last", Option(kg), None),
+            Var("one", Finite("one", ("only",)), "only"),
+        ),
+        triggers=(Trigger("put", (Param("kg", kg),)), Trigger("clear")),
+        rows=(
+            row("put", "put", None, sets={"last": some(param("kg")), "w": param("kg")}, cite="toy"),
+            row("clear", "clear", None, sets={"last": None}, cite="toy"),
+        ),
+    )
+
+
+def test_reals_pack_as_their_samples() -> None:
+    graph = explore(_weights())
+    layout = graph.code.layout
+    assert layout is not None
+    assert [(f[0], f[1], f[3]) for f in layout.fields] == [
+        (0, 3, (1.0, 2.0, 0.5)),
+        (2, 3, (None, 1.0, 2.0)),
+        (4, 1, ("only",)),
+    ]
+    assert set(graph.states) == {(0.5, None, "only")} | {
+        (w, last, "only") for w in (1.0, 2.0) for last in (None, w)
+    }
+    assert len(graph.states) == 5 and graph.diameter == 2
+    assert graph.index[(2.0, 2.0, "only")] == graph.states[:].index((2.0, 2.0, "only"))
+
+
+def test_constants_are_written_inline_or_named_once() -> None:
+    gen = explore(_dial()).code.gen
+    assert [gen.const(v) for v in (None, True, 3, "a")] == ["None", "True", "3", "'a'"]
+    half, pair = 0.5, (1, 2)
+    name = gen.const(half)
+    assert re.fullmatch(r"K\d+", name) and gen.consts[name] == 0.5
+    assert gen.const(half) == name and gen.const(pair) != name
+    assert gen.consts[gen.const(pair)] is pair
+
+
+def test_an_exploration_compiles_its_spec_when_it_has_no_code() -> None:
+    assert Exploration(_panel()).code.layout is not None
+    assert Exploration(_scale()).code.layout is not None  # packs until a value leaves it
+    fresh = Exploration(_panel())
+    assert fresh.code is fresh.code
