@@ -66,7 +66,7 @@ from models.kernel import (
 )
 from models.kernel import explore as explore_module
 from models.kernel.explore import Edge, Exploration, ExplorationLimit, explore, initial_states
-from models.kernel.expr import Const, Enabled, Env, evaluate
+from models.kernel.expr import Const, Enabled, Env, ExprTypeError, evaluate
 from models.kernel.oracle import NotTotal, Oracle, OracleError
 
 # Above this many states a seeded sample of states is compared (the oracle is slow).
@@ -934,3 +934,14 @@ def test_an_exploration_compiles_its_spec_when_it_has_no_code() -> None:
     assert Exploration(_scale()).code.layout is not None  # packs until a value leaves it
     fresh = Exploration(_panel())
     assert fresh.code is fresh.code
+
+
+@pytest.mark.parametrize("ask", ["first_state", "state_mask"])
+def test_a_state_predicate_reading_a_step_is_refused_by_name(ask: str) -> None:
+    graph = explore(_panel())
+    graph.first_states_with([(eq(param("to"), 1), "set")])  # leaves the parameters bound
+    for pred, scope in [(eq(param("to"), 1), "param"), (eq(out("said"), 1), "out")]:
+        with pytest.raises(ExprTypeError, match=f"^{scope} values are not available here$"):
+            getattr(graph, ask)(pred)
+    with pytest.raises(ExprTypeError, match="^cannot compile StepIs here$"):
+        getattr(graph, ask)(row_is("set"))
