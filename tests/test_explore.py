@@ -945,3 +945,54 @@ def test_a_state_predicate_reading_a_step_is_refused_by_name(ask: str) -> None:
             getattr(graph, ask)(pred)
     with pytest.raises(ExprTypeError, match="^cannot compile StepIs here$"):
         getattr(graph, ask)(row_is("set"))
+
+
+def _mirror() -> Spec:
+    """Copies between variables: a bit field moved where both code alike, else re-coded."""
+    return Spec(
+        name="mirror",
+        source="tests/test_explore.py",
+        vars=(
+            Var("a", IntRange(0, 3), 1),
+            Var("b", IntRange(0, 3), 0),
+            Var("c", IntRange(0, 7), 0),
+            Var("d", IntRange(2, 9), 2),
+        ),
+        triggers=(Trigger("inc"), Trigger("copy"), Trigger("wide")),
+        rows=(
+            row(
+                "inc", "inc", None, guard=lt(var("a"), 3), sets={"a": add(var("a"), 1)}, cite="toy"
+            ),
+            row("wrap", "inc", None, sets={"a": 0, "b": var("b")}, cite="toy"),
+            row("copy", "copy", None, sets={"b": var("a")}, cite="toy"),
+            row("wide", "wide", None, sets={"c": var("b"), "d": add(var("a"), 2)}, cite="toy"),
+        ),
+    )
+
+
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "tuples"])
+def test_copies_move_bit_fields_or_values(packed: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not packed:
+        monkeypatch.setattr(explore_module, "_few", lambda domain: False)
+        monkeypatch.setattr(explore_module, "is_data", lambda domain: True)
+    spec = _mirror()
+    graph = explore(spec)
+    assert (graph.code.layout is not None) == packed
+    assert _agree(spec) == SAMPLE * 3 < len(graph.states) * 3
+    expected = {(1, 0, 0, 2)}
+    frontier = set(expected)
+    while frontier:  # the reachable states, by the rows' meaning
+        new = set()
+        for a, b, c, d in frontier:
+            new |= {((a + 1) if a < 3 else 0, b, c, d), (a, a, c, d), (a, b, b, a + 2)}
+        frontier = new - expected
+        expected |= new
+    assert set(graph.states) == expected and len(expected) == len(graph.states)
+    if packed:
+        succ = [c.succ for b in graph.code.blocks for c in b.cases]
+        assert succ == [
+            "(s & 1020) | (u0)",
+            "(s & 1020)",  # `b` set to itself: kept
+            "(s & 1011) | (((s >> 0) & 3) << 2)",  # a's bits, moved to b's place
+            "(s & 15) | (u2 << 4) | ((u3 - 2) << 7)",  # re-coded: other widths, other `lo`
+        ]
