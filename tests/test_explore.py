@@ -29,6 +29,8 @@ from models.kernel import (
     Domain,
     Expr,
     Finite,
+    Func,
+    FuncValue,
     IntRange,
     Option,
     Output,
@@ -39,7 +41,9 @@ from models.kernel import (
     Var,
     add,
     and_,
+    at,
     eq,
+    func,
     ge,
     group_is,
     gt,
@@ -62,6 +66,7 @@ from models.kernel import (
     sub,
     trigger_is,
     unwrap,
+    update,
     var,
 )
 from models.kernel import explore as explore_module
@@ -996,3 +1001,73 @@ def test_copies_move_bit_fields_or_values(packed: bool, monkeypatch: pytest.Monk
             "(s & 1011) | (((s >> 0) & 3) << 2)",  # a's bits, moved to b's place
             "(s & 15) | (u2 << 4) | ((u3 - 2) << 7)",  # re-coded: other widths, other `lo`
         ]
+
+
+_SIDE = Finite("side", ("l", "r"))
+_SWITCHES = Func(_SIDE, Bool())
+
+
+def _switches() -> Spec:
+    """A function variable, read and updated at a parameter's key and at a constant one."""
+    f = var("f")
+    return Spec(
+        name="switches",
+        source="tests/test_explore.py",
+        vars=(
+            Var("f", _SWITCHES, FuncValue(("l", "r"), (False, False))),
+            Var("pick", _SIDE, "l"),
+        ),
+        triggers=(Trigger("toggle", (Param("k", _SIDE),)), Trigger("right"), Trigger("pick")),
+        rows=(
+            row(
+                "toggle",
+                "toggle",
+                None,
+                sets={"f": update(f, param("k"), not_(at(f, param("k"))))},
+                cite="toy",
+            ),
+            row(
+                "right",
+                "right",
+                None,
+                guard=not_(at(f, "r")),
+                sets={"f": update(f, "r", True)},
+                cite="toy",
+            ),
+            ignore("right_on", "right", None, guard=at(f, "r"), cite="toy"),
+            row(
+                "pick",
+                "pick",
+                None,
+                sets={
+                    "pick": ite(at(func(_SWITCHES, {"l": True, "r": False}), var("pick")), "r", "l")
+                },
+                cite="toy",
+            ),
+        ),
+    )
+
+
+def test_a_function_variable_is_read_by_its_key_index() -> None:
+    spec = _switches()
+    graph = explore(spec)
+    assert len(graph.states) == 8 and graph.diameter == 3
+    assert _agree(spec) == 8 * 4
+    code = graph.code
+    gen = code.gen
+    gen.params = {"k": "p0"}
+    f = var("f")
+    assert gen.src(at(f, "r")) == "v0.vals[1]"
+    assert _shown(gen, gen.src(at(f, param("k")))) == "v0.vals[{'l': 0, 'r': 1}[p0]]"
+    constant = Const(FuncValue(("l", "r"), (True, False)))
+    assert _shown(gen, gen.src(at(constant, var("pick")))) == "{'l': True, 'r': False}[v1]"
+    assert gen.src(at(f, "r")) == "v0.vals[1]"  # the key table made once
+    # An update of the function's own value: the new code found by its values, in place.
+    codes = "{(False, False): 0, (False, True): 1, (True, False): 2, (True, True): 3}"
+    at_k = "{'l': 0, 'r': 1}[p0]"
+    assert [_shown(gen, c.succ or "") for b in code.blocks for c in b.cases] == [
+        f"(s & 4) | {codes}[v0.vals[:{at_k}] + ((not v0.vals[{at_k}]),) + v0.vals[{at_k} + 1:]]",
+        f"(s & 4) | {codes}[v0.vals[:1] + (True,) + v0.vals[1 + 1:]]",
+        "",
+        "(s & 3) | ({'l': 0, 'r': 1}[('r' if {'l': True, 'r': False}[v1] else 'l')] << 2)",
+    ]
