@@ -495,6 +495,7 @@ def test_the_panel_has_its_exact_graph() -> None:
             assert parent in graph.successors(parent.source)
             assert graph.depth[parent.source] == graph.depth[i] - 1
     assert graph.parent_of(len(graph.states)) is None
+    assert (graph._psrc[0], graph._pcode[0]) == (-1, -1)  # the root's record: no parent
     edge = graph.successors(2)[1]  # `set` with to=0, t="a" from BRIGHT
     assert (edge.row, edge.trigger, dict(edge.params), dict(edge.outputs)) == (
         "set",
