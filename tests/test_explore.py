@@ -36,25 +36,32 @@ from models.kernel import (
     Output,
     Param,
     Real,
+    Seq,
+    Set,
     Spec,
     Trigger,
     Var,
     add,
     and_,
+    append,
     at,
     eq,
     func,
     ge,
     group_is,
     gt,
+    head,
     ignore,
     implies,
+    index,
     is_in,
     is_none,
     is_some,
     ite,
     le,
+    length,
     lt,
+    member,
     not_,
     nxt,
     or_,
@@ -62,8 +69,12 @@ from models.kernel import (
     param,
     row,
     row_is,
+    set_add,
+    set_remove,
+    size,
     some,
     sub,
+    tail,
     trigger_is,
     unwrap,
     update,
@@ -1072,3 +1083,75 @@ def test_a_function_variable_is_read_by_its_key_index() -> None:
         "",
         "(s & 3) | ({'l': 0, 'r': 1}[('r' if {'l': True, 'r': False}[v1] else 'l')] << 2)",
     ]
+
+
+_DIGIT = IntRange(0, 2)
+
+
+def _bag() -> Spec:
+    """A queue and a set of digits, through every sequence and set operation."""
+    q, s = var("q"), var("s")
+    return Spec(
+        name="bag",
+        source="tests/test_explore.py",
+        vars=(
+            Var("q", Seq(_DIGIT, 2), ()),
+            Var("s", Set(_DIGIT), frozenset()),
+            Var("seen", IntRange(0, 3), 0),
+        ),
+        outputs=(Output("got", IntRange(0, 2), 0),),
+        triggers=(Trigger("put", (Param("d", _DIGIT),)), Trigger("get"), Trigger("drop")),
+        rows=(
+            row(
+                "put",
+                "put",
+                None,
+                guard=lt(length(q), 2),
+                sets={"q": append(q, param("d"))},
+                cite="toy",
+            ),
+            ignore("put_full", "put", None, guard=eq(length(q), 2), cite="toy"),
+            row(
+                "get",
+                "get",
+                None,
+                guard=and_(gt(length(q), 0), not_(member(head(q), s))),
+                sets={
+                    "q": tail(q),
+                    "s": set_add(s, index(q, 1)),
+                    "seen": ite(lt(var("seen"), 3), add(var("seen"), 1), 3),
+                },
+                emits={"got": head(q)},
+                cite="toy",
+            ),
+            row("get_again", "get", None, guard=gt(length(q), 0), sets={"q": tail(q)}, cite="toy"),
+            ignore("get_none", "get", None, guard=eq(length(q), 0), cite="toy"),
+            row(
+                "drop",
+                "drop",
+                None,
+                guard=gt(size(s), 0),
+                sets={"s": set_remove(s, ite(member(0, s), 0, ite(member(1, s), 1, 2)))},
+                cite="toy",
+            ),
+            ignore("drop_none", "drop", None, guard=eq(size(s), 0), cite="toy"),
+        ),
+    )
+
+
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "tuples"])
+def test_sequences_and_sets_step_as_the_oracle(
+    packed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not packed:
+        monkeypatch.setattr(explore_module, "_few", lambda domain: False)
+    spec = _bag()
+    graph = explore(spec)
+    assert (graph.code.layout is not None) == packed
+    assert _agree(spec) == min(len(graph.states), SAMPLE) * 5
+    assert (len(graph.states), graph.diameter, graph.edge_count) == (260, 11, 260 * 5)
+    assert graph.states[:4] == [((), frozenset(), 0), ((0,), frozenset(), 0)] + [
+        ((d,), frozenset(), 0) for d in (1, 2)
+    ]
+    got = graph.first_edge(eq(out("got"), 2))
+    assert got is not None and graph.depth[got.source] == 1 and got.row == "get"
