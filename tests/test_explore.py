@@ -1073,7 +1073,8 @@ def test_a_function_variable_is_read_by_its_key_index() -> None:
     assert _shown(gen, gen.src(at(f, param("k")))) == "v0.vals[{'l': 0, 'r': 1}[p0]]"
     constant = Const(FuncValue(("l", "r"), (True, False)))
     assert _shown(gen, gen.src(at(constant, var("pick")))) == "{'l': True, 'r': False}[v1]"
-    assert gen.src(at(f, "r")) == "v0.vals[1]"  # the key table made once
+    by_key = gen.src(at(f, param("k")))
+    assert gen.src(at(f, param("k"))) == by_key  # the key table made once, named once
     # An update of the function's own value: the new code found by its values, in place.
     codes = "{(False, False): 0, (False, True): 1, (True, False): 2, (True, True): 3}"
     at_k = "{'l': 0, 'r': 1}[p0]"
