@@ -1156,3 +1156,27 @@ def test_sequences_and_sets_step_as_the_oracle(
     ]
     got = graph.first_edge(eq(out("got"), 2))
     assert got is not None and graph.depth[got.source] == 1 and got.row == "get"
+
+
+def test_a_row_that_never_fires_leaves_its_firings_unanswered() -> None:
+    dead = Spec(
+        name="dead",
+        source="tests/test_explore.py",
+        vars=(Var("x", IntRange(0, 3), 0),),
+        triggers=(Trigger("turn", (Param("to", IntRange(0, 3)),)), Trigger("stay")),
+        rows=(
+            row("turn", "turn", None, guard=FALSE, sets={"x": param("to")}, cite="toy"),
+            row("stay", "stay", None, guard=FALSE, cite="toy"),
+        ),
+        totality="enabled-only",
+    )
+    graph = explore(dead)
+    assert [b.cases for b in graph.code.blocks] == [(), ()]
+    assert len(graph.states) == 1 and graph.edge_count == 0
+    assert [(i, t, dict(p)) for i, t, p in graph.undefined] == [
+        *((0, "turn", {"to": to}) for to in range(4)),
+        (0, "stay", {}),
+    ]
+    assert graph.successors(0) == [] and graph.row_witnesses() == {}
+    assert graph.first_edge(TRUE) is None and graph.move_table() == ([0, 0], [], [])
+    assert graph.first_states_with([(eq(param("to"), var("x")), "turn")]) == [(0, {"to": 0})]
