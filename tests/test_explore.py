@@ -15,6 +15,7 @@ import itertools
 import random
 import re
 import time
+from typing import Any
 
 import pytest
 from families import counters, duplex_product
@@ -1180,3 +1181,67 @@ def test_a_row_that_never_fires_leaves_its_firings_unanswered() -> None:
     assert graph.successors(0) == [] and graph.row_witnesses() == {}
     assert graph.first_edge(TRUE) is None and graph.move_table() == ([0, 0], [], [])
     assert graph.first_states_with([(eq(param("to"), var("x")), "turn")]) == [(0, {"to": 0})]
+
+
+def _lamps(wide: int) -> Spec:
+    """Triggers whose parameters hash in Python (enum members) or not (ints)."""
+    lamp = Finite("lamp", tuple(_Lamp))
+    return Spec(
+        name="lamps",
+        source="tests/test_explore.py",
+        vars=(Var("lamp", lamp, _Lamp.OFF), Var("n", IntRange(0, wide), 0)),
+        triggers=(
+            Trigger("light", (Param("to", lamp),)),
+            Trigger("count", (Param("k", IntRange(0, wide)),)),
+            Trigger("both", (Param("to", lamp), Param("k", IntRange(0, wide)))),
+        ),
+        rows=(
+            row("light", "light", None, sets={"lamp": param("to")}, cite="toy"),
+            row("count", "count", None, sets={"n": param("k")}, cite="toy"),
+            row(
+                "both",
+                "both",
+                None,
+                guard=eq(param("to"), _Lamp.DIM),
+                sets={"n": param("k")},
+                cite="toy",
+            ),
+            ignore("both_else", "both", None, guard=not_(eq(param("to"), _Lamp.DIM)), cite="toy"),
+        ),
+    )
+
+
+def test_firings_whose_parameters_hash_in_python_are_specialised_within_a_budget() -> None:
+    def shape(code: Any) -> list[tuple[bool, int, dict[str, Any]]]:
+        return [(b.looped, len(b.firings), dict(b.bound)) for b in code.blocks]
+
+    small = _lamps(1)  # light: 3 firings, count: 2, both: 6
+    looped = explore_module._Compiled(small, specialise=False)
+    assert looped.budget == 0 and looped.specialisable  # 9 of 11 would unroll
+    assert shape(looped) == [(True, 3, {}), (True, 2, {}), (True, 6, {})]
+    unrolled = explore_module._Compiled(small)
+    assert unrolled.budget == 512 and not unrolled.specialisable  # none left to unroll
+    assert shape(unrolled) == [
+        *((False, 1, {"to": lamp}) for lamp in _Lamp),
+        (True, 2, {}),
+        *((False, 1, {"to": lamp, "k": k}) for lamp in _Lamp for k in (0, 1)),
+    ]
+    # The `both` firings folded per firing: DIM's rows fire, the others' are ignored.
+    assert [len(b.cases) for b in unrolled.blocks[4:]] == [1, 1, 1, 1, 1, 1]
+    assert [unrolled.rows[b.cases[0].row].name for b in unrolled.blocks[4:]] == [
+        "both_else",
+        "both_else",
+        "both",
+        "both",
+        "both_else",
+        "both_else",
+    ]
+    # 3 * 171 pairs for `both` pass what `light` leaves of the 512: it loops.
+    wide = explore_module._Compiled(_lamps(170))
+    assert shape(wide)[:3] == [(False, 1, {"to": lamp}) for lamp in _Lamp]
+    assert shape(wide)[3:] == [(True, 171, {}), (True, 3 * 171, {})]
+    assert not explore_module._Compiled(_lamps(170), specialise=False).specialisable
+    # Both build one graph.
+    a, b = explore(small), explore(small)
+    b._code = unrolled
+    assert [a.moves(i) for i in range(len(a.states))] == [b.moves(i) for i in range(len(a.states))]
