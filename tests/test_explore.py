@@ -371,6 +371,7 @@ _P, _Q, _R = lt(var("x"), 1), lt(var("x"), 2), lt(var("x"), 3)
         (ite(FALSE, var("x"), 0), Const(0)),
         (add(1, add(2, 3)), Const(6)),  # closed: evaluated
         (add(unwrap(Const(None)), 1), add(Const(None), 1)),  # a dead branch, left unevaluated
+        (head(Const(())), head(Const(()))),  # undefined: left for the branch never taken
         (and_(_P, and_(_Q, _R)), and_(_P, _Q, _R)),  # flattened
         # A defined-ness condition before its guard: p, then q only where p holds.
         (and_(implies(_P, _Q), _R, _P), and_(_P, _Q, _R)),
