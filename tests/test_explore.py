@@ -1246,3 +1246,32 @@ def test_firings_whose_parameters_hash_in_python_are_specialised_within_a_budget
     a, b = explore(small), explore(small)
     b._code = unrolled
     assert [a.moves(i) for i in range(len(a.states))] == [b.moves(i) for i in range(len(a.states))]
+
+
+def test_a_data_variable_with_too_many_values_to_number_is_kept_as_tuples() -> None:
+    log = Seq(IntRange(0, 9), 5)  # 111,111 sequences: past the 65,536 the layout numbers
+    spec = Spec(
+        name="log",
+        source="tests/test_explore.py",
+        vars=(Var("log", log, ()),),
+        triggers=(Trigger("note"),),
+        rows=(
+            row(
+                "note",
+                "note",
+                None,
+                guard=lt(length(var("log")), 2),
+                sets={"log": append(var("log"), 7)},
+                cite="toy",
+            ),
+            ignore("full", "note", None, guard=eq(length(var("log")), 2), cite="toy"),
+        ),
+    )
+    assert explore_module._Compiled.of(spec).layout is None
+    assert explore_module._Compiled.of(spec, specialise=False).budget == 0
+    graph = explore(spec)
+    assert graph.code.layout is None and graph.states == [((),), ((7,),), ((7, 7),)]
+    assert explore_module._few(Seq(IntRange(0, 1), 15))  # 65,535 values: numbered
+    assert not explore_module._few(Seq(IntRange(0, 1), 16))  # 131,071
+    assert explore_module._few(Set(IntRange(0, 15)))  # 65,536: the bound itself
+    assert not explore_module._few(Set(IntRange(0, 16)))
