@@ -1275,3 +1275,39 @@ def test_a_data_variable_with_too_many_values_to_number_is_kept_as_tuples() -> N
     assert not explore_module._few(Seq(IntRange(0, 1), 16))  # 131,071
     assert explore_module._few(Set(IntRange(0, 15)))  # 65,536: the bound itself
     assert not explore_module._few(Set(IntRange(0, 16)))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [var("a"), param("k"), ite(eq(var("a"), 3), var("a"), 0), some(var("a"))],
+    ids=["copy", "parameter", "choice", "option"],
+)
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "tuples"])
+def test_an_integer_leaving_a_narrower_range_is_the_rows_error(
+    value: Expr, packed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The type check knows integers, not ranges. Packed, `n`'s bits cannot simply move
+    # (same width and `lo`, other values); as tuples, the plain tuples once took n = 3
+    # where the oracle reports the row's error.
+    if not packed:
+        monkeypatch.setattr(explore_module, "_few", lambda domain: False)
+        monkeypatch.setattr(explore_module, "is_data", lambda domain: True)
+    narrow = IntRange(0, 2)
+    spec = Spec(
+        name="narrow",
+        source="tests/test_explore.py",
+        vars=(
+            Var("a", IntRange(0, 3), 3),
+            Var("n", Option(narrow) if value == some(var("a")) else narrow, 0),
+        ),
+        triggers=(Trigger("narrow", (Param("k", IntRange(3, 3)),)),),
+        rows=(row("narrow", "narrow", None, sets={"n": value}, cite="toy"),),
+    )
+    oracle = Oracle(spec)
+    oracle.load({"a": 3, "n": 0})
+    with pytest.raises(OracleError) as expected:
+        oracle.fire("narrow", k=3)
+    with pytest.raises(OracleError) as raised:
+        explore(spec)
+    assert str(raised.value) == str(expected.value)
+    assert str(raised.value).startswith("row 'narrow' sets 'n' to 3, outside ")

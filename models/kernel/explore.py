@@ -573,12 +573,15 @@ def _domains(spec: Spec) -> list[Domain]:
     return found + [d.inner for d in found if isinstance(d, Option)]
 
 
-def _may_leave(domain: Domain, update: Expr) -> bool:
-    """Can this update's value fall outside the variable's domain? Only through `add`."""
-    bounded = isinstance(domain, IntRange) or (
-        isinstance(domain, Option) and isinstance(domain.inner, IntRange)
+def _may_leave(domain: Domain, packed: bool) -> bool:
+    """Must an update be checked against the variable's domain? An integer range's: the
+    spec's type check knows integers, not their ranges, so arithmetic, a copy of a wider
+    range or a parameter's value may leave it (and a packed one would overflow its bit
+    field). An optional one too, unless packed: a value outside has no code there, and
+    the search falls back to tuples, where it is checked. Nothing else can leave."""
+    return isinstance(domain, IntRange) or (
+        not packed and isinstance(domain, Option) and isinstance(domain.inner, IntRange)
     )
-    return bounded and any(isinstance(n, ex.Add) for n in walk(update))
 
 
 class _Compiled:
@@ -711,13 +714,9 @@ class _Compiled:
                 if self.layout is not None and (code := self._update_code(j, upd)):
                     slots.append(("code", code))
                     continue
-                packed_int = self.layout is not None and isinstance(v.domain, IntRange)
-                if not _may_leave(v.domain, upd) and not packed_int:
+                if not _may_leave(v.domain, self.layout is not None):
                     slots.append(("expr", gen.src(upd)))
                     continue
-                # Integer arithmetic can leave its range, as the oracle reports; nothing else
-                # can: the spec's type check keeps every other update inside its domain. (A
-                # packed integer is always checked: its bit field must not overflow.)
                 tmp = f"u{j}"
                 checks.append(f"{tmp} = {gen.src(upd)}")
                 if isinstance(v.domain, IntRange):
