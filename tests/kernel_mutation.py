@@ -15,12 +15,14 @@ cost that much.
 
     python tests/kernel_mutation.py [MODULE ...] [--max-children N]
     python tests/kernel_mutation.py MODULE --rerun   # survivors again, with today's tests
+        # (and today's MODULE: every mutant of a function changed since is judged again)
     python tests/kernel_mutation.py MODULE --results --survivors   # rates, survivors' diffs
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import shutil
@@ -163,6 +165,25 @@ def _unkilled(codes: dict[str, int | None]) -> list[str]:
     return [k for k, c in codes.items() if status_by_exit_code[c] in ("survived", "no tests")]
 
 
+def _changed(old: Path, new: Path) -> list[str]:
+    """The functions and methods of `new` that differ from (or are not in) `old`, named as
+    mutmut names their mutants: `x_name`, `xǁClassǁname`."""
+
+    def functions(path: Path) -> dict[str, str]:
+        found = {}
+        for top in ast.parse(path.read_text()).body:
+            if isinstance(top, ast.FunctionDef | ast.AsyncFunctionDef):
+                found[f"x_{top.name}"] = ast.dump(top)
+            elif isinstance(top, ast.ClassDef):
+                for f in top.body:
+                    if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef):
+                        found[f"xǁ{top.name}ǁ{f.name}"] = ast.dump(f)
+        return found
+
+    before = functions(old)
+    return [name for name, body in functions(new).items() if before.get(name) != body]
+
+
 def _keep_earlier(module: str, earlier: dict[str, int | None]) -> None:
     """mutmut forgets the mutants a rerun skipped: their earlier verdicts go back in."""
     from mutmut.stats import status_by_exit_code
@@ -250,6 +271,14 @@ def _one(module: str, args: argparse.Namespace) -> bool:
             shutil.copytree(ROOT / "tests", work / "tests", dirs_exist_ok=True)
             earlier = json.loads(_meta(module).read_text())["exit_code_by_key"]
             names = _unkilled(earlier)
+            # A function of the module changed since (a fix): today's source, and every
+            # mutant of that function judged again (mutmut numbers them afresh).
+            source = Path("models") / "kernel" / f"{module}.py"
+            for changed in _changed(source, ROOT / source):
+                prefix = f"models.kernel.{module}.{changed}__mutmut_"
+                earlier = {k: c for k, c in earlier.items() if not k.startswith(prefix)}
+                names.append(prefix + "*")
+            shutil.copy2(ROOT / source, source)
             if not names:
                 return _rate(module, args.survivors)
         try:
