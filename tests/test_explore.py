@@ -1311,3 +1311,28 @@ def test_an_integer_leaving_a_narrower_range_is_the_rows_error(
         explore(spec)
     assert str(raised.value) == str(expected.value)
     assert str(raised.value).startswith("row 'narrow' sets 'n' to 3, outside ")
+
+
+def test_generated_code_decodes_only_the_variables_it_reads() -> None:
+    code = explore(_panel()).code
+    reads_x = code.state_test(eq(var("x"), add(var("x"), 0))).__code__.co_varnames
+    assert reads_x == ("states", "i", "s", "v2")
+    bits_only = code.state_mask(and_(var("armed"), eq(var("tag"), "b"))).__code__.co_varnames
+    assert bits_only == ("states", "out", "push", "s")
+    unpacked = explore(_scale()).code  # a tuple unpacks whole
+    assert unpacked.state_test(eq(var("n"), 1)).__code__.co_varnames == (
+        "states",
+        "i",
+        "s",
+        "v0",
+        "v1",
+    )
+
+
+def test_a_function_literal_of_variables_is_built_in_the_generated_code() -> None:
+    graph = explore(_switches())
+    f = var("f")
+    swapped = func(_SWITCHES, {"l": at(f, "r"), "r": at(f, "l")})
+    for pred in [eq(swapped, f), eq(at(swapped, var("pick")), True)]:
+        expected = [bool(evaluate(pred, Env(pre=graph.as_dict(i)))) for i in range(8)]
+        assert graph.state_mask(pred) == expected and 0 < sum(expected) < 8
