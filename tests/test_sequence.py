@@ -51,8 +51,14 @@ def _px(v: float) -> str:
     return f"{v:.1f}"
 
 
-def _svg(c: Chart, prefix: str = "") -> ET.Element:
-    return ET.fromstring(sequence_svg(c, prefix))
+def _svg(c: Chart, prefix: str | None = None) -> ET.Element:
+    """The chart's SVG, parsed; it holds nothing but its elements (no stray text)."""
+    root = ET.fromstring(sequence_svg(c) if prefix is None else sequence_svg(c, prefix))
+    for e in root.iter():
+        assert not (e.tail or "").strip(), e.tail
+        if e.tag not in (f"{NS}text", f"{NS}title"):
+            assert not (e.text or "").strip(), e.text
+    return root
 
 
 def _body(root: ET.Element) -> list[ET.Element]:
@@ -315,7 +321,7 @@ def test_the_frame_the_title_and_the_markers() -> None:
         for suffix, colour in (("", INK), ("-fault", FAULT))
         for kind in ("head", "cross")
     ]
-    # No prefix: the plain ids.
+    # No prefix (the diagram command's single chart): the plain ids.
     plain = _svg(_walk_chart())
     assert [m.get("id") for m in plain.iter(f"{NS}marker")] == [
         "head",
@@ -486,3 +492,31 @@ def test_the_chart_widens_for_a_text_wider_than_the_columns(where: str) -> None:
     }.get(where, x_last + CHAR * 30)
     assert reach > MARGIN + GUTTER + 2 * column
     assert root.get("width") == str(math.ceil(reach + MARGIN))
+
+
+def test_a_label_and_the_ending_wrap_to_the_exact_room_they_have() -> None:
+    """A 20-character head makes a 160 px column: a one-column label wraps at 20
+    characters, the ending at the chart's width less its margin, 52."""
+    head = "h" * 20
+    column = CHAR * 20 + 24
+    right = MARGIN + GUTTER + 2 * column
+    assert (int((column - 24) / CHAR), int((right - MARGIN) / CHAR)) == (20, 52)
+    label = "abcde fghij klmnopqr stu"  # a first line of exactly 20 characters
+    ending = "a" * 26 + " " + "b" * 25 + " c"  # a first line of exactly 52
+    c = Chart(
+        "t",
+        (Lifeline("a", head), Lifeline("b", "b")),
+        (Event(1, "a", "b", label), Event(2, "b", "b", label)),
+        ending=ending,
+    )
+    texts = [t.text for t in _body(_svg(c)) if t.tag == f"{NS}text"][2:]
+    assert texts == [
+        "1",
+        "abcde fghij klmnopqr",
+        "stu",
+        "2",
+        "abcde fghij klmnopqr",
+        "stu",
+        "a" * 26 + " " + "b" * 25,
+        "c",
+    ]
