@@ -16,13 +16,31 @@ module's constants (SIZE, LINE, CHAR, MARGIN, GUTTER, HEAD, BOX):
 
 from __future__ import annotations
 
+import enum
 import math
 import textwrap
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 
 import pytest
 from systems import SYSTEM, trace_of
 
+from models.kernel import (
+    Finite,
+    IntRange,
+    Option,
+    Output,
+    Param,
+    Spec,
+    Trigger,
+    Var,
+    param,
+    row,
+    some,
+)
+from models.kernel.compose import channel, compose
+from models.kernel.domains import Value
+from models.kernel.explore import explore
 from models.kernel.sequence import (
     BOX,
     CHAR,
@@ -41,6 +59,7 @@ from models.kernel.sequence import (
     chart,
     sequence_svg,
 )
+from models.kernel.trace import Trace
 
 NS = "{http://www.w3.org/2000/svg}"
 FLOOR, CAP = 150.0, 320.0  # a column's narrowest and widest
@@ -520,3 +539,118 @@ def test_a_label_and_the_ending_wrap_to_the_exact_room_they_have() -> None:
         "a" * 26 + " " + "b" * 25,
         "c",
     ]
+
+
+class Phase(enum.Enum):
+    IDLE = "idle"
+    SENT = "sent"
+
+
+class Msg(enum.Enum):
+    HI = "hi"
+    BYE = "bye"
+
+
+class Got(enum.Enum):
+    NONE = "none"
+    SOME = "some"
+
+
+def _relay() -> Spec:
+    """A source that sends HI on a FIFO of one that drops what does not fit, with two
+    parameters and an output no channel carries; a sink whose `reset` clears the FIFO.
+    Built in the test, so that it is built under each mutant."""
+    src = Spec(
+        name="source",
+        source="t",
+        control="p",
+        vars=(Var("p", Finite.of_enum(Phase), Phase.IDLE), Var("k", IntRange(0, 3), 0)),
+        triggers=(Trigger("send", (Param("m", Finite.of_enum(Msg)), Param("n", IntRange(0, 3)))),),
+        outputs=(
+            Output("msg", Option(Finite.of_enum(Msg)), None),
+            Output("tone", IntRange(0, 3), 0),
+        ),
+        rows=(
+            row(
+                "send",
+                "send",
+                None,
+                Phase.SENT,
+                sets={"k": param("n")},
+                emits={"msg": some(Msg.HI), "tone": param("n")},
+                cite="t",
+            ),
+        ),
+    )
+    dst = Spec(
+        name="sink",
+        source="t",
+        control="g",
+        vars=(Var("g", Finite.of_enum(Got), Got.NONE),),
+        triggers=(Trigger("hi"), Trigger("bye"), Trigger("reset")),
+        rows=(
+            row("hi", "hi", None, Got.SOME, cite="t"),
+            row("bye", "bye", None, Got.NONE, cite="t"),
+            row("reset", "reset", None, Got.NONE, cite="t"),
+        ),
+    )
+    q = channel(
+        "q",
+        ("src", "msg"),
+        "dst",
+        {Msg.HI: "hi", Msg.BYE: "bye"},
+        capacity=1,
+        overflow="drop",
+        cleared_by=[("dst", "reset")],
+        cite="t",
+    )
+    return compose("relay", {"src": src, "dst": dst}, [q], source="t")
+
+
+def _walk(spec: Spec, *picks: tuple[str, Mapping[str, Value]]) -> Trace:
+    graph = explore(spec)
+    state = 0
+    trace = Trace(graph.as_dict(0), ())
+    for name, params in picks:
+        edge = next(
+            e for e in graph.successors(state) if e.row == name and graph.step(e).params == params
+        )
+        trace = Trace(trace.init, (*trace.steps, graph.step(edge)))
+        state = edge.target
+    return trace
+
+
+def test_a_chart_shows_arguments_outputs_a_drop_and_a_clearing() -> None:
+    relay = _relay()
+    trace = _walk(
+        relay,
+        ("src_send", {"m": Msg.BYE, "n": 2}),
+        ("src_send", {"m": Msg.HI, "n": 0}),  # the FIFO is full: dropped
+        ("q_deliver_HI__dst_hi", {}),
+        ("src_send", {"m": Msg.HI, "n": 1}),
+        ("dst_reset", {}),  # clears the FIFO, which held HI
+        ("dst_reset", {}),  # clears nothing: the FIFO is empty
+    )
+    c = chart(relay, trace, "relay", "the end")
+    assert (c.title, c.ending) == ("relay", "the end")
+    assert c.lifelines == (
+        Lifeline("env", "environment", "environment"),
+        Lifeline("c_src", "src"),
+        Lifeline("q_q", "q (FIFO of 1)", "channel"),
+        Lifeline("c_dst", "dst"),
+    )
+    assert c.initial == (("c_src", "IDLE"), ("c_dst", "NONE"))
+    assert c.events == (
+        # The arguments, then what the step emits that no channel carries (not its default).
+        Event(1, "env", "c_src", "send(m=BYE, n=2) / tone=2"),
+        Event(1, "c_src", "q_q", "HI", states=(("c_src", "SENT, k=2"), ("q_q", "[HI]"))),
+        Event(2, "env", "c_src", "send(m=HI, n=0)"),
+        Event(2, "c_src", "q_q", "HI", "dropped, no room", True, (("c_src", "SENT, k=0"),)),
+        Event(3, "q_q", "c_dst", "HI: hi", states=(("c_dst", "SOME"), ("q_q", "[]"))),
+        Event(4, "env", "c_src", "send(m=HI, n=1) / tone=1"),
+        Event(4, "c_src", "q_q", "HI", states=(("c_src", "SENT, k=1"), ("q_q", "[HI]"))),
+        Event(5, "env", "c_dst", "reset"),
+        Event(5, "q_q", "q_q", "[HI] gone", "cleared", states=(("c_dst", "NONE"), ("q_q", "[]"))),
+        Event(6, "env", "c_dst", "reset"),
+    )
+    _inside(_svg(c))
