@@ -56,6 +56,8 @@ from models.kernel.sequence import (
     Chart,
     Event,
     Lifeline,
+    _message,
+    _same,
     chart,
     sequence_svg,
 )
@@ -654,3 +656,16 @@ def test_a_chart_shows_arguments_outputs_a_drop_and_a_clearing() -> None:
         Event(6, "env", "c_dst", "reset"),
     )
     _inside(_svg(c))
+    assert chart(relay, trace, "relay").ending == ""  # no ending unless one is given
+
+
+def test_a_message_is_named_by_its_enum_name_or_its_value_and_nan_is_unchanged() -> None:
+    assert [_message(v) for v in (Msg.HI, "go-now", 3, None)] == ["HI", "go-now", "3", "None"]
+    nan = float("nan")
+    assert [_same(*p) for p in ((nan, nan), (1.0, 1.0), (nan, 1.0), (1.0, nan), (1, 2))] == [
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
