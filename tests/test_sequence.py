@@ -558,9 +558,9 @@ class Got(enum.Enum):
     SOME = "some"
 
 
-def _relay() -> Spec:
+def _relay(cleared_by: tuple[tuple[str, str], ...] = (("dst", "reset"),)) -> Spec:
     """A source that sends HI on a FIFO of one that drops what does not fit, with two
-    parameters and an output no channel carries; a sink whose `reset` clears the FIFO.
+    parameters and two outputs no channel carries; a sink whose `reset` clears the FIFO.
     Built in the test, so that it is built under each mutant."""
     src = Spec(
         name="source",
@@ -571,6 +571,7 @@ def _relay() -> Spec:
         outputs=(
             Output("msg", Option(Finite.of_enum(Msg)), None),
             Output("tone", IntRange(0, 3), 0),
+            Output("echo", IntRange(0, 3), 0),
         ),
         rows=(
             row(
@@ -579,7 +580,7 @@ def _relay() -> Spec:
                 None,
                 Phase.SENT,
                 sets={"k": param("n")},
-                emits={"msg": some(Msg.HI), "tone": param("n")},
+                emits={"msg": some(Msg.HI), "tone": param("n"), "echo": param("n")},
                 cite="t",
             ),
         ),
@@ -603,7 +604,7 @@ def _relay() -> Spec:
         {Msg.HI: "hi", Msg.BYE: "bye"},
         capacity=1,
         overflow="drop",
-        cleared_by=[("dst", "reset")],
+        cleared_by=cleared_by,
         cite="t",
     )
     return compose("relay", {"src": src, "dst": dst}, [q], source="t")
@@ -644,12 +645,12 @@ def test_a_chart_shows_arguments_outputs_a_drop_and_a_clearing() -> None:
     assert c.initial == (("c_src", "IDLE"), ("c_dst", "NONE"))
     assert c.events == (
         # The arguments, then what the step emits that no channel carries (not its default).
-        Event(1, "env", "c_src", "send(m=BYE, n=2) / tone=2"),
+        Event(1, "env", "c_src", "send(m=BYE, n=2) / tone=2, echo=2"),
         Event(1, "c_src", "q_q", "HI", states=(("c_src", "SENT, k=2"), ("q_q", "[HI]"))),
         Event(2, "env", "c_src", "send(m=HI, n=0)"),
         Event(2, "c_src", "q_q", "HI", "dropped, no room", True, (("c_src", "SENT, k=0"),)),
         Event(3, "q_q", "c_dst", "HI: hi", states=(("c_dst", "SOME"), ("q_q", "[]"))),
-        Event(4, "env", "c_src", "send(m=HI, n=1) / tone=1"),
+        Event(4, "env", "c_src", "send(m=HI, n=1) / tone=1, echo=1"),
         Event(4, "c_src", "q_q", "HI", states=(("c_src", "SENT, k=1"), ("q_q", "[HI]"))),
         Event(5, "env", "c_dst", "reset"),
         Event(5, "q_q", "q_q", "[HI] gone", "cleared", states=(("c_dst", "NONE"), ("q_q", "[]"))),
@@ -669,3 +670,15 @@ def test_a_message_is_named_by_its_enum_name_or_its_value_and_nan_is_unchanged()
         False,
         False,
     ]
+
+
+def test_a_fifo_cleared_by_its_senders_step_takes_that_steps_message() -> None:
+    """The step that clears the FIFO also sends on it: what it held is gone, and the new
+    message fits (the FIFO, full before, is not full once cleared)."""
+    relay = _relay((("src", "send"),))
+    trace = _walk(relay, ("src_send", {"m": Msg.HI, "n": 1}), ("src_send", {"m": Msg.HI, "n": 1}))
+    assert chart(relay, trace, "t").events[2:] == (
+        Event(2, "env", "c_src", "send(m=HI, n=1) / tone=1, echo=1"),
+        Event(2, "q_q", "q_q", "[HI] gone", "cleared"),
+        Event(2, "c_src", "q_q", "HI"),  # the FIFO holds [HI] again: no new state
+    )
