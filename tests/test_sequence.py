@@ -560,7 +560,8 @@ class Got(enum.Enum):
 
 def _relay(cleared_by: tuple[tuple[str, str], ...] = (("dst", "reset"),)) -> Spec:
     """A source that sends HI on a FIFO of one that drops what does not fit, with two
-    parameters and two outputs no channel carries; a sink whose `reset` clears the FIFO.
+    parameters and two outputs no channel carries; a sink, with an output of its own,
+    whose `reset` clears the FIFO.
     Built in the test, so that it is built under each mutant."""
     src = Spec(
         name="source",
@@ -591,8 +592,9 @@ def _relay(cleared_by: tuple[tuple[str, str], ...] = (("dst", "reset"),)) -> Spe
         control="g",
         vars=(Var("g", Finite.of_enum(Got), Got.NONE),),
         triggers=(Trigger("hi"), Trigger("bye"), Trigger("reset")),
+        outputs=(Output("seen", IntRange(0, 3), 0),),
         rows=(
-            row("hi", "hi", None, Got.SOME, cite="t"),
+            row("hi", "hi", None, Got.SOME, emits={"seen": 1}, cite="t"),
             row("bye", "bye", None, Got.NONE, cite="t"),
             row("reset", "reset", None, Got.NONE, cite="t"),
         ),
@@ -649,7 +651,7 @@ def test_a_chart_shows_arguments_outputs_a_drop_and_a_clearing() -> None:
         Event(1, "c_src", "q_q", "HI", states=(("c_src", "SENT, k=2"), ("q_q", "[HI]"))),
         Event(2, "env", "c_src", "send(m=HI, n=0)"),
         Event(2, "c_src", "q_q", "HI", "dropped, no room", True, (("c_src", "SENT, k=0"),)),
-        Event(3, "q_q", "c_dst", "HI: hi", states=(("c_dst", "SOME"), ("q_q", "[]"))),
+        Event(3, "q_q", "c_dst", "HI: hi / seen=1", states=(("c_dst", "SOME"), ("q_q", "[]"))),
         Event(4, "env", "c_src", "send(m=HI, n=1) / tone=1, echo=1"),
         Event(4, "c_src", "q_q", "HI", states=(("c_src", "SENT, k=1"), ("q_q", "[HI]"))),
         Event(5, "env", "c_dst", "reset"),
