@@ -441,41 +441,61 @@ def test_a_survivor_fails_the_command(
     assert "SURVIVED" in out and "mutants: FAILED" in out
 
 
-def test_the_model_layer_finds_what_a_search_of_the_whole_graph_finds() -> None:
+@pytest.mark.parametrize("name", ["duplex", "policy"])
+def test_the_model_layer_finds_what_a_search_of_the_whole_graph_finds(name: str) -> None:
     """The model layer tests unchanged properties on new states and steps only: on every
     sampled mutant it names the first broken property, with the shortest counterexample,
     that the explorer's own compiled searches find on the mutant's whole graph."""
-    for name in ("duplex", "policy"):
-        spec = all_specs()[name]
-        base = Baseline(spec)
-        broken = 0
-        for mutant in generate(spec, limit=16).mutants:
-            graph, kill = mutant_graph(base, mutant.spec), model_kill(base, mutant.spec)
-            if graph is None:
-                continue  # a row leaves its domain: the explorer refuses it, so does the layer
-            expected: tuple[str, int | None] | None = None
-            for p in mutant.spec.properties:
-                pred = p.pred if p.kind is Kind.SOMETIMES else p.bad
-                if p.over_steps:
-                    edge = graph.first_edge(pred)
-                    hit = None if edge is None else graph.depth[edge.source] + 1
-                else:
-                    i = graph.first_state(pred)
-                    hit = None if i is None else graph.depth[i]
-                if p.kind is Kind.SOMETIMES and hit is None:
-                    expected = (p.name, None)  # no witness
-                elif p.kind is not Kind.SOMETIMES and hit is not None:
-                    expected = (p.name, hit)
-                if expected is not None:
-                    break
-            if kill is not None and kill.check == "determinism":
-                continue  # decided first: the graph is the mutant's only under determinism
-            if expected is not None:
-                broken += 1
-                assert kill is not None and (kill.check, kill.trace_length) == expected
+    spec = all_specs()[name]
+    base = Baseline(spec)
+    broken = 0
+    for mutant in generate(spec, limit=16).mutants:
+        graph, kill = mutant_graph(base, mutant.spec), model_kill(base, mutant.spec)
+        if graph is None:
+            continue  # a row leaves its domain: the explorer refuses it, so does the layer
+        expected: tuple[str, int | None] | None = None
+        for p in mutant.spec.properties:
+            pred = p.pred if p.kind is Kind.SOMETIMES else p.bad
+            if p.over_steps:
+                edge = graph.first_edge(pred)
+                hit = None if edge is None else graph.depth[edge.source] + 1
             else:
-                assert kill is None or kill.check not in {p.name for p in spec.properties}
-        assert broken >= 8, name
+                i = graph.first_state(pred)
+                hit = None if i is None else graph.depth[i]
+            if p.kind is Kind.SOMETIMES and hit is None:
+                expected = (p.name, None)  # no witness
+            elif p.kind is not Kind.SOMETIMES and hit is not None:
+                expected = (p.name, hit)
+            if expected is not None:
+                break
+        if kill is not None and kill.check == "determinism":
+            continue  # decided first: the graph is the mutant's only under determinism
+        if expected is not None:
+            broken += 1
+            assert kill is not None and (kill.check, kill.trace_length) == expected
+        else:
+            assert kill is None or kill.check not in {p.name for p in spec.properties}
+    assert broken >= 8, name
+
+
+@pytest.mark.parametrize("name", ["duplex", "policy"])
+def test_the_compiled_search_of_a_large_graph_kills_as_the_listed_edges_do(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above COMPILED_EDGES the model layer runs the explorer's compiled searches of the
+    whole graph instead of evaluating the new states and edges it lists: on every sampled
+    mutant both name the same check with the same counterexample length, and z3 confirms
+    the compiled path's kills."""
+    spec = all_specs()[name]
+    base = Baseline(spec)
+    mutants = [m.spec for m in generate(spec, limit=10).mutants]
+    listed = [model_kill(base, m) for m in mutants]
+    monkeypatch.setattr(kernel_mutants, "COMPILED_EDGES", 0)
+    searched = [model_kill(base, m) for m in mutants]
+    assert searched == listed  # a Kill compares by layer, check and length
+    kills = [k for k in searched if k is not None]
+    assert len({k.check for k in kills}) >= 5, name  # several kinds of check
+    assert [confirmed(k) for k in kills] == [None] * len(kills)
 
 
 def test_the_seed_layer_checks_the_seed_against_the_mutant(

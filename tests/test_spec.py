@@ -657,7 +657,15 @@ REFUSALS: list[tuple[dict[str, object], str]] = [
     ),
     (
         _with_row(row("r", "kick", OFF, guard=var("n"), cite="c")),
-        "row 'r' guard: assignment: bool (false, true) does not match int 0..2",
+        "row 'r' guard: needs bool (false, true), got int 0..2",
+    ),
+    (
+        _with_row(row("r", "kick", OFF, sets={"n": var("log")}, cite="c")),
+        "row 'r' update of 'n': needs int 0..2, got sequences of int 1..2 up to 1 long",
+    ),
+    (
+        _with_row(row("r", "kick", OFF, emits={"beep": var("n")}, cite="c")),
+        "row 'r' output 'beep': needs bool (false, true), got int 0..2",
     ),
     (
         {"properties": (always("p", eq(param("j"), 1), cite="c"),)},

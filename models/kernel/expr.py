@@ -811,15 +811,19 @@ def check(expr: Expr, typer: Typer, expected: Domain) -> None:
     assert actual is not None
     if isinstance(expr, Add) and isinstance(expected, IntRange):
         return  # range is enforced on assignment
-    _same(expected, actual, "assignment")
+    if not _fits(expected, actual):
+        # Guards, properties and updates all come here: say what was needed, not where.
+        raise ExprTypeError(f"needs {expected.describe()}, got {actual.describe()}")
+
+
+def _fits(a: Domain, b: Domain) -> bool:
+    """The same domain, or two integer ranges (a range is enforced where a value is stored)."""
+    return a == b or (isinstance(a, IntRange) and isinstance(b, IntRange))
 
 
 def _same(a: Domain, b: Domain, where: str) -> None:
-    if a == b:
-        return
-    if isinstance(a, IntRange) and isinstance(b, IntRange):
-        return
-    raise ExprTypeError(f"{where}: {a.describe()} does not match {b.describe()}")
+    if not _fits(a, b):
+        raise ExprTypeError(f"{where}: {a.describe()} does not match {b.describe()}")
 
 
 def _name(dom: Domain | None) -> str:

@@ -71,7 +71,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cached_property, partial
 from types import MappingProxyType
 
 from . import smt
@@ -105,7 +105,7 @@ from .smt import SolverLimit
 from .spec import AnyOf, FairCase, Kind, Liveness, Property, Row, Spec, SpecError
 from .trace import Step as TraceStep
 from .trace import Trace, plural
-from .vacuity import premises
+from .vacuity import premises, vacuous
 
 SEED = 20260701
 # At most this many values replace one update or output (sampled when the domain is larger).
@@ -740,13 +740,18 @@ class Baseline:
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
         self.graph = explore(spec)
-        states = [self.graph.as_dict(i) for i in range(len(self.graph.states))]
-        # steps[state][firing] = (row, target, outputs): what a mutant's step is compared with.
-        self.steps: list[dict[int, tuple[str, int, dict[str, Value]]]] = [{} for _ in states]
-        for i, k, row, j, outputs in _steps(spec, self.graph, states):
-            self.steps[i][k] = (row, j, outputs)
         # The last mutant `model_kill` explored, and its graph: `mutant_graph` reuses it.
         self.last: tuple[Spec, Exploration] | None = None
+
+    @cached_property
+    def steps(self) -> list[dict[int, tuple[str, int, dict[str, Value]]]]:
+        """steps[state][firing] = (row, target, outputs): what a mutant's step is compared
+        with (a small graph's only: see COMPILED_EDGES)."""
+        states = [self.graph.as_dict(i) for i in range(len(self.graph.states))]
+        steps: list[dict[int, tuple[str, int, dict[str, Value]]]] = [{} for _ in states]
+        for i, k, row, j, outputs in _steps(self.spec, self.graph, states):
+            steps[i][k] = (row, j, outputs)
+        return steps
 
 
 Step = tuple[int, int, str, int, dict[str, Value]]  # source, firing, row, target, outputs
@@ -793,13 +798,14 @@ def mutant_graph(base: Baseline, spec: Spec) -> Exploration | None:
 def model_kill(base: Baseline, spec: Spec) -> Kill | None:
     """The first of the spec's own checks that fails on the mutant's complete graph.
 
-    The mutant is explored by the kernel's compiled explorer; its edges are
-    generated once, in BFS order (so a first hit is a shallowest counterexample).
+    The mutant is explored by the kernel's compiled explorer. On a small graph its edges
+    are generated once, in BFS order (so a first hit is a shallowest counterexample).
     A mutant changes one row (or one initial value), and the original satisfies
     every check (verify proves it): so a property whose predicate is unchanged is
     only tested on what the original lacks (new states; steps from new states or
-    of a changed trigger), the others everywhere. Checks run in `verify`'s order, but
-    determinism first.
+    of a changed trigger), the others everywhere. On a large graph (COMPILED_EDGES)
+    each check is the explorer's compiled search of the whole graph, as in `verify`:
+    its first hit is the same. Checks run in `verify`'s order, but determinism first.
     """
     try:
         g = explore(spec, max_states=_bound(base))
@@ -831,23 +837,39 @@ def model_kill(base: Baseline, spec: Spec) -> Kill | None:
     return None
 
 
+# Above this many edges each check is the explorer's compiled search of the whole graph;
+# below, the edges are listed once and only new ones evaluated: generating code for each
+# row costs more than that on a small graph (the fast gate's wave, 4,410 edges: 10 s, 29 s
+# compiled), and listing costs more than the search on a large one (adr068, 285,520 edges:
+# 41 s listed, 9 s compiled; CPU seconds of `mutants --fast`, 2 December 2026).
+COMPILED_EDGES = 50_000
+
+
 class _View:
-    """A mutant's graph beside its original's: every state and edge, flagged new or not."""
+    """A mutant's graph beside its original's: every state and edge, flagged new or not
+    (listed only for a small graph; a large one is searched whole)."""
 
     def __init__(self, base: Baseline, spec: Spec, g: Exploration) -> None:
         self.base, self.spec, self.g = base, spec, g
-        same = {t.name for t in spec.triggers if spec.rows_of(t.name) == base.spec.rows_of(t.name)}
-        known = base.graph.index
+        self.compiled = g.edge_count > COMPILED_EDGES
         self.states = [Env(pre=g.as_dict(i)) for i in range(len(g.states))]
         # The original's number of each state (None: a state the original never reaches).
-        base_of = [known.get(state) for state in g.states]
-        self.new_state = [b is None for b in base_of]
-        # Every edge: (source, row, trigger, env, new). A step is new when its source is,
-        # or when a changed trigger does there what the original does not (another row,
-        # target or output); a step the original takes too satisfies what it satisfies.
-        code = g.code
-        self.edges: list[tuple[int, str, str, Env, bool]] = []
-        for i, k, row, j, emitted in _steps(spec, g, [e.pre for e in self.states]):
+        self.base_of = [base.graph.index.get(state) for state in g.states]
+        self.new_state = [b is None for b in self.base_of]
+        self.props = {p.name: p.pred for p in base.spec.properties}
+        # A trigger in another group changes what every property reading a group sees.
+        self.regrouped = spec.triggers != base.spec.triggers
+        self._live: Graph | None = None
+
+    @cached_property
+    def edges(self) -> list[tuple[int, str, str, Env, bool]]:
+        """Every edge: (source, row, trigger, env, new). A step is new when its source is,
+        or when a changed trigger does there what the original does not (another row,
+        target or output); a step the original takes too satisfies what it satisfies."""
+        spec, base, base_of, code = self.spec, self.base, self.base_of, self.g.code
+        same = {t.name for t in spec.triggers if spec.rows_of(t.name) == base.spec.rows_of(t.name)}
+        edges: list[tuple[int, str, str, Env, bool]] = []
+        for i, k, row, j, emitted in _steps(spec, self.g, [e.pre for e in self.states]):
             firing = code.firings[k]
             b = base_of[i]
             new = b is None or (
@@ -862,11 +884,8 @@ class _View:
                 row=row,
                 group=spec.group_of(firing.trigger),
             )
-            self.edges.append((i, row, firing.trigger, env, new))
-        self.props = {p.name: p.pred for p in base.spec.properties}
-        # A trigger in another group changes what every property reading a group sees.
-        self.regrouped = spec.triggers != base.spec.triggers
-        self._live: Graph | None = None
+            edges.append((i, row, firing.trigger, env, new))
+        return edges
 
     # ------------------------------------------------------------ counterexamples for z3
 
@@ -888,22 +907,30 @@ class _View:
     # ------------------------------------------------------------ the checks
 
     def _first_state(self, check: str, test: Expr, every: bool) -> Kill | None:
-        fn = compiled(test)
-        for i, env in enumerate(self.states):
-            if (every or self.new_state[i]) and fn(env):
-                trace = self._trace_to(i)
-                return Kill("model", check, self.g.depth[i], self._reach(trace, test, False))
-        return None
+        if self.compiled:
+            i = self.g.first_state(test)
+        else:
+            fn = compiled(test)
+            hits = (i for i, e in enumerate(self.states) if (every or self.new_state[i]) and fn(e))
+            i = next(hits, None)
+        if i is None:
+            return None
+        return Kill("model", check, self.g.depth[i], self._reach(self._trace_to(i), test, False))
 
     def _first_edge(self, check: str, test: Expr, every: bool) -> Kill | None:
-        fn = compiled(test)
-        for source, _, _, env, new in self.edges:
-            if (every or new) and fn(env):
-                trace = self._trace_through(source, env)
-                return Kill(
-                    "model", check, self.g.depth[source] + 1, self._reach(trace, test, True)
-                )
-        return None
+        if self.compiled:
+            edge = self.g.first_edge(test)
+            if edge is None:
+                return None
+            source, trace = edge.source, self.g.path_through(edge)
+        else:
+            fn = compiled(test)
+            hits = ((i, env) for i, _, _, env, new in self.edges if (every or new) and fn(env))
+            hit = next(hits, None)
+            if hit is None:
+                return None
+            source, trace = hit[0], self._trace_through(*hit)
+        return Kill("model", check, self.g.depth[source] + 1, self._reach(trace, test, True))
 
     def prop(self, p: Property) -> Kill | None:
         find = self._first_edge if p.over_steps else self._first_state
@@ -986,10 +1013,13 @@ class _View:
         spec = self.spec
         if not spec.check_deadlock:
             return None
-        live = {source for source, row, _, _, _ in self.edges if not spec.row(row).ignore}
+        starts, codes, _ = self.g.move_table()
+        rows = self.g.code.rows
+        moves = [not r.ignore for r in rows]  # by `firing * len(rows) + row`, modulo
         terminal = compiled(spec.terminal) if spec.terminal is not None else None
         for i, env in enumerate(self.states):
-            if i not in live and not (terminal is not None and terminal(env)):
+            live = any(moves[c % len(rows)] for c in codes[starts[i] : starts[i + 1]])
+            if not live and not (terminal is not None and terminal(env)):
                 return Kill("model", "no-deadlock", self.g.depth[i], self._stuck(i))
         return None
 
@@ -1037,14 +1067,19 @@ class _View:
         return self._first_edge("terminal-absorbing", moves, every)
 
     def rows_fire(self) -> Kill | None:
-        fired = {row for _, row, _, _, _ in self.edges}
+        fired = self.g.row_witnesses()
         dead = [r.name for r in self.spec.rows if r.name not in fired]
         if not dead:
             return None
         return Kill("model", "rows-fire", None, self._absent(StepIs("row", (dead[0],)), True))
 
     def vacuity(self) -> Kill | None:
-        """`vacuity` (kernel/vacuity.py), on the edges already generated."""
+        """`vacuity` (kernel/vacuity.py): its own compiled searches on a large graph, else
+        on the edges already listed."""
+        if self.compiled:
+            for v in vacuous(self.spec, self.g)[:1]:
+                return Kill("model", "vacuity", None, self._absent(v.premise, v.step))
+            return None
         for _, step, premise in premises(self.spec):
             test = compiled(premise)
             if step:

@@ -24,6 +24,7 @@ class Vacuous:
 
     prop: str
     premise: Expr
+    step: bool  # a step predicate (else a state predicate)
 
     def describe(self) -> str:
         return f"{self.prop}: the premise {show(None, self.premise)} is never reachable"
@@ -68,5 +69,5 @@ def vacuous(spec: Spec, graph: Exploration) -> list[Vacuous]:
         else:
             hit = graph.first_state(premise) is not None
         if not hit:
-            bad.append(Vacuous(prop, premise))
+            bad.append(Vacuous(prop, premise, step))
     return bad
