@@ -15,7 +15,8 @@ cost that much.
 
     python tests/kernel_mutation.py [MODULE ...] [--max-children N]
     python tests/kernel_mutation.py MODULE --rerun   # survivors again, with today's tests
-        # (and today's MODULE: every mutant of a function changed since is judged again)
+        # (and the mutants a stopped run left; today's MODULE: every mutant of a function
+        # changed since is judged again)
     python tests/kernel_mutation.py MODULE --results --survivors   # rates, survivors' diffs
 """
 
@@ -162,7 +163,9 @@ def _meta(module: str) -> Path:
 def _unkilled(codes: dict[str, int | None]) -> list[str]:
     from mutmut.stats import status_by_exit_code
 
-    return [k for k, c in codes.items() if status_by_exit_code[c] in ("survived", "no tests")]
+    # "not checked": the mutants a stopped run left, judged now with today's tests.
+    judge = ("survived", "no tests", "not checked")
+    return [k for k, c in codes.items() if status_by_exit_code[c] in judge]
 
 
 def _changed(old: Path, new: Path) -> list[str]:
