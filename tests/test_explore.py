@@ -421,7 +421,7 @@ def _panel(totality: str = "explicit") -> Spec:
         triggers=(
             Trigger("flip"),
             Trigger("set", (Param("to", IntRange(0, 2)), Param("t", Finite("tag", ("a", "b"))))),
-            Trigger("bump"),
+            Trigger("bump", group="knob"),
         ),
         rows=(
             row(
@@ -580,7 +580,7 @@ def test_the_panels_masks_and_first_states_are_the_predicates_evaluated(
 _PANEL_STEPS = [
     row_is("set"),
     trigger_is("bump"),
-    group_is("flip"),  # a trigger's group defaults to its own name
+    group_is("knob"),
     eq(out("said"), 3),
     eq(out("said"), 0),
     and_(eq(nxt("x"), 4), var("armed")),
@@ -834,6 +834,7 @@ def test_packed_tests_read_bits_and_a_state_decodes_only_what_it_reads() -> None
         "(((s & 28) == 12) and (v2 < 5))"
     )
     assert _shown(gen, gen.cond(eq(var("x"), var("tag")))) == "(v2 == v4)"
+    assert gen.cond(and_(eq(3, var("x")), eq(_Lamp.DIM, var("lamp")))) == "(((s & 27) == 9))"
     assert _shown(gen, gen.cond(is_in(var("x"), 2.5))) == "(v2 in [2.5])"
     assert _shown(gen, gen.cond(eq(var("x"), True))) == "(v2 == True)"
     assert _shown(gen, gen.src(var("x"))) == "v2"
@@ -1245,6 +1246,17 @@ def test_firings_whose_parameters_hash_in_python_are_specialised_within_a_budget
     a, b = explore(small), explore(small)
     b._code = unrolled
     assert [a.moves(i) for i in range(len(a.states))] == [b.moves(i) for i in range(len(a.states))]
+    # Specialised, a case no firing can meet has no code at all; the others keep theirs.
+    contradiction = and_(eq(param("to"), _Lamp.DIM), eq(param("to"), _Lamp.OFF))
+    cases = [(contradiction, "light"), (eq(param("to"), _Lamp.BRIGHT), "light")]
+    assert (
+        a.first_states_with(cases)
+        == b.first_states_with(cases)
+        == [
+            None,
+            (0, {"to": _Lamp.BRIGHT}),
+        ]
+    )
 
 
 def test_a_data_variable_with_too_many_values_to_number_is_kept_as_tuples() -> None:
