@@ -83,7 +83,7 @@ from models.kernel import (
 )
 from models.kernel import explore as explore_module
 from models.kernel.explore import Edge, Exploration, ExplorationLimit, explore, initial_states
-from models.kernel.expr import Const, Enabled, Env, ExprTypeError, evaluate
+from models.kernel.expr import And, Const, Enabled, Env, ExprTypeError, evaluate
 from models.kernel.oracle import NotTotal, Oracle, OracleError
 
 # Above this many states a seeded sample of states is compared (the oracle is slow).
@@ -835,6 +835,11 @@ def test_packed_tests_read_bits_and_a_state_decodes_only_what_it_reads() -> None
     )
     assert _shown(gen, gen.cond(eq(var("x"), var("tag")))) == "(v2 == v4)"
     assert gen.cond(and_(eq(3, var("x")), eq(_Lamp.DIM, var("lamp")))) == "(((s & 27) == 9))"
+    # One single-field test is left where it stands; no argument at all is true.
+    assert gen.cond(and_(is_some(var("o")), var("armed"))) == (
+        "((not ((s & 96) == 0)) and ((s & 4) == 4))"
+    )
+    assert gen.cond(And(())) == "True"
     assert _shown(gen, gen.cond(is_in(var("x"), 2.5))) == "(v2 in [2.5])"
     assert _shown(gen, gen.cond(eq(var("x"), True))) == "(v2 == True)"
     assert _shown(gen, gen.src(var("x"))) == "v2"
