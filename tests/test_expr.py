@@ -561,3 +561,82 @@ def test_check_fits_constants_options_branches_and_ranges() -> None:
     ):
         ex.check(ex.var("n"), typer, o)
     ex.check(ex.var("n"), typer, IntRange(0, 1))
+
+
+def test_a_truth_value_message_is_cut_past_sixty_characters() -> None:
+    for name, shown in (
+        ("x" * 56, "x" * 56 + " = 1"),
+        ("x" * 57, "x" * 57 + " =…"),
+    ):
+        with pytest.raises(TypeError) as info:
+            bool(ex.eq(ex.var(name), 1))
+        assert str(info.value).startswith(f"an expression has no truth value ({shown}): ")
+
+
+def test_untyped_integers_are_checked_against_the_widest_range() -> None:
+    typer = _typer(s=Seq(IntRange(0, 3), 2), n=IntRange(0, 3))
+    lo, hi = -(2**31), 2**31
+    wide = "int -2147483648..2147483648"
+    ex.infer(ex.lt(lo, hi), typer)
+    ex.infer(ex.index(ex.var("s"), hi), typer)
+    ex.infer(ex.index(ex.var("s"), lo), typer)
+    ex.infer(ex.total("i", IntRange(0, 1), ex.Const(hi)), typer)
+    ex.infer(ex.total("i", IntRange(0, 1), ex.Const(lo)), typer)
+    for e, message in [
+        (ex.lt(hi + 1, 0), f"2147483649 < 0: 2147483649 is not in {wide}"),
+        (ex.lt(0, lo - 1), f"0 < -2147483649: -2147483649 is not in {wide}"),
+        (ex.index(ex.var("s"), hi + 1), f"2147483649 is not in {wide}"),
+        (ex.index(ex.var("s"), lo - 1), f"-2147483649 is not in {wide}"),
+        (ex.total("i", IntRange(0, 1), ex.Const(hi + 1)), f"2147483649 is not in {wide}"),
+        (ex.total("i", IntRange(0, 1), ex.Const(lo - 1)), f"-2147483649 is not in {wide}"),
+        (ex.lt(ex.var("n"), 7), "n < 7: 7 is not in int 0..3"),
+        (ex.add(ex.Const(True), 1), "true + 1: True is not an integer"),
+        (ex.add(ex.var("r"), True), "r + true: True is not in real"),
+    ]:
+        _refused(e, _typer(s=Seq(IntRange(0, 3), 2), n=IntRange(0, 3), r=Real((0.5,))), message)
+    # An integer offset need not lie in the operand's range.
+    assert ex.infer(ex.add(ex.var("n"), 7), typer) == BIG
+    assert ex.infer(ex.sub(ex.var("n"), 7), typer) == BIG
+    assert ex.infer(ex.add(ex.var("r"), 0.5), _typer(r=Real((0.5,)))) == Real((0.5,))
+
+
+def test_a_sum_fits_any_integer_range_but_nothing_else() -> None:
+    typer = _typer(n=IntRange(0, 3))
+    ex.check(ex.add(ex.var("n"), 1), typer, IntRange(0, 0))
+    with pytest.raises(ExprTypeError) as info:
+        ex.check(ex.add(ex.var("n"), 1), typer, Bool())
+    assert str(info.value) == f"needs bool (false, true), got {BIG.describe()}"
+
+
+def test_a_bound_variable_shadows_only_its_own_name() -> None:
+    typer = _typer(n=IntRange(0, 3), b_i=Bool())
+    # The quantifier's domain types `i`; every other name still comes from the spec.
+    with pytest.raises(ExprTypeError, match=r"^5 is not in int 0\.\.3$"):
+        ex.infer(ex.forall("i", IntRange(5, 6), lambda i: ex.eq(ex.var("n"), 5)), typer)
+    nested = ex.forall(
+        "i", IntRange(5, 6), lambda i: ex.exists("j", Bool(), lambda j: ex.and_(j, ex.eq(i, 5)))
+    )
+    assert ex.infer(nested, typer) == Bool()
+    with pytest.raises(ExprTypeError, match=r"^7 is not in int 5\.\.6$"):
+        ex.infer(
+            ex.forall("i", IntRange(5, 6), lambda i: ex.exists("j", Bool(), lambda j: ex.eq(i, 7))),
+            typer,
+        )
+    # Outside any quantifier, a bound name is the typer's.
+    assert ex.infer(ex.bound("i"), typer) == Bool()
+
+
+def test_rewrites_keep_values_that_are_not_expressions() -> None:
+    i, n = ex.bound("i"), ex.var("n")
+    assert ex.substitute(ex.is_in(i, 1, 2), "i", 5) == ex.In(ex.Const(5), (1, 2))
+    assert ex.substitute(ex.StepIs("row", ("r",)), "i", 5) == ex.StepIs("row", ("r",))
+    f = Func(IntRange(1, 2), IntRange(0, 9))
+    lit = ex.FuncLit(f, (n, i))
+    assert ex.substitute(lit, "i", 5) == ex.FuncLit(f, (n, ex.Const(5)))
+    q = ex.forall("j", IntRange(0, 1), lambda j: ex.eq(j, n))
+    mixed = ex.and_(ex.eq(n, 1), q)
+    assert ex.unroll(mixed) == ex.And((ex.eq(n, 1), ex.And((ex.eq(0, n), ex.eq(1, n)))))
+    assert ex.unroll(ex.is_in(n, 1, 2)) == ex.In(n, (1, 2))
+    assert ex.unroll(ex.FuncLit(f, (n, ex.total("j", IntRange(1, 2), lambda j: j)))) == (
+        ex.FuncLit(f, (n, ex.Add(ex.Const(1), ex.Const(2))))
+    )
