@@ -116,6 +116,8 @@ def test_quantifier_builders_bind_their_variable() -> None:
     )
     with pytest.raises(AssertionError, match="a quantifier's body must be an expression, got 3"):
         ex.forall("i", d, lambda i: 3)  # type: ignore[arg-type,return-value]
+    with pytest.raises(AssertionError, match="a quantifier's body must be an expression, got 3"):
+        ex.exists("i", d, 3)  # type: ignore[arg-type]
 
 
 def test_func_literal_builds_one_item_per_key_in_order() -> None:
@@ -283,6 +285,8 @@ def test_sequences_evaluate_exactly() -> None:
     s = ex.var("s")
     assert value(ex.append(s, 3), s=(1, 2)) == (1, 2, 3)
     assert value(ex.head(s), s=(1, 2)) == 1
+    assert value(ex.head(s), s=(7,)) == 7
+    assert value(ex.tail(s), s=(7,)) == ()
     assert value(ex.tail(s), s=(1, 2, 3)) == (2, 3)
     assert value(ex.length(s), s=(1, 2)) == 2
     assert value(ex.index(s, 1), s=(5, 6)) == 5
@@ -411,6 +415,8 @@ def test_defined_says_exactly_when() -> None:
             ex.Implies(ex.Not(ex.Or((ex.eq(ex.index(s, 1), 0),))), ex.Cmp("<=", ex.Const(2), n_)),
         )
     )
+    # The length is always defined; its operand may not be.
+    assert ex.defined(ex.length(ex.tail(s)), typer) == head_ok
     # An operand's own condition comes first: head of the tail.
     ht = ex.head(ex.tail(s))
     assert ex.defined(ht, typer) == ex.And(
@@ -591,6 +597,7 @@ def test_untyped_integers_are_checked_against_the_widest_range() -> None:
         (ex.total("i", IntRange(0, 1), ex.Const(lo - 1)), f"-2147483649 is not in {wide}"),
         (ex.lt(ex.var("n"), 7), "n < 7: 7 is not in int 0..3"),
         (ex.add(ex.Const(True), 1), "true + 1: True is not an integer"),
+        (ex.add(1, True), "1 + true: True is not an integer"),
         (ex.add(ex.var("r"), True), "r + true: True is not in real"),
     ]:
         _refused(e, _typer(s=Seq(IntRange(0, 3), 2), n=IntRange(0, 3), r=Real((0.5,))), message)
