@@ -284,6 +284,10 @@ def test_quantifiers_evaluate_over_their_domain() -> None:
 def test_sequences_evaluate_exactly() -> None:
     s = ex.var("s")
     assert value(ex.append(s, 3), s=(1, 2)) == (1, 2, 3)
+    assert value(ex.append(s, ex.var("k")), s=(1,), k=4) == (1, 4)
+    assert value(ex.index(s, ex.var("k")), s=(5, 6), k=2) == 6
+    with pytest.raises(UndefinedError, match="^position 3 of a sequence of length 2$"):
+        value(ex.index(s, ex.var("k")), s=(5, 6), k=3)
     assert value(ex.head(s), s=(1, 2)) == 1
     assert value(ex.head(s), s=(7,)) == 7
     assert value(ex.tail(s), s=(7,)) == ()
@@ -472,6 +476,11 @@ def test_infer_gives_each_kind_its_domain() -> None:
     ]
     for e, want in cases:
         assert ex.infer(e, typer) == want, ex.shown(e)
+    # An untyped side is checked with the spec's typer (its condition reads a variable).
+    untyped = ex.ite(ex.var("b"), 1, 2)
+    typer = _typer(n=n, b=Bool())
+    assert ex.infer(ex.eq(untyped, v("n")), typer) == Bool()
+    assert ex.infer(ex.eq(v("n"), untyped), typer) == Bool()
 
 
 def _refused(e: ex.Expr, typer: ex.Typer, message: str) -> None:
