@@ -229,6 +229,8 @@ def test_comparisons_and_arithmetic_evaluate_exactly() -> None:
     assert value(ex.add(n, 3), n=5) == 8
     assert value(ex.sub(n, 3), n=5) == 2
     assert value(ex.sub(3, n), n=5) == -2
+    assert value(ex.add(n, ex.var("k")), n=5, k=2) == 7
+    assert value(ex.sub(n, ex.var("k")), n=5, k=2) == 3
 
 
 def test_options_evaluate_exactly() -> None:
