@@ -322,6 +322,13 @@ def test_functions_and_sets_evaluate_exactly() -> None:
     assert value(ex.set_add(s, 3), s=sv) == frozenset({1, 2, 3})
     assert value(ex.set_remove(s, 1), s=sv) == frozenset({2})
     assert value(ex.size(s), s=sv) == 2
+    k = ex.var("k")
+    assert value(ex.member(k, s), s=sv, k=2) is True
+    assert value(ex.member(k, s), s=sv, k=3) is False
+    assert value(ex.set_add(s, k), s=sv, k=3) == frozenset({1, 2, 3})
+    assert value(ex.set_remove(s, k), s=sv, k=2) == frozenset({1})
+    assert value(ex.at(f, k), f=fv, k=1) == 4
+    assert value(ex.update(f, k, ex.var("x")), f=fv, k=2, x=9) == fd.of({1: 4, 2: 9})
 
 
 def test_enabled_and_bound_cannot_be_evaluated() -> None:
