@@ -67,7 +67,7 @@ MODULE_KILLERS = {
     "values": ["tests/test_values.py", "tests/test_data.py", "tests/test_tracecheck.py"],
     "printer": ["tests/test_printer.py", "tests/test_readable.py", "tests/test_data.py"],
     "mermaid": [*DIAGRAMS, "tests/test_names.py", "tests/test_system_views.py"],
-    "sequence": ["tests/test_system_views.py", *DIAGRAMS],
+    "sequence": ["tests/test_sequence.py", "tests/test_system_views.py", *DIAGRAMS],
     "itf": [
         "tests/test_itf.py",
         "tests/test_tracecheck.py",
