@@ -12,13 +12,43 @@ Covers models/kernel/checks.py (`Checker`, `verify`, `CheckResult`, `SpecReport`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import pytest
-from test_checks_teeth import IS_DONE, ROWS, lamp, make
+from test_checks_teeth import (
+    CITES,
+    IS_DONE,
+    OFF,
+    ON,
+    PUSH_FULL,
+    PUSH_ON,
+    ROWS,
+    TICK_WAIT,
+    TRUE_N,
+    lamp,
+    make,
+)
 
-from models.kernel import always, le, never, sometimes, var
-from models.kernel.checks import CheckResult, Head, _result, verify
+from models.kernel import (
+    Real,
+    Row,
+    Spec,
+    Var,
+    always,
+    and_,
+    eq,
+    ignore,
+    implies,
+    le,
+    lt,
+    never,
+    row,
+    sometimes,
+    var,
+)
+from models.kernel.checks import CheckResult, Head, Method, _result, verify
 from models.kernel.smt import SolverLimit
 
 STRUCTURAL = [
@@ -165,3 +195,108 @@ def test_a_result_says_its_basis_in_words() -> None:
         "p", "never", "violated", "bmc", 3, 0.0, "cert", "violate", None, "why", "cite", "trace",
         7, "words", 2,
     )  # fmt: skip
+
+
+# ---------------------------------------------------------------- a real variable: z3 proves
+
+
+def real_lamp(rows: Sequence[Row] = ROWS, **changes: Any) -> Spec:
+    """The lamp with a real variable no row touches: the explorer only samples it, so z3
+    is the prover (basis `certificate`) and BMC finds the counterexamples."""
+    spec = lamp(rows, **changes)
+    return replace(spec, vars=(*spec.vars, Var("w", Real(samples=(0.5,)), 0.0)))
+
+
+def fields(result: CheckResult) -> tuple[object, ...]:
+    trace = None if result.trace is None else [s.row for s in result.trace.steps]
+    return (result.verdict, result.method, result.bound, result.basis, result.states, trace)
+
+
+PUSHES = ["push_on", "push_off", "push_on", "push_off"]
+
+
+@pytest.mark.parametrize("method", ["spacer", "k-induction"])
+def test_on_a_real_variable_each_property_rests_on_z3(method: Method) -> None:
+    off_at_zero = and_(eq(var("n"), 0), eq(var("mode"), ON))
+    props = [
+        always("n-bounded", le(var("n"), 2), cite="toy: bounded"),
+        sometimes("gets-done", IS_DONE, cite="toy: done"),
+        never("done", IS_DONE, cite="t"),
+        sometimes("on-at-zero", off_at_zero, cite="t"),
+    ]
+    checker = make(real_lamp(properties=props), method)
+    assert checker.sampled and checker.states == 6 and checker.depth == 7
+    results = {r.id: r for r in checker.run()}
+    bounded = results["n-bounded"]
+    assert (bounded.kind, bounded.cite, bounded.expected) == ("always", "toy: bounded", "hold")
+    proof_bound = None if method == "spacer" else 0
+    assert fields(bounded) == ("proved", method, proof_bound, "certificate", None, None)
+    assert bounded.basis_text == "z3 certificate" and bounded.certificate
+    assert bounded.detail == ""
+    done = results["gets-done"]
+    assert (done.kind, done.cite) == ("sometimes", "toy: done")
+    assert fields(done) == ("witnessed", "bfs", 5, "trace", None, [*PUSHES, "tick_done"])
+    assert done.detail == "trace of 5 steps, each confirmed by z3"
+    assert done.basis_text == "trace of 5 steps"
+    never_done = results["done"]
+    assert fields(never_done) == ("violated", "bfs", 5, "trace", None, [*PUSHES, "tick_done"])
+    assert (never_done.kind, never_done.detail) == ("never", "")
+    unreachable = results["on-at-zero"]
+    bound = None if method == "spacer" else 1
+    assert fields(unreachable) == ("violated", method, bound, "certificate", None, None)
+    assert unreachable.detail == "never reachable: the certificate excludes it"
+    assert unreachable.certificate
+    for check in ("determinism", "totality", "no-deadlock", "terminal-absorbing"):
+        assert fields(results[check])[:5] == ("proved", "k-induction", 0, "certificate", None)
+        assert results[check].basis_text == "z3 certificate"
+    assert results["determinism"].certificate == (
+        "9 of 9 cases hold in every state (k=0), 0 on every reachable state"
+    )
+    assert results["no-deadlock"].certificate == (
+        "1 of 1 case holds in every state (k=0), 0 on every reachable state"
+    )
+    rows = results["rows-fire"]
+    assert fields(rows) == ("witnessed", "bfs", 6, "trace", None, None)
+    assert rows.basis_text == "a shortest trace through each of 7 rows"
+    vacuity = results["vacuity"]
+    assert fields(vacuity) == ("proved", "bfs", 5, "trace", None, None)
+    assert vacuity.basis_text == "a reachable state or step for each of 0 antecedents"
+
+
+@pytest.mark.parametrize("method", ["spacer", "k-induction"])
+def test_on_a_real_variable_each_structural_check_fails_with_z3s_trace(method: Method) -> None:
+    def check(spec: Spec, name: str) -> CheckResult:
+        (result,) = make(spec, method).run(name)
+        assert (result.kind, result.cite, result.expected) == ("structural", CITES[name], "hold")
+        return result
+
+    found = "bmc" if method == "spacer" else "k-induction"
+    odd = row("push_odd", "push", ON, OFF, guard=eq(var("n"), 0), cite="toy")
+    proved = check(real_lamp((*ROWS, odd)), "determinism")
+    assert fields(proved) == ("proved", method, None, "certificate", None, None)
+    assert proved.certificate == (
+        "12 of 13 cases hold in every state (k=0), 1 on every reachable state"
+    )
+    again = row("push_again", "push", OFF, ON, guard=eq(var("n"), 1), cite="toy")
+    both = check(real_lamp((*ROWS[:2], again, *ROWS[2:])), "determinism")
+    assert fields(both) == ("violated", found, 2, "trace", None, PUSHES[:2])
+    assert both.detail == "rows 'push_on' and 'push_again' are both enabled"
+    assert both.basis_text == "trace of 2 steps"
+    narrow = ignore("tick_wait", "tick", OFF, guard=lt(var("n"), 1), cite="toy")
+    total = check(real_lamp([narrow if r is TICK_WAIT else r for r in ROWS]), "totality")
+    assert fields(total) == ("violated", found, 2, "trace", None, PUSHES[:2])
+    assert total.detail == "no row or ignore of 'tick' is enabled"
+    stuck = check(real_lamp(terminal=None), "no-deadlock")
+    assert fields(stuck) == ("violated", found, 5, "trace", None, [*PUSHES, "tick_done"])
+    assert stuck.detail == "a reachable non-terminal state enables only ignore rows"
+    moved = check(real_lamp(terminal=eq(var("n"), 2)), "terminal-absorbing")
+    assert fields(moved) == ("violated", found, 4, "trace", None, PUSHES)
+    assert (moved.detail, moved.basis_text) == ("", "trace of 4 steps")
+    ghost = ignore("push_ghost", "push", ON, guard=eq(var("n"), 0), cite="toy")
+    dead = check(real_lamp((PUSH_FULL, PUSH_ON, ghost, *ROWS[2:])), "rows-fire")
+    assert fields(dead) == ("violated", "bfs", 6, "sampled", 6, None)
+    assert dead.basis_text == "the explorer's search, 6 states on the real samples"
+    props = [always("x", implies(and_(eq(var("mode"), ON), eq(var("n"), 0)), TRUE_N), cite="t")]
+    vacuous = check(real_lamp(properties=props), "vacuity")
+    assert fields(vacuous) == ("violated", "bfs", None, "sampled", 6, None)
+    assert vacuous.detail == "x: the premise mode = ON ∧ n = 0 is never reachable"
