@@ -48,8 +48,9 @@ from models.kernel import (
     sometimes,
     var,
 )
-from models.kernel.checks import CheckResult, Head, Method, _result, verify
-from models.kernel.smt import SolverLimit
+from models.kernel import checks as checks_module
+from models.kernel.checks import Checker, CheckResult, Head, Method, _result, verify
+from models.kernel.smt import Budget, Proved, SolverLimit, Unknown
 
 STRUCTURAL = [
     "determinism",
@@ -300,3 +301,64 @@ def test_on_a_real_variable_each_structural_check_fails_with_z3s_trace(method: M
     vacuous = check(real_lamp(properties=props), "vacuity")
     assert fields(vacuous) == ("violated", "bfs", None, "sampled", 6, None)
     assert vacuous.detail == "x: the premise mode = ON ∧ n = 0 is never reachable"
+
+
+# ---------------------------------------------------------------- z3 giving up
+
+
+@pytest.mark.parametrize("sampled", [False, True], ids=["whole", "sampled"])
+def test_a_set_check_with_its_budget_spent_stands_on_the_search(
+    sampled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if sampled:
+        monkeypatch.setattr(checks_module, "FULL_SET_CHECK_UP_TO", 2)
+    checker = make(lamp())
+    checker.budget = Budget(0.0)  # spent before z3's first query: the same on any machine
+    result = checker.check_reachable_set()
+    assert fields(result) == ("proved", "bfs", 5, "exhaustive", 6, None)
+    assert (result.kind, result.cite) == ("structural", CITES["reachable-set"])
+    assert result.detail == (
+        "z3 did not finish its side within budget (the check's budget of 0s is spent)"
+    )
+    assert result.basis_text == "exhaustive search, 6 states, not cross-checked by z3"
+    # With a real variable the explorer's set is a sample: z3's limit is the verdict.
+    checker = make(real_lamp())
+    checker.budget = Budget(0.0)
+    with pytest.raises(SolverLimit, match="budget of 0s is spent"):
+        checker.check_reachable_set()
+
+
+def test_a_certificate_z3_gives_up_on_shrinks_the_next_ones_budget_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    props = [
+        always("n-bounded", le(var("n"), 2), cite="t"),
+        never("n-big", lt(var("n"), 0), cite="t"),
+    ]
+    checker = Checker(lamp(properties=props), timeout=600, certificates=1.0)
+    monkeypatch.setattr(checker, "_prove", lambda *a, **k: Unknown("spacer", "no invariant"))
+    assert not checker.shrunk
+    first, second = checker.run("n-bounded"), checker.run("n-big")
+    assert next(first).detail == "no certificate within budget (spacer: no invariant)"
+    assert checker.shrunk and checker.certificate_budget.seconds == pytest.approx(0.2)
+    assert next(second).verdict == "proved"
+    assert checker.shrunk and checker.certificate_budget.seconds == pytest.approx(0.2)
+
+
+def test_a_z3_answer_that_is_no_verdict_is_an_unknown_naming_its_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    prop = always("n-bounded", le(var("n"), 2), cite="toy: bounded")
+    checker = make(real_lamp(properties=[prop]))
+    monkeypatch.setattr(checker, "_prove", lambda *a, **k: Unknown("spacer", "out of ideas"))
+    (result,) = checker.run("n-bounded")
+    assert fields(result) == ("unknown", "spacer", None, "certificate", None, None)
+    assert (result.kind, result.cite) == ("always", "toy: bounded")
+    assert result.detail == "spacer gave up on n-bounded: out of ideas"
+    assert result.basis_text == "none: no engine decided it"
+    odd = Checker._unknown(Head("p", "always", "t"), Proved("spacer", 0, "c"))
+    assert (odd.verdict, odd.method, odd.detail) == (
+        "unknown",
+        "spacer",
+        "spacer gave up on p: no verdict",
+    )
