@@ -19,12 +19,15 @@ from typing import Any
 import pytest
 from test_checks_teeth import (
     CITES,
+    DONE,
     IS_DONE,
     OFF,
     ON,
     PUSH_FULL,
     PUSH_ON,
     ROWS,
+    TICK_DONE,
+    TICK_IDLE,
     TICK_WAIT,
     TRUE_N,
     lamp,
@@ -50,6 +53,7 @@ from models.kernel import (
 )
 from models.kernel import checks as checks_module
 from models.kernel.checks import Checker, CheckResult, Head, Method, _result, verify
+from models.kernel.explore import explore
 from models.kernel.smt import Budget, Proved, SolverLimit, Unknown
 
 STRUCTURAL = [
@@ -361,4 +365,39 @@ def test_a_z3_answer_that_is_no_verdict_is_an_unknown_naming_its_engine(
         "unknown",
         "spacer",
         "spacer gave up on p: no verdict",
+    )
+
+
+def test_on_a_real_variable_z3_and_the_explorer_must_still_agree() -> None:
+    # As in test_checks_teeth's finite case: a graph that is not the spec's must turn z3's
+    # verdict into `unknown`, saying what each engine found.
+    moving = row("tick_idle", "tick", (ON, DONE), OFF, cite="toy")  # DONE moves
+    checker = make(real_lamp())
+    checker.graph = explore(real_lamp([moving if r is TICK_IDLE else r for r in ROWS]))
+    proved = checker.check_terminal()
+    assert (proved.verdict, proved.method, proved.trace is not None) == (
+        "unknown",
+        "k-induction",
+        True,
+    )
+    assert proved.detail == (
+        "z3 and the explorer disagree: z3 found nothing, the explorer a trace of 6 steps"
+        " (a kernel bug, or a real sample that misses a guard's boundary)"
+    )
+    checker = make(real_lamp([moving if r is TICK_IDLE else r for r in ROWS]))
+    checker.graph = explore(real_lamp())
+    moved = checker.check_terminal()
+    assert (moved.verdict, moved.method, moved.bound) == ("unknown", "bmc", 6)
+    assert moved.detail.startswith(
+        "z3 and the explorer disagree: z3 found a trace of 6 steps, the explorer nothing"
+    )
+    assert moved.trace is not None and moved.trace.steps[-1].row == "tick_idle"
+    prop = never("done", IS_DONE, cite="t")
+    never_done = [r for r in ROWS if r not in (TICK_DONE, TICK_WAIT)]
+    checker = make(real_lamp(properties=[prop]))
+    checker.graph = explore(real_lamp([*never_done, ignore("tick_wait", "tick", OFF, cite="t")]))
+    missed = checker.check_property(prop)
+    assert (missed.verdict, missed.bound) == ("unknown", 5)
+    assert missed.detail.startswith(
+        "z3 and the explorer disagree: z3 found a trace of 5 steps, the explorer nothing"
     )
