@@ -54,7 +54,7 @@ from models.kernel import (
 from models.kernel import checks as checks_module
 from models.kernel.checks import Checker, CheckResult, Head, Method, _result, verify
 from models.kernel.explore import explore
-from models.kernel.smt import Budget, Proved, SolverLimit, Unknown
+from models.kernel.smt import Budget, Found, Proved, SolverLimit, Unknown
 
 STRUCTURAL = [
     "determinism",
@@ -400,4 +400,68 @@ def test_on_a_real_variable_z3_and_the_explorer_must_still_agree() -> None:
     assert (missed.verdict, missed.bound) == ("unknown", 5)
     assert missed.detail.startswith(
         "z3 and the explorer disagree: z3 found a trace of 5 steps, the explorer nothing"
+    )
+
+
+# ---------------------------------------------------------------- the prover's fallbacks
+
+
+def _spacer_gives_up(checker: Checker, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checker.z3, "spacer", lambda *a, **k: Unknown("spacer", "timeout"))
+
+
+def test_when_spacer_gives_up_k_induction_proves_or_both_are_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    prop = always("n-bounded", le(var("n"), 2), cite="t")
+    checker = make(real_lamp(properties=[prop]))
+    _spacer_gives_up(checker, monkeypatch)
+    fallback = checker.check_property(prop)
+    assert fields(fallback) == ("proved", "k-induction", 0, "certificate", None, None)
+    assert fallback.certificate == "0-inductive over simple paths"
+    monkeypatch.setattr(checker.z3, "k_induction", lambda *a, **k: Unknown("k-induction", "k=12"))
+    neither = checker.check_property(prop)
+    assert fields(neither) == ("unknown", "spacer, k-induction", None, "certificate", None, None)
+    assert (
+        neither.detail
+        == "spacer, k-induction gave up on n-bounded: spacer: timeout; k-induction: k=12"
+    )
+    checker.z3.budget = Budget(0.0)  # spent: k-induction is not even started
+    monkeypatch.setattr(checker.z3, "k_induction", lambda *a, **k: pytest.fail("started"))
+    spent = checker.check_property(prop)
+    assert spent.detail == (
+        "spacer, k-induction gave up on n-bounded: spacer: timeout; "
+        "k-induction: the check's budget of 0s is spent"
+    )
+
+
+def test_a_finite_models_certificate_names_both_engines_that_gave_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    prop = always("n-bounded", le(var("n"), 2), cite="t")
+    checker = make(lamp(properties=[prop]))
+    _spacer_gives_up(checker, monkeypatch)
+    monkeypatch.setattr(checker.z3, "k_induction", lambda *a, **k: Unknown("k-induction", "k=12"))
+    result = checker.check_property(prop)
+    assert fields(result) == ("proved", "bfs", None, "exhaustive", 6, None)
+    assert result.detail == (
+        "no certificate within budget (spacer, k-induction: spacer: timeout; k-induction: k=12)"
+    )
+    assert checker.shrunk
+
+
+def test_when_spacer_reaches_the_bad_state_bmc_gives_the_trace_or_says_it_found_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reached = never("done", IS_DONE, cite="t")
+    unreachable = always("n-bounded", le(var("n"), 2), cite="t")
+    checker = make(real_lamp(properties=[reached, unreachable]))
+    monkeypatch.setattr(checker.z3, "spacer", lambda *a, **k: None)
+    assert checker._prove(IS_DONE, False) == checker.z3.bmc(IS_DONE, step=False, max_depth=7)
+    found = checker._prove(IS_DONE, False)
+    assert isinstance(found, Found) and len(found.trace) == 5
+    lost = checker.check_property(unreachable)
+    assert fields(lost) == ("unknown", "spacer", None, "certificate", None, None)
+    assert lost.detail == (
+        "spacer gave up on n-bounded: Spacer reaches it but BMC finds no trace within the diameter"
     )
