@@ -35,9 +35,12 @@ from test_checks_teeth import (
 )
 
 from models.kernel import (
+    IntRange,
     Real,
     Row,
+    Seq,
     Spec,
+    Trigger,
     Var,
     always,
     and_,
@@ -54,6 +57,7 @@ from models.kernel import (
 from models.kernel import checks as checks_module
 from models.kernel.checks import Checker, CheckResult, Head, Method, _result, verify
 from models.kernel.explore import explore
+from models.kernel.expr import append, head, length, tail
 from models.kernel.smt import Budget, Found, Proved, SolverLimit, Unknown
 
 STRUCTURAL = [
@@ -464,4 +468,39 @@ def test_when_spacer_reaches_the_bad_state_bmc_gives_the_trace_or_says_it_found_
     assert fields(lost) == ("unknown", "spacer", None, "certificate", None, None)
     assert lost.detail == (
         "spacer gave up on n-bounded: Spacer reaches it but BMC finds no trace within the diameter"
+    )
+
+
+# ---------------------------------------------------------------- well-defined
+
+
+def test_an_undefined_step_names_every_partial_operation_of_its_row() -> None:
+    q = var("q")
+    spec = Spec(
+        name="ring",
+        source="tests/test_checks.py",
+        vars=(Var("q", Seq(IntRange(0, 1), 1), ()),),
+        triggers=(Trigger("rotate"), Trigger("put")),
+        rows=(
+            # Len is never undefined: it is not named; Head and Tail of the empty q are.
+            row(
+                "rotate",
+                "rotate",
+                None,
+                guard=le(length(q), 1),
+                sets={"q": append(tail(q), head(q))},
+                cite="t",
+            ),
+            row("put", "put", None, guard=le(length(q), 0), sets={"q": append(q, 1)}, cite="t"),
+        ),
+        totality="enabled-only",
+    )
+    (result,) = make(spec).run("well-defined")
+    assert (result.kind, result.cite) == (
+        "structural",
+        "kernel: no step appends to a full sequence or reads past either end",
+    )
+    assert fields(result) == ("violated", "bfs", 0, "trace", None, [])
+    assert result.detail == (
+        "row 'rotate' takes Append(Tail(q), Head(q)) or Head(q) or Tail(q) where it is undefined"
     )
