@@ -58,7 +58,7 @@ from models.kernel import checks as checks_module
 from models.kernel.checks import Checker, CheckResult, Head, Method, _result, verify
 from models.kernel.explore import explore
 from models.kernel.expr import append, head, length, tail
-from models.kernel.smt import Budget, Found, Proved, SolverLimit, Unknown
+from models.kernel.smt import Budget, Found, Proved, SetCheck, SolverLimit, Unknown
 
 STRUCTURAL = [
     "determinism",
@@ -504,3 +504,103 @@ def test_an_undefined_step_names_every_partial_operation_of_its_row() -> None:
     assert result.detail == (
         "row 'rotate' takes Append(Tail(q), Head(q)) or Head(q) or Tail(q) where it is undefined"
     )
+
+
+# ---------------------------------------------------------------- a finite model's z3 side
+
+
+def _again() -> Row:
+    # Overlaps push_on in (OFF,1), two steps in.
+    return row("push_again", "push", OFF, ON, guard=eq(var("n"), 1), cite="toy")
+
+
+def test_a_trace_z3_cannot_confirm_in_time_stands_on_the_complete_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    props = [never("done", IS_DONE, cite="t"), sometimes("gets-done", IS_DONE, cite="t")]
+    checker = make(lamp(properties=props))
+
+    def slow(*args: object, **kwargs: object) -> None:
+        raise SolverLimit("z3-confirm", "timeout")
+
+    monkeypatch.setattr(checker.z3, "confirm", slow)
+    results = {r.id: r for r in checker.run()}
+    done = [*PUSHES, "tick_done"]
+    for name, verdict in (("done", "violated"), ("gets-done", "witnessed")):
+        assert fields(results[name]) == (verdict, "bfs", 5, "trace", None, done)
+        assert results[name].detail == (
+            "trace of 5 steps; z3 did not confirm it within budget (timeout)"
+        )
+        assert results[name].basis_text == (
+            "trace of 5 steps on the complete search, not confirmed by z3"
+        )
+
+
+def test_a_structural_case_z3_reaches_and_the_explorer_misses_is_a_disagreement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    checker = make(lamp((*ROWS[:2], _again(), *ROWS[2:])))
+    monkeypatch.setattr(checker.graph, "first_states_with", lambda cases: [None] * len(cases))
+    (result,) = checker.run("determinism")
+    assert fields(result) == ("unknown", "bfs", None, "exhaustive", None, PUSHES[:2])
+    assert result.detail == (
+        "rows 'push_on' and 'push_again' are both enabled: z3 and the explorer disagree: "
+        "z3 found a trace of 2 steps, the explorer nothing "
+        "(a kernel bug, or a real sample that misses a guard's boundary)"
+    )
+
+
+def test_a_structural_certificate_z3_cannot_give_leaves_the_search_standing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    odd = row("push_odd", "push", ON, OFF, guard=eq(var("n"), 0), cite="toy")
+    checker = make(lamp((*ROWS, odd)))
+    monkeypatch.setattr(checker, "_prove", lambda *a, **k: Unknown("spacer", "no invariant"))
+    (result,) = checker.run("determinism")
+    assert fields(result) == ("proved", "bfs", None, "exhaustive", 6, None)
+    assert result.detail == "no certificate within budget (spacer: no invariant)"
+    assert checker.shrunk
+    # z3 gives up on the cheap cases: the explorer still decides every case on its own.
+    checker = make(lamp((*ROWS, odd)))
+
+    def stop(*args: object, **kwargs: object) -> bool:
+        raise SolverLimit("z3", "out of memory")
+
+    monkeypatch.setattr(checker.z3, "impossible", stop)
+    monkeypatch.setattr(checker, "_prove", lambda *a, **k: pytest.fail("no certificate to ask"))
+    (result,) = checker.run("determinism")
+    assert fields(result) == ("proved", "bfs", None, "exhaustive", 6, None)
+    assert result.detail == "no certificate within budget (z3: out of memory)"
+    checker = make(lamp((*ROWS[:2], _again(), *ROWS[2:])))
+    monkeypatch.setattr(checker.z3, "impossible", stop)
+    (found,) = checker.run("determinism")
+    assert fields(found) == ("violated", "bfs", 2, "trace", None, PUSHES[:2])
+    # A case z3 gives up on midway: the certificate is missing, the search stands.
+    checker = make(lamp((*ROWS, odd)))
+    monkeypatch.setattr(checker, "_prove", stop)
+    (result,) = checker.run("determinism")
+    assert result.detail == "no certificate within budget (z3: out of memory)"
+
+
+def test_on_a_real_variable_a_case_or_terminal_z3_cannot_decide_is_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    odd = row("push_odd", "push", ON, OFF, guard=eq(var("n"), 0), cite="toy")
+    checker = make(real_lamp((*ROWS, odd)))
+    monkeypatch.setattr(checker, "_prove", lambda *a, **k: Unknown("spacer", "no invariant"))
+    for name in ("determinism", "terminal-absorbing"):
+        (result,) = checker.run(name)
+        assert fields(result) == ("unknown", "spacer", None, "certificate", None, None)
+        assert (result.kind, result.cite) == ("structural", CITES[name])
+        assert result.detail == f"spacer gave up on {name}: no invariant"
+
+
+def test_a_set_z3_reads_otherwise_is_an_unknown_naming_where(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    checker = make(lamp())
+    monkeypatch.setattr(checker, "_z3_set", lambda: SetCheck(False, "(ON,0) is missing"))
+    (result,) = checker.run("reachable-set")
+    assert fields(result) == ("unknown", "bfs", 5, "cross-check", None, None)
+    assert result.detail == "z3 and the explorer disagree: (ON,0) is missing"
+    assert (result.kind, result.cite) == ("structural", CITES["reachable-set"])
