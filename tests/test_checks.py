@@ -35,6 +35,7 @@ from test_checks_teeth import (
 )
 
 from models.kernel import (
+    Bool,
     IntRange,
     Real,
     Row,
@@ -42,17 +43,23 @@ from models.kernel import (
     Spec,
     Trigger,
     Var,
+    add,
     always,
     and_,
     eq,
+    eventually,
+    ge,
     ignore,
     implies,
     le,
+    leads_to,
     lt,
     never,
     row,
     sometimes,
+    sub,
     var,
+    weak,
 )
 from models.kernel import checks as checks_module
 from models.kernel.checks import Checker, CheckResult, Head, Method, _result, verify
@@ -604,3 +611,93 @@ def test_a_set_z3_reads_otherwise_is_an_unknown_naming_where(
     assert fields(result) == ("unknown", "bfs", 5, "cross-check", None, None)
     assert result.detail == "z3 and the explorer disagree: (ON,0) is missing"
     assert (result.kind, result.cite) == ("structural", CITES["reachable-set"])
+
+
+# ---------------------------------------------------------------- liveness
+
+
+def _live_spec(rows: Sequence[Row], live: Any, *, real: bool = False, **more: Any) -> Spec:
+    vars_ = [Var("x", IntRange(0, 2), 0), Var("r", Bool(), False)]
+    if real:
+        vars_.append(Var("w", Real(samples=(0.5,)), 0.0))
+    return Spec(
+        name="tiny",
+        source="tests/test_checks.py",
+        vars=tuple(vars_),
+        triggers=tuple(Trigger(r.trigger) for r in rows),
+        rows=tuple(rows),
+        liveness=(live,),
+        totality="enabled-only",
+        check_deadlock=False,
+        **more,
+    )
+
+
+@pytest.mark.parametrize("real", [False, True], ids=["finite", "real"])
+def test_a_liveness_result_gives_its_lasso_its_fairness_and_what_was_searched(
+    real: bool,
+) -> None:
+    searched = (
+        "the explorer's search on the real variables' samples, 3 states"
+        if real
+        else "exhaustive search, 3 states"
+    )
+    on = searched if real else f"the {searched}"
+    go = row("go", "go", None, guard=lt(var("x"), 2), sets={"x": add(var("x"), 1)}, cite="t")
+    finished = eventually("finished", eq(var("x"), 2), cite="t: the run finishes")
+    fair = next(make(_live_spec([go], finished, real=real, fairness=weak("go"))).run())
+    assert (fair.id, fair.kind, fair.cite, fair.expected) == (
+        "finished",
+        "eventually",
+        "t: the run finishes",
+        "hold",
+    )
+    basis = "sampled" if real else "exhaustive"
+    assert fields(fair) == ("proved", "scc", None, basis, 3, None)
+    assert fair.loop is None and fair.certificate is None
+    assert fair.detail == ("on the real variables' samples: " if real else "") + (
+        "no fair cycle avoids it (fairness: weak(go))"
+    )
+    assert fair.basis_text == f"{searched}, no fair cycle avoids it"
+    # No fairness and a promise not made: the lasso that stops at once is its witness.
+    unpromised = eventually("np", eq(var("x"), 2), cite="t", promised=False)
+    stop = next(make(_live_spec([go], unpromised, real=real)).run())
+    assert (stop.expected, stop.ok) == ("violate", True)
+    assert fields(stop) == ("violated", "scc", 0, "trace", None, [])
+    assert stop.loop == 0
+    assert stop.detail == (
+        "lasso: 0 steps of stem, then stutters forever at step 0 "
+        "(no fairness: a run may stop anywhere; no constraint)"
+    )
+    assert stop.basis_text == f"lasso of 0 steps, stutters forever at step 0, on {on}"
+    # A stem of one step, then a loop of two; one constraint is never enabled on it.
+    first = row("go", "go", None, guard=eq(var("x"), 0), sets={"x": 1}, cite="t")
+    tick = row("tick", "tick", None, guard=ge(var("x"), 1), sets={"x": sub(3, var("x"))}, cite="t")
+    never_r = eventually("r-set", var("r"), cite="t")
+    spec = _live_spec([first, tick], never_r, real=real, fairness=weak("go", "tick"))
+    loop = next(make(spec).run())
+    assert fields(loop) == ("violated", "scc", 3, "trace", None, ["go", "tick", "tick"])
+    assert loop.loop == 1
+    assert loop.detail == (
+        "lasso: 1 step of stem, then loop back to step 1 (fairness: weak(go), weak(tick); "
+        "weak(go): never enabled on the loop; weak(tick): taken on the loop)"
+    )
+    assert loop.basis_text == f"lasso of 3 steps, loop back to step 1, on {on}"
+    stuck = next(make(replace(spec, expect_violated=("r-set",))).run())
+    assert (stuck.expected, stuck.ok) == ("violate", True)
+
+
+def test_a_lasso_that_stops_after_its_stem_stutters_there() -> None:
+    ask = row("ask", "ask", None, guard=eq(var("r"), False), sets={"r": True}, cite="t")
+    serve = row("serve", "serve", None, guard=var("r"), sets={"r": False}, cite="t")
+    answered = leads_to("answered", var("r"), eq(var("r"), False), cite="t")
+    (result,) = make(_live_spec([ask, serve], answered)).run("answered")
+    assert fields(result) == ("violated", "scc", 1, "trace", None, ["ask"])
+    assert result.loop == 1
+    assert result.detail == (
+        "lasso: 1 step of stem, then stutters forever at step 1 "
+        "(no fairness: a run may stop anywhere; no constraint)"
+    )
+    assert result.basis_text == (
+        "lasso of 1 step, stutters forever at step 1, on the exhaustive search, 2 states"
+    )
