@@ -701,3 +701,39 @@ def test_a_lasso_that_stops_after_its_stem_stutters_there() -> None:
     assert result.basis_text == (
         "lasso of 1 step, stutters forever at step 1, on the exhaustive search, 2 states"
     )
+
+
+def test_z3_and_the_explorer_must_agree_on_the_length_of_the_trace() -> None:
+    # From n = 1 the explorer sees (ON,2) move after 2 steps; z3, from n = 0, after 4.
+    checker = make(real_lamp(terminal=eq(var("n"), 2)))
+    checker.graph = explore(real_lamp(terminal=eq(var("n"), 2), n_init=1))
+    result = checker.check_terminal()
+    assert (result.verdict, result.bound) == ("unknown", 4)
+    assert result.detail == (
+        "z3 and the explorer disagree: z3 found a trace of 4 steps, the explorer a trace of "
+        "2 steps (a kernel bug, or a real sample that misses a guard's boundary)"
+    )
+    assert result.trace is not None and len(result.trace) == 4
+
+
+def test_a_checker_keeps_its_settings_and_the_searchs_figures() -> None:
+    checker = Checker(lamp(), method="k-induction", max_k=3, timeout=2.0, certificates=5.0)
+    assert (checker.method, checker.max_k) == ("k-induction", 3)
+    assert checker.budget.seconds == 2.0 and checker.z3.budget is checker.budget
+    assert checker.certificate_budget.seconds == 2.0  # never more than the check's own
+    assert Checker(lamp(), timeout=2.0, certificates=0.5).certificate_budget.seconds == 0.5
+    assert (checker.sampled, checker.states, checker.depth, checker.shrunk) == (
+        False,
+        6,
+        7,
+        False,
+    )
+    defaults = Checker(lamp())
+    assert (defaults.method, defaults.max_k) == ("spacer", 12)
+    assert defaults.budget.seconds == checks_module.DEFAULT_TIMEOUT
+    assert defaults.certificate_budget.seconds == checks_module.DEFAULT_CERTIFICATE_BUDGET
+    # The search keeps its edges for the liveness checks only (a cost the others skip).
+    assert defaults.graph._moves is None
+    go = row("go", "go", None, guard=lt(var("x"), 2), sets={"x": add(var("x"), 1)}, cite="t")
+    live = make(_live_spec([go], eventually("finished", eq(var("x"), 2), cite="t")))
+    assert live.graph._moves is not None
