@@ -737,3 +737,32 @@ def test_a_checker_keeps_its_settings_and_the_searchs_figures() -> None:
     go = row("go", "go", None, guard=lt(var("x"), 2), sets={"x": add(var("x"), 1)}, cite="t")
     live = make(_live_spec([go], eventually("finished", eq(var("x"), 2), cite="t")))
     assert live.graph._moves is not None
+
+
+def test_a_spec_whose_rows_never_fire_names_each_and_searched_no_step() -> None:
+    at_one = eq(var("n"), 1)  # never: n starts at 0 and only these rows could change it
+    spec = Spec(
+        name="stuck",
+        source="tests/test_checks.py",
+        vars=(Var("n", IntRange(0, 1), 0),),
+        triggers=(Trigger("go"), Trigger("stay")),
+        rows=(
+            row("go", "go", None, guard=at_one, sets={"n": 0}, cite="t"),
+            row("stay", "stay", None, guard=at_one, cite="t"),
+        ),
+        totality="enabled-only",
+        check_deadlock=False,
+    )
+    results = {r.id: r for r in make(spec).run()}
+    assert list(results) == ["determinism", "rows-fire", "vacuity", "reachable-set"]
+    dead = results["rows-fire"]
+    assert fields(dead) == ("violated", "bfs", 0, "exhaustive", 1, None)
+    assert dead.detail == "rows that never fire: go, stay"
+    assert dead.basis_text == "exhaustive search, 1 states"
+    assert results["determinism"].certificate == (
+        "0 of 0 cases hold in every state (k=0), 0 on every reachable state"
+    )
+    assert results["vacuity"].certificate == (
+        "all 0 antecedents hold on some reachable state or step"
+    )
+    assert results["vacuity"].bound == results["reachable-set"].bound == 0
