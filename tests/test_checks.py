@@ -37,6 +37,7 @@ from test_checks_teeth import (
 from models.kernel import (
     Bool,
     IntRange,
+    Param,
     Real,
     Row,
     Seq,
@@ -55,6 +56,7 @@ from models.kernel import (
     leads_to,
     lt,
     never,
+    param,
     row,
     sometimes,
     sub,
@@ -766,3 +768,46 @@ def test_a_spec_whose_rows_never_fire_names_each_and_searched_no_step() -> None:
         "all 0 antecedents hold on some reachable state or step"
     )
     assert results["vacuity"].bound == results["reachable-set"].bound == 0
+
+
+def test_a_structural_trace_z3_cannot_confirm_in_time_says_the_case_and_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    checker = make(lamp((*ROWS[:2], _again(), *ROWS[2:])))
+
+    def slow(*args: object, **kwargs: object) -> None:
+        raise SolverLimit("z3-confirm", "timeout")
+
+    monkeypatch.setattr(checker.z3, "confirm", slow)
+    (result,) = checker.run("determinism")
+    assert fields(result) == ("violated", "bfs", 2, "trace", None, PUSHES[:2])
+    assert result.detail == (
+        "rows 'push_on' and 'push_again' are both enabled; "
+        "trace of 2 steps; z3 did not confirm it within budget (timeout)"
+    )
+
+
+@pytest.mark.parametrize("method", ["spacer", "k-induction"])
+def test_a_case_that_needs_reachability_reads_its_triggers_arguments(method: Method) -> None:
+    # ring_loud and ring_quiet overlap only at n = 2, loud: type-correct, never reached.
+    spec = Spec(
+        name="bell",
+        source="tests/test_checks.py",
+        vars=(Var("n", IntRange(0, 2), 0),),
+        triggers=(Trigger("ring", (Param("loud", Bool()),)),),
+        rows=(
+            row("ring_loud", "ring", None, guard=and_(param("loud"), eq(var("n"), 2)), cite="t"),
+            row("ring_quiet", "ring", None, guard=eq(var("n"), 2), sets={"n": 0}, cite="t"),
+            row("ring_idle", "ring", None, guard=eq(var("n"), 0), cite="t"),
+        ),
+        totality="enabled-only",
+    )
+    for sampled in (False, True):
+        if sampled:
+            spec = replace(spec, vars=(*spec.vars, Var("w", Real(samples=(0.5,)), 0.0)))
+        (result,) = make(spec, method).run("determinism")
+        basis = "certificate" if sampled else "exhaustive"
+        assert fields(result) == ("proved", method, None, basis, None if sampled else 1, None)
+        assert result.certificate == (
+            "2 of 3 cases hold in every state (k=0), 1 on every reachable state"
+        )
