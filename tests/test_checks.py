@@ -811,3 +811,21 @@ def test_a_case_that_needs_reachability_reads_its_triggers_arguments(method: Met
         assert result.certificate == (
             "2 of 3 cases hold in every state (k=0), 1 on every reachable state"
         )
+
+
+def test_every_check_gives_z3_back_the_checks_own_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    odd = row("push_odd", "push", ON, OFF, guard=eq(var("n"), 0), cite="toy")
+    props = [always("n-bounded", le(var("n"), 2), cite="t")]
+    checker = make(lamp((*ROWS, odd), properties=props))
+    for result in checker.run():
+        assert checker.z3.budget is checker.budget, result.id
+
+    # And when z3 gives up midway through a check's certificates.
+    def stop(*args: object, **kwargs: object) -> bool:
+        raise SolverLimit("z3", "out of memory")
+
+    for name in ("impossible", "spacer"):
+        checker = make(lamp((*ROWS, odd), properties=props))
+        monkeypatch.setattr(checker.z3, name, stop)
+        for result in checker.run():
+            assert checker.z3.budget is checker.budget, (name, result.id)
