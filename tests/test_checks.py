@@ -824,8 +824,34 @@ def test_every_check_gives_z3_back_the_checks_own_budget(monkeypatch: pytest.Mon
     def stop(*args: object, **kwargs: object) -> bool:
         raise SolverLimit("z3", "out of memory")
 
-    for name in ("impossible", "spacer"):
+    for name, stopped in (
+        ("impossible", ["determinism"]),
+        ("spacer", ["n-bounded", "determinism"]),
+    ):
         checker = make(lamp((*ROWS, odd), properties=props))
         monkeypatch.setattr(checker.z3, name, stop)
         for result in checker.run():
             assert checker.z3.budget is checker.budget, (name, result.id)
+            if result.id in stopped:
+                assert result.detail == "no certificate within budget (z3: out of memory)"
+
+
+def test_a_trigger_with_no_row_at_all_breaks_totality_at_once() -> None:
+    spec = Spec(
+        name="bare",
+        source="tests/test_checks.py",
+        vars=(Var("n", IntRange(0, 1), 0),),
+        triggers=(Trigger("nothing"), Trigger("go")),
+        rows=(row("go", "go", None, guard=eq(var("n"), 0), sets={"n": 1}, cite="t"),),
+    )
+    (result,) = make(spec).run("totality")
+    assert fields(result) == ("violated", "bfs", 0, "trace", None, [])
+    assert result.detail == "no row or ignore of 'nothing' is enabled"
+    assert result.basis_text == "trace of 0 steps, confirmed by z3"
+
+
+def test_a_proved_structural_check_says_nothing_more_than_its_certificate() -> None:
+    results = {r.id: r for r in make(lamp()).run()}
+    for name in ("determinism", "totality", "no-deadlock", "terminal-absorbing"):
+        assert results[name].detail == "", name
+        assert results[name].basis_text == "exhaustive search, 6 states, and a z3 certificate"
