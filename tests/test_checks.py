@@ -855,3 +855,18 @@ def test_a_proved_structural_check_says_nothing_more_than_its_certificate() -> N
     for name in ("determinism", "totality", "no-deadlock", "terminal-absorbing"):
         assert results[name].detail == "", name
         assert results[name].basis_text == "exhaustive search, 6 states, and a z3 certificate"
+
+
+def test_a_witness_never_reachable_without_a_certificate_says_both(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    prop = sometimes("on-at-zero", and_(eq(var("n"), 0), eq(var("mode"), ON)), cite="t")
+    checker = make(lamp(properties=[prop]))
+    monkeypatch.setattr(checker, "_prove", lambda *a, **k: Unknown("spacer", "no invariant"))
+    (result,) = checker.run("on-at-zero")
+    assert fields(result) == ("violated", "bfs", None, "exhaustive", 6, None)
+    assert result.detail == (
+        "never reachable: no reachable state or step is it; "
+        "no certificate within budget (spacer: no invariant)"
+    )
+    assert result.basis_text == "exhaustive search, 6 states, no certificate within budget"
