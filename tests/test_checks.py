@@ -12,6 +12,7 @@ Covers models/kernel/checks.py (`Checker`, `verify`, `CheckResult`, `SpecReport`
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -114,11 +115,16 @@ def test_only_runs_the_one_check_named() -> None:
 
 def test_verify_reports_each_result_as_it_comes_and_says_whether_all_passed() -> None:
     seen: list[CheckResult] = []
+    before = time.perf_counter()
     report = verify(lamp(properties=_props()), progress=seen.append, timeout=600, certificates=600)
+    after = time.perf_counter()
     assert [r.id for r in seen] == ["n-bounded", "gets-done", *STRUCTURAL]
     assert report.checks == seen
     assert report.ok
-    assert report.seconds > 0 and all(r.seconds > 0 for r in seen)
+    # Each check's time lies within the whole run's, and that within the call's (an order of
+    # the clock's readings, not a speed).
+    assert all(r.seconds > 0 for r in seen)
+    assert 0 < sum(r.seconds for r in seen) <= report.seconds <= after - before
     assert len(report.exploration.states) == report.checks[0].states == 6
     only = verify(lamp(properties=_props()), only="gets-done", timeout=600)
     assert [r.id for r in only.checks] == ["gets-done"]
@@ -489,7 +495,7 @@ def test_an_undefined_step_names_every_partial_operation_of_its_row() -> None:
         name="ring",
         source="tests/test_checks.py",
         vars=(Var("q", Seq(IntRange(0, 1), 1), ()),),
-        triggers=(Trigger("rotate"), Trigger("put")),
+        triggers=(Trigger("rotate"), Trigger("put"), Trigger("keep")),
         rows=(
             # Len is never undefined: it is not named; Head and Tail of the empty q are.
             row(
@@ -501,9 +507,11 @@ def test_an_undefined_step_names_every_partial_operation_of_its_row() -> None:
                 cite="t",
             ),
             row("put", "put", None, guard=le(length(q), 0), sets={"q": append(q, 1)}, cite="t"),
+            row("keep", "keep", None, cite="t"),  # defined everywhere
         ),
         totality="enabled-only",
     )
+    assert "well-defined" in make(spec).check_ids()
     (result,) = make(spec).run("well-defined")
     assert (result.kind, result.cite) == (
         "structural",
@@ -870,3 +878,17 @@ def test_a_witness_never_reachable_without_a_certificate_says_both(
         "no certificate within budget (spacer: no invariant)"
     )
     assert result.basis_text == "exhaustive search, 6 states, no certificate within budget"
+
+
+def test_verify_hands_its_settings_to_the_checker() -> None:
+    prop = always("n-bounded", le(var("n"), 2), cite="t")
+    (induction,) = verify(lamp(properties=[prop]), method="k-induction", only="n-bounded").checks
+    assert (induction.method, induction.bound) == ("k-induction", 0)
+    # Budgets of no time at all are spent before z3's first query, on any machine.
+    spent = {r.id: r for r in verify(lamp(properties=[prop]), timeout=0.0).checks}
+    assert spent["reachable-set"].detail.startswith("z3 did not finish its side within budget")
+    assert spent["n-bounded"].detail.startswith("no certificate within budget")
+    uncertified = {r.id: r for r in verify(lamp(properties=[prop]), certificates=0.0).checks}
+    assert uncertified["n-bounded"].detail.startswith("no certificate within budget")
+    assert uncertified["reachable-set"].verdict == "proved"
+    assert uncertified["reachable-set"].basis == "cross-check"
