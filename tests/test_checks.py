@@ -892,3 +892,13 @@ def test_verify_hands_its_settings_to_the_checker() -> None:
     assert uncertified["n-bounded"].detail.startswith("no certificate within budget")
     assert uncertified["reachable-set"].verdict == "proved"
     assert uncertified["reachable-set"].basis == "cross-check"
+
+
+def test_a_property_z3_breaks_and_the_complete_search_does_not_keeps_the_search_basis() -> None:
+    prop = never("done", IS_DONE, cite="t")
+    never_done = [r for r in ROWS if r not in (TICK_DONE, TICK_WAIT)]
+    checker = make(lamp(properties=[prop]))
+    checker.graph = explore(lamp([*never_done, ignore("tick_wait", "tick", OFF, cite="t")]))
+    result = checker.check_property(prop)
+    assert fields(result) == ("unknown", "bfs", None, "exhaustive", 6, [*PUSHES, "tick_done"])
+    assert result.basis_text == "exhaustive search, 6 states"
