@@ -902,3 +902,12 @@ def test_a_property_z3_breaks_and_the_complete_search_does_not_keeps_the_search_
     result = checker.check_property(prop)
     assert fields(result) == ("unknown", "bfs", None, "exhaustive", 6, [*PUSHES, "tick_done"])
     assert result.basis_text == "exhaustive search, 6 states"
+
+
+def test_a_vacuous_premise_on_a_finite_model_rests_on_the_complete_search() -> None:
+    props = [always("x", implies(and_(eq(var("mode"), ON), eq(var("n"), 0)), TRUE_N), cite="t")]
+    (vacuous,) = make(lamp(properties=props)).run("vacuity")
+    assert fields(vacuous) == ("violated", "bfs", None, "exhaustive", 6, None)
+    assert vacuous.detail == "x: the premise mode = ON ∧ n = 0 is never reachable"
+    assert vacuous.basis_text == "exhaustive search, 6 states"
+    assert (vacuous.kind, vacuous.cite) == ("structural", CITES["vacuity"])
