@@ -911,3 +911,31 @@ def test_a_vacuous_premise_on_a_finite_model_rests_on_the_complete_search() -> N
     assert vacuous.detail == "x: the premise mode = ON ∧ n = 0 is never reachable"
     assert vacuous.basis_text == "exhaustive search, 6 states"
     assert (vacuous.kind, vacuous.cite) == ("structural", CITES["vacuity"])
+
+
+@pytest.mark.parametrize("up_to", [2, 1])
+def test_a_real_variables_samples_count_once_toward_the_whole_set_check(
+    up_to: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Six states, two apart from w's samples: the whole set is checked up to two.
+    monkeypatch.setattr(checks_module, "FULL_SET_CHECK_UP_TO", up_to)
+    spec = Spec(
+        name="scale",
+        source="tests/test_checks.py",
+        vars=(Var("n", IntRange(0, 1), 0), Var("w", Real(samples=(0.5, 1.5)), 0.0)),
+        triggers=(Trigger("weigh", (Param("kg", Real(samples=(0.5, 1.5))),)), Trigger("flip")),
+        rows=(
+            row("weigh", "weigh", None, sets={"w": param("kg")}, cite="t"),
+            row("flip", "flip", None, sets={"n": sub(1, var("n"))}, cite="t"),
+        ),
+    )
+    checker = make(spec)
+    (result,) = checker.run("reachable-set")
+    assert checker.states == 6
+    assert fields(result) == ("proved", "bfs", 2, "cross-check", None, None)
+    assert result.certificate == (
+        "2 states: init ⊆ R, R closed under T, 5 tree edges are z3 transitions"
+        if up_to == 2
+        else "sampled 6 of 6 states (seed 0): init = z3's; from each, z3's successors = "
+        "the explorer's (18 steps)"
+    )
