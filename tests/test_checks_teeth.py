@@ -70,7 +70,7 @@ from models.kernel.smt import (
     check_reachable_set,
 )
 from models.kernel.trace import Step, Trace
-from models.kernel.vacuity import premises
+from models.kernel.vacuity import premises, vacuous
 
 
 class Mode(enum.Enum):
@@ -287,6 +287,11 @@ def test_a_premise_no_reachable_state_or_step_meets_is_vacuous() -> None:
         "tick-turns-on: the premise trigger is tick ∧ mode = OFF ∧ mode' = ON "
         "is never reachable"
     )
+    # Each says whether its premise is over states or steps: the mutant gate asks z3 for
+    # the one or the other to confirm it absent.
+    spec = lamp(properties=props)
+    found = vacuous(spec, explore(spec))
+    assert [(v.prop, v.step) for v in found] == [("on-at-zero", False), ("tick-turns-on", True)]
 
 
 # ---------------------------------------------------------------- reachable set

@@ -7,6 +7,7 @@ seed framework's `driver_logs` / plugin `impl_logs`, and the model's own witness
 from __future__ import annotations
 
 import copy
+import enum
 import json
 import subprocess
 import sys
@@ -25,16 +26,26 @@ from models import duplex, policy
 from models.cli.main import main
 from models.cli.registry import expand
 from models.cli.trace import itf_name
-from models.kernel.domains import Domain, Finite, Option, Real
+from models.kernel import Output, Param, Trigger, Var, is_none, is_some, lt, param, row, some, var
+from models.kernel.domains import Domain, Finite, IntRange, Option, Real
 from models.kernel.explore import explore
 from models.kernel.itf import read_itf, to_itf
-from models.kernel.spec import Spec
+from models.kernel.spec import AnyOf, Spec
+from models.kernel.trace import Step, Trace
 from models.kernel.tracecheck import (
+    Log,
     LogStep,
     TraceInputError,
+    _shortest_to,
+    check_stream,
     check_trace,
+    decode_step,
+    loads,
     parse_jsonl,
     parse_objects,
+    step_json,
+    stepper_for,
+    stream_jsonl,
     trace_to_log,
 )
 from models.kernel.values import decode
@@ -307,3 +318,495 @@ def test_an_initial_state_the_model_cannot_start_in_is_rejected_at_step_0(
     path = _write(tmp_path / "i.jsonl", [{"init": {"state": "LISTENING"}}])
     assert main(["check-trace", "duplex", str(path)]) == 1
     assert "REJECTED at step 0 (line 1): no initial state" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the rejection, exactly
+
+
+class At(enum.Enum):
+    A = "A"
+    B = "B"
+    C = "C"
+
+
+N = IntRange(0, 3, "N")
+REAL = Real((0.25,))
+
+
+# Built afresh where it is checked: mutmut forks each mutant's tests from a process that
+# has run them, whose `stepper_for` cache already holds the steppers of specs built at import.
+# Two initial states (n is 0 or 1: `init` drops the 2 its `inits` allow), rows that read n
+# into an output, two rows of one trigger, and a trigger with no row in A (enabled-only).
+def _toy_spec() -> Spec:
+    return Spec(
+        name="toy",
+        source="tests/test_tracecheck.py",
+        vars=(
+            Var("at", Finite.of_enum(At, "At"), At.A),
+            Var("n", N, AnyOf(0, 1, 2)),
+            Var("x", Option(REAL), None),
+        ),
+        triggers=(
+            Trigger("go", (Param("k", N),)),
+            Trigger("put", (Param("v", REAL),)),
+            Trigger("peek"),
+            Trigger("stop"),
+        ),
+        outputs=(Output("got", N, 0), Output("echo", Option(REAL), None)),
+        rows=(
+            row(
+                "go_a", "go", At.A, At.B, sets={"n": param("k")}, emits={"got": var("n")}, cite="t"
+            ),
+            row("go_b", "go", At.B, At.A, cite="t"),
+            row(
+                "put_any",
+                "put",
+                None,
+                sets={"x": some(param("v"))},
+                emits={"echo": some(param("v"))},
+                cite="t",
+            ),
+            row("peek", "peek", At.A, emits={"got": var("n")}, cite="t"),
+            row("peek_too", "peek", None, At.C, emits={"got": 3}, cite="t"),
+            row("stop_b", "stop", At.B, At.C, cite="t"),
+        ),
+        control="at",
+        init=lt(var("n"), 2),
+        totality="enabled-only",
+    )
+
+
+TOY = _toy_spec()  # for reading logs
+INIT_0 = {"action": "init", "args": {}, "state": {"at": "A", "n": 0, "x": None}, "outputs": {}}
+
+
+def _toy(lines: list[dict[str, Any]], explain: bool = True) -> tuple[list[str], dict[str, Any]]:
+    spec = _toy_spec()
+    log = parse_jsonl(spec, [json.dumps(line) for line in lines])
+    verdict = check_trace(spec, log) if explain else check_trace(spec, log, explain=False)
+    return verdict.report(), verdict.to_json()
+
+
+def _allowed(row: str, n: int, got: int, at: str = "A") -> dict[str, Any]:
+    return {
+        "row": row,
+        "state": {"at": at, "n": n, "x": None},
+        "outputs": {"got": got, "echo": None},
+    }
+
+
+def test_an_accepted_log_reports_its_steps_and_consistent_states() -> None:
+    assert _toy([{"trigger": "go", "args": {"k": 2}}]) == (
+        ["check-trace toy: accepted — 1 step, 1 consistent model state at the end"],
+        {"spec": "toy", "ok": True, "steps": 1, "consistent": 1},
+    )
+    assert _toy([]) == (
+        ["check-trace toy: accepted — 0 steps, 2 consistent model states at the end"],
+        {"spec": "toy", "ok": True, "steps": 0, "consistent": 2},
+    )
+
+
+@pytest.mark.parametrize("n", [2, 3])  # 2 is in n's inits but not `init`; 3 is in neither
+def test_an_impossible_initial_state_is_reported_exactly(n: int) -> None:
+    reason = f'no initial state of the model has the observed initial values {{"n": {n}}}'
+    assert _toy([{"init": {"n": n}}]) == (
+        [f"check-trace toy: REJECTED at step 0 (line 1): {reason}"],
+        {
+            "spec": "toy",
+            "ok": False,
+            "steps": 0,
+            "consistent": 0,
+            "step": 0,
+            "line": 1,
+            "reason": reason,
+            "observed": None,
+            "allowed": [],
+        },
+    )
+    verdict = check_trace(_toy_spec(), Log({"n": n}, ()))
+    assert verdict.line is None and "(in memory)" in verdict.report()[0]
+
+
+def test_a_trigger_no_row_answers_is_reported_with_the_shortest_trace_and_the_real_used() -> None:
+    lines = [{"trigger": "put", "args": {"v": 0.6}}, {"trigger": "stop", "args": {}}]
+    reason = "no row of 'stop' is enabled in any consistent state"
+    report, obj = _toy(lines)
+    assert report == [
+        f"check-trace toy: REJECTED at step 2 (line 2): {reason}",
+        '  observed: {"trigger": "stop", "args": {}}',
+        "  the model allows no step of this trigger here",
+        "  shortest model trace to the last consistent state (1 step):",
+        "     0  init     at=A n=0 x=none",
+        "     1  put_any  put(v=0.6)  x none→0.6   out: echo=0.6",
+    ]
+    put = {"at": "A", "n": 0, "x": 0.6}
+    rejected = {
+        "spec": "toy",
+        "ok": False,
+        "steps": 1,
+        "consistent": 2,
+        "step": 2,
+        "line": 2,
+        "reason": reason,
+        "observed": {"trigger": "stop", "args": {}},
+        "allowed": [],
+    }
+    assert obj == {
+        **rejected,
+        "prefix": [
+            INIT_0,
+            {
+                "action": "put_any",
+                "args": {"v": 0.6},
+                "state": put,
+                "outputs": {"got": 0, "echo": 0.6},
+            },
+        ],
+    }
+    assert _toy(lines, explain=False) == (report[:3], rejected)
+
+
+def test_a_row_that_is_not_enabled_is_reported_with_every_step_the_model_allows() -> None:
+    report, obj = _toy([{"trigger": "go", "args": {"k": 2}, "row": "go_b"}])
+    assert report == [
+        "check-trace toy: REJECTED at step 1 (line 1): row 'go_b' is not enabled here",
+        '  observed: {"trigger": "go", "args": {"k": 2}, "row": "go_b"}',
+        "  the model allows here:",
+        "    row go_a: → at=B n=2 x=none",  # its output is the default: not shown
+        "    row go_a: → at=B n=2 x=none   out: got=1",
+        "  shortest model trace to the last consistent state (0 steps):",
+        "     0  init  at=A n=0 x=none",
+    ]
+    assert obj["allowed"] == [_allowed("go_a", 2, 0, "B"), _allowed("go_a", 2, 1, "B")]
+    assert obj["prefix"] == [INIT_0] and obj["observed"]["row"] == "go_b"
+
+
+def test_a_field_no_allowed_step_of_the_observed_row_has_is_named() -> None:
+    # peek_too emits got=3, but the log says peek fired: only peek's steps count.
+    step = {"trigger": "peek", "args": {}, "row": "peek", "outputs": {"got": 3}}
+    report, obj = _toy([step])
+    assert report[0] == (
+        "check-trace toy: REJECTED at step 1 (line 1): "
+        "no step the model allows here has the observed outputs.got"
+    )
+    assert report[1:7] == [
+        '  observed: {"trigger": "peek", "args": {}, "outputs": {"got": 3}, "row": "peek"}',
+        "  the model allows here:",
+        "    row peek: → at=A n=0 x=none",
+        "    row peek_too: → at=C n=0 x=none   out: got=3",
+        "    row peek: → at=A n=1 x=none   out: got=1",
+        "    row peek_too: → at=C n=1 x=none   out: got=3",
+    ]
+    assert obj["observed"] == step and obj["allowed"] == [
+        _allowed("peek", 0, 0),
+        _allowed("peek_too", 0, 3, "C"),
+        _allowed("peek", 1, 1),
+        _allowed("peek_too", 1, 3, "C"),
+    ]
+
+
+def test_the_unmatched_fields_are_named_in_order_outputs_then_state() -> None:
+    step = {"trigger": "go", "args": {"k": 2}, "outputs": {"got": 3}, "state": {"n": 1, "at": "B"}}
+    report, obj = _toy([step])
+    assert obj["reason"] == "no step the model allows here has the observed outputs.got, state.n"
+    assert report[1] == "  observed: " + json.dumps(step)
+    assert obj["steps"] == 0 and obj["consistent"] == 2 and obj["step"] == 1
+
+
+def test_observed_values_each_allowed_but_never_together_are_said_so() -> None:
+    step = {"trigger": "peek", "args": {}, "outputs": {"got": 1}, "state": {"n": 0}}
+    report, obj = _toy([step])
+    assert obj["reason"] == "no step the model allows here has all the observed values together"
+    assert report[0].endswith(obj["reason"]) and len(obj["allowed"]) == 4
+
+
+def test_step_json_writes_every_observed_part_and_reads_back() -> None:
+    step = {
+        "trigger": "put",
+        "args": {"v": 0.6},
+        "outputs": {"echo": 0.6, "got": 0},
+        "state": {"x": 0.6, "n": 1},
+        "row": "put_any",
+    }
+    (parsed,) = parse_jsonl(TOY, [json.dumps(step)]).steps
+    assert step_json(TOY, parsed) == step
+    assert step_json(TOY, LogStep("peek", {})) == {"trigger": "peek", "args": {}}
+    assert check_trace(_toy_spec(), [parsed]).ok
+
+
+def test_a_step_built_in_memory_or_read_from_an_itf_place_is_located_so() -> None:
+    at = check_trace(_toy_spec(), [LogStep("stop", {})]).report()[0]
+    assert at.startswith("check-trace toy: REJECTED at step 1 (in memory): ")
+    placed = check_trace(_toy_spec(), [LogStep("stop", {}, place="states[1]")]).report()[0]
+    assert placed.startswith("check-trace toy: REJECTED at step 1 (states[1]): ")
+
+
+TOY_MALFORMED = [
+    (['{"trigger": "go", "trigger": "go", "args": {"k": 1}}'], "line 1: duplicate key 'trigger'"),
+    (['{"trigger": "peek", "args": {}, "args": {}}'], "line 1: duplicate key 'args'"),
+    (["[" * 100_000], "line 1: nested too deeply to read"),
+    (['{"trigger": "peek"}', '{"x": 1%s}' % ("0" * 5000)], "line 2: not readable JSON (Exceeds"),
+    (['{"trigger": "go"}'], "line 1: args: missing argument 'k' of 'go'"),
+    (['{"args": {}}'], "line 1: field 'trigger' is missing or not a string"),
+    (['{"trigger": 5}'], "line 1: field 'trigger' is missing or not a string"),
+    (['{"trigger": "jump"}'], "line 1: unknown trigger 'jump' (known: go, put, peek, stop)"),
+    (['{"trigger": "go", "args": []}'], "line 1: field 'args' must be an object"),
+    (
+        ['{"trigger": "go", "args": {"k": 1, "z": 2, "a": 3}}'],
+        "line 1: args: 'go' takes no argument 'a'",
+    ),
+    (['{"trigger": "go", "args": {"k": 9}}'], "line 1: args.k: 9 is not an integer in 0..3"),
+    (['{"trigger": "peek", "outputs": []}'], "line 1: outputs: must be an object"),
+    (
+        ['{"trigger": "peek", "outputs": {"got": 9}}'],
+        "line 1: outputs.got: 9 is not an integer in 0..3",
+    ),
+    (['{"trigger": "peek", "outputs": {"n": 1}}'], "line 1: outputs: unknown output 'n'"),
+    (['{"trigger": "peek", "state": {"got": 1}}'], "line 1: state: unknown variable 'got'"),
+    (['{"trigger": "peek", "state": {"n": 9}}'], "line 1: state.n: 9 is not an integer in 0..3"),
+    (['{"trigger": "peek", "state": 3}'], "line 1: state: must be an object"),
+    (['{"trigger": "peek", "row": "go_a"}'], "line 1: row 'go_a' is no row of trigger 'peek'"),
+    (['{"trigger": "peek", "row": 7}'], "line 1: row 7 is no row of trigger 'peek'"),
+    (['{"trigger": "peek", "b": 1, "a": 2}'], "line 1: unknown field 'a'"),
+    (
+        ['{"trigger": "peek"}', '{"init": {}}'],
+        "line 2: unknown field 'init' (an init line must come first)",
+    ),
+    (['{"init": {}, "x": 1, "b": 2}'], "line 1: unknown field 'b'"),
+    (['{"init": []}'], "line 1: init: must be an object"),
+    (['{"init": {"n": 9}}'], "line 1: init.n: 9 is not an integer in 0..3"),
+    (["", "  ", '{"trigger": "peek"}', "5"], "line 4: a step must be a JSON object"),
+    (['{"trigger": "peek"}', "{bad"], "line 2: not JSON (Expecting property name enclosed in"),
+]
+
+
+@pytest.mark.parametrize(("lines", "message"), TOY_MALFORMED)
+def test_each_malformed_line_is_refused_naming_its_line_and_field(
+    lines: list[str], message: str
+) -> None:
+    with pytest.raises(TraceInputError) as err:
+        parse_jsonl(TOY, lines)
+    assert str(err.value).startswith(message), str(err.value)
+    if not message.endswith(("(Exceeds", " in")):
+        assert str(err.value) == message
+
+
+def test_loads_names_the_line_only_when_asked() -> None:
+    for text, plain, lined in [
+        ('{\n"a": ]', "not JSON (Expecting value)", "not JSON (line 2: Expecting value)"),
+        ('{"a": 1, "a": 2}', "duplicate key 'a'", "duplicate key 'a'"),
+    ]:
+        for lines, message in [(False, plain), (True, lined)]:
+            with pytest.raises(TraceInputError) as err:
+                loads(text, lines=lines)
+            assert str(err.value) == message
+    assert loads('{"a": 1, "b": {"a": 2}}') == {"a": 1, "b": {"a": 2}}
+
+
+def test_a_log_is_read_with_its_init_line_and_line_numbers_past_blank_lines() -> None:
+    lines = ["", '{"init": {"n": 1}}', "", '{"trigger": "go", "args": {"k": 3}}']
+    assert parse_jsonl(TOY, lines) == Log({"n": 1}, (LogStep("go", {"k": 3}, line=4),), 2)
+    init, init_line, steps = stream_jsonl(TOY, [*lines, "{bad"])
+    assert (init, init_line, next(steps)) == ({"n": 1}, 2, LogStep("go", {"k": 3}, line=4))
+    with pytest.raises(TraceInputError, match="^line 5: not JSON"):
+        next(steps)
+    assert parse_jsonl(TOY, []) == Log({}, ()) and stream_jsonl(TOY, [])[:2] == ({}, 0)
+    # No init line: the first step is a step.
+    assert parse_jsonl(TOY, ['{"trigger": "peek"}']) == Log({}, (LogStep("peek", {}, line=1),))
+    # Built without a line number, a step keeps its place.
+    step = decode_step(TOY, {"trigger": "peek", "row": "peek"}, "states[3]")
+    assert step == LogStep("peek", {}, row="peek", place="states[3]")
+
+
+def test_a_model_trace_becomes_a_fully_observed_log() -> None:
+    state = {"at": At.B, "n": 2, "x": None}
+    trace = Trace(
+        {"at": At.A, "n": 1, "x": None},
+        (Step("go_a", "go", {"k": 2}, state, {"got": 1, "echo": None}),),
+    )
+    log = trace_to_log(TOY, trace)
+    assert log == Log(
+        {"at": At.A, "n": 1, "x": None},
+        (LogStep("go", {"k": 2}, {"got": 1, "echo": None}, state, "go_a"),),
+    )
+    assert check_trace(_toy_spec(), log).ok
+    # Every part of it is observed: the output and the row each decide.
+    (step,) = log.steps
+    wrong = [
+        LogStep("go", {"k": 2}, {"got": 0, "echo": None}, state, "go_a"),
+        LogStep("go", {"k": 2}, step.outputs, state, "go_b"),
+    ]
+    for other in wrong:
+        assert not check_trace(_toy_spec(), Log(log.init, (other,))).ok
+
+
+def test_the_shortest_trace_takes_a_second_row_of_a_firing_whose_first_is_seen() -> None:
+    # From A, peek's first row stays in A (already seen); its second, peek_too, reaches C.
+    lines = [
+        {"trigger": "peek", "args": {}, "outputs": {"got": 3}},
+        {"trigger": "go", "args": {"k": 1}},
+    ]
+    report, obj = _toy(lines)
+    assert report[3:] == [
+        "  shortest model trace to the last consistent state (1 step):",
+        "     0  init      at=A n=0 x=none",
+        "     1  peek_too  peek()  at A→C   out: got=3",
+    ]
+    after = {"at": "C", "n": 0, "x": None}
+    assert obj["prefix"] == [
+        INIT_0,
+        {"action": "peek_too", "args": {}, "state": after, "outputs": {"got": 3, "echo": None}},
+    ]
+
+
+class Digit(enum.Enum):
+    D0, D1, D2, D3, D4, D5, D6, D7, D8, D9 = range(10)
+
+
+def _wide_spec() -> Spec:
+    """Ten initial states, each a member of an enum (enums do not order: only their repr does)."""
+    digit = Finite.of_enum(Digit, "Digit")
+    return Spec(
+        name="wide",
+        source="tests/test_tracecheck.py",
+        vars=(Var("d", digit, AnyOf(*reversed(Digit))),),
+        triggers=(Trigger("poke"),),
+        outputs=(Output("seen", digit, Digit.D0),),
+        rows=(row("poke_any", "poke", None, emits={"seen": var("d")}, cite="t"),),
+    )
+
+
+def test_a_rejection_lists_the_steps_of_the_first_eight_consistent_states() -> None:
+    verdict = check_trace(
+        _wide_spec(), [LogStep("poke", {}, state={"d": Digit.D0}, outputs={"seen": Digit.D1})]
+    )
+    assert verdict.consistent == 10 and verdict.reason == (
+        "no step the model allows here has all the observed values together"
+    )
+    assert [a.state["d"] for a in verdict.allowed] == list(Digit)[:8]
+    assert verdict.report()[3:5] == [
+        "    row poke_any: → d=D0",
+        "    row poke_any: → d=D1   out: seen=D1",
+    ]
+
+
+def test_one_stepper_per_spec_object() -> None:
+    spec = _toy_spec()
+    stepper = stepper_for(spec)
+    assert stepper_for(spec) is stepper and stepper_for(_toy_spec()) is not stepper
+    assert stepper.names == ["at", "n", "x"] and stepper.control == 0
+    assert stepper.as_dict((At.A, 1, None)) == {"at": At.A, "n": 1, "x": None}
+    steps = list(stepper.successors((At.A, 1, None), "go", {"k": 3}))
+    assert [(r.name, after, outputs) for r, after, outputs in steps] == [
+        ("go_a", (At.B, 3, None), {"got": 1, "echo": None})
+    ]
+    assert list(stepper.successors((At.C, 1, None), "go", {"k": 3})) == []
+
+
+def test_the_shortest_trace_search_stops_at_its_budget_of_states() -> None:
+    spec = _toy_spec()
+    stepper = stepper_for(spec)
+    goal = {(At.C, 0, None)}  # one step from the first of the two initial states
+    assert _shortest_to(spec, stepper, {}, {}, goal, budget=2) is None
+    found = _shortest_to(spec, stepper, {}, {}, goal, budget=3)
+    assert found is not None and [s.row for s in found.steps] == ["peek_too"]
+
+
+@pytest.mark.parametrize(
+    "seen",
+    [{"row": "peek_too"}, {"outputs": {"got": 3}}, {"state": {"at": "C"}}],
+    ids=["row", "output", "state"],
+)
+def test_a_step_matching_only_the_second_row_of_its_trigger_is_accepted(
+    seen: dict[str, Any],
+) -> None:
+    # peek's first row stays in A and emits n; only the second, peek_too, fits.
+    assert _toy([{"trigger": "peek", "args": {}, **seen}]) == (
+        ["check-trace toy: accepted — 1 step, 2 consistent model states at the end"],
+        {"spec": "toy", "ok": True, "steps": 1, "consistent": 2},
+    )
+
+
+def test_every_output_that_differs_from_its_default_is_shown_for_an_allowed_step() -> None:
+    lines = [
+        {"trigger": "erl", "args": {"value": 0.5}},
+        {"trigger": "vad_onset", "args": {}, "outputs": {"impulse": "BACKCHANNEL"}},
+    ]
+    log = parse_jsonl(duplex.SPEC, [json.dumps(line) for line in lines])
+    report = check_trace(duplex.SPEC, log, explain=False).report()
+    assert report[2:] == [
+        "  the model allows here:",
+        "    row onset_claims_idle: → state=LISTENING payload=AUDIO last_erl=0.5"
+        "   out: impulse=TURN_CLAIM impulse_erl=0.5",
+        "    row onset_claims_idle: → state=LISTENING payload=TEXT last_erl=0.5"
+        "   out: impulse=TURN_CLAIM impulse_erl=0.5",
+    ]
+
+
+def test_the_shortest_trace_tries_every_value_of_an_optional_argument() -> None:
+    # An option's sample starts with None: the pool must still take the values after it.
+    maybe = Option(N)
+    spec = Spec(
+        name="opt",
+        source="tests/test_tracecheck.py",
+        vars=(Var("y", maybe, None),),
+        triggers=(Trigger("set", (Param("v", maybe),)), Trigger("halt")),
+        rows=(row("set_y", "set", None, sets={"y": param("v")}, cite="t"),),
+        totality="enabled-only",
+    )
+    verdict = check_trace(spec, [LogStep("set", {"v": 2}), LogStep("halt", {})])
+    assert verdict.reason == "no row of 'halt' is enabled in any consistent state"
+    assert verdict.prefix == Trace({"y": None}, (Step("set_y", "set", {"v": 2}, {"y": 2}, {}),))
+
+
+def test_a_stream_checked_with_no_init_line_locates_a_bad_start_in_memory() -> None:
+    verdict = check_stream(_toy_spec(), {"n": 3}, iter([]))
+    assert verdict.step == 0 and verdict.line is None
+    assert verdict.report()[0].startswith("check-trace toy: REJECTED at step 0 (in memory): ")
+
+
+def _two_reals() -> Spec:
+    """`put` sets lo first, then hi: a goal can hold a real the log set long before."""
+    real = Option(REAL)
+    return Spec(
+        name="two",
+        source="tests/test_tracecheck.py",
+        vars=(Var("lo", real, None), Var("hi", real, None)),
+        triggers=(Trigger("put", (Param("v", REAL),)), Trigger("halt")),
+        rows=(
+            row(
+                "put_lo",
+                "put",
+                None,
+                guard=is_none(var("lo")),
+                sets={"lo": some(param("v"))},
+                cite="t",
+            ),
+            row(
+                "put_hi",
+                "put",
+                None,
+                guard=is_some(var("lo")),
+                sets={"hi": some(param("v"))},
+                cite="t",
+            ),
+        ),
+        totality="enabled-only",
+    )
+
+
+def test_the_shortest_trace_remembers_the_latest_16_distinct_values_of_each_parameter() -> None:
+    halt = LogStep("halt", {})
+    # 0.5, then 0.75 seventeen times: two distinct values, both remembered.
+    repeated = [LogStep("put", {"v": 0.5}), *[LogStep("put", {"v": 0.75})] * 17, halt]
+    verdict = check_trace(_two_reals(), repeated)
+    assert verdict.prefix is not None
+    assert [s.params["v"] for s in verdict.prefix.steps] == [0.5, 0.75]
+    # 0.5, then sixteen other values: 0.5 is forgotten, and the model trace is not found.
+    distinct = [
+        LogStep("put", {"v": 0.5}),
+        *[LogStep("put", {"v": 1.0 + i}) for i in range(16)],
+        halt,
+    ]
+    assert check_trace(_two_reals(), distinct).prefix is None
+    assert check_trace(_two_reals(), [distinct[0], *distinct[2:]]).prefix is not None

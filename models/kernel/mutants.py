@@ -839,14 +839,15 @@ def model_kill(base: Baseline, spec: Spec) -> Kill | None:
 
 # Above this many edges each check is the explorer's compiled search of the whole graph;
 # below, the edges are listed once and only new ones evaluated: generating code for each
-# row costs more than that on a small graph (the fast gate's wave, 4,410 edges: 10 s, 20 s
+# row costs more than that on a small graph (the fast gate's wave, 4,410 edges: 10 s, 29 s
 # compiled), and listing costs more than the search on a large one (adr068, 285,520 edges:
 # 41 s listed, 9 s compiled; CPU seconds of `mutants --fast`, 2 December 2026).
 COMPILED_EDGES = 50_000
 
 
 class _View:
-    """A mutant's graph beside its original's: every state and edge, flagged new or not."""
+    """A mutant's graph beside its original's: every state and edge, flagged new or not
+    (listed only for a small graph; a large one is searched whole)."""
 
     def __init__(self, base: Baseline, spec: Spec, g: Exploration) -> None:
         self.base, self.spec, self.g = base, spec, g
@@ -1073,7 +1074,8 @@ class _View:
         return Kill("model", "rows-fire", None, self._absent(StepIs("row", (dead[0],)), True))
 
     def vacuity(self) -> Kill | None:
-        """`vacuity` (kernel/vacuity.py), on the edges already generated."""
+        """`vacuity` (kernel/vacuity.py): its own compiled searches on a large graph, else
+        on the edges already listed."""
         if self.compiled:
             for v in vacuous(self.spec, self.g)[:1]:
                 return Kill("model", "vacuity", None, self._absent(v.premise, v.step))

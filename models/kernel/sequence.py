@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import html
+import math
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -249,6 +250,15 @@ def sequence_svg(chart: Chart, prefix: str = "") -> str:
         for ln, k in zip(chart.lifelines, lanes.values(), strict=True)
     }
     right = MARGIN + GUTTER + column * len(chart.lifelines)
+    # The title, or a text centred on a lifeline (its head, a state), may be wider than the
+    # columns: the chart widens to hold it, as it does for a step of its own's label below.
+    reach = max(
+        right,
+        MARGIN + CHAR * len(chart.title),
+        *(x[ln.id] + CHAR * len(ln.label) / 2 for ln in chart.lifelines),
+        *(x[lane] + CHAR * len(s) / 2 for lane, s in chart.initial),
+        *(x[lane] + CHAR * len(s) / 2 for e in chart.events for lane, s in e.states),
+    )
     out: list[str] = []
     y: float = MARGIN + 22  # under the title
     for ln in chart.lifelines:
@@ -282,6 +292,8 @@ def sequence_svg(chart: Chart, prefix: str = "") -> str:
         anchor = "middle" if x1 != x2 else "start"
         for k, text in enumerate(lines):
             out.append(_text(label_x, y + LINE * (k + 1) - 2, text, anchor=anchor, colour=colour))
+        if x1 == x2:  # it runs right from its lifeline, past the column's edge on the last
+            reach = max(reach, label_x + CHAR * max(len(text) for text in lines))
         ay = y + LINE * len(lines) + 4
         dash = ' stroke-dasharray="5 3"' if e.fault else ""
         if x1 == x2:
@@ -309,10 +321,11 @@ def sequence_svg(chart: Chart, prefix: str = "") -> str:
         f'stroke="{GREY}" stroke-dasharray="3 3"/>'
         for ln in chart.lifelines
     ]
-    width, height = right + MARGIN, bottom + MARGIN
+    # Whole pixels, rounded up: the box holds every element.
+    width, height = math.ceil(reach + MARGIN), math.ceil(bottom + MARGIN)
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="sequence" width="{width:.0f}" '
-        f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="sequence" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="{_e(chart.title)}" font-family="{FONT}" font-size="{SIZE}">'
         f"<title>{_e(chart.title)}</title>{_markers(prefix)}"
         f'<rect width="100%" height="100%" fill="#FFFFFF"/>'

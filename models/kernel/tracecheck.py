@@ -113,9 +113,8 @@ class TraceVerdict:
         elif self.step:
             lines.append("  the model allows no step of this trigger here")
         if self.prefix is not None:
-            lines.append(
-                f"  shortest model trace to the last consistent state ({len(self.prefix)} steps):"
-            )
+            steps = plural(len(self.prefix), "step")
+            lines.append(f"  shortest model trace to the last consistent state ({steps}):")
             lines.extend("    " + text for text in render_trace(spec, self.prefix))
         return lines
 
@@ -364,7 +363,6 @@ class Stepper:
     """The spec's rows as compiled closures over state tuples: fast, and nondeterminism-aware."""
 
     def __init__(self, spec: Spec) -> None:
-        self.spec = spec
         self.names = [v.name for v in spec.vars]
         position = {n: i for i, n in enumerate(self.names)}
         self.control = position.get(spec.control) if spec.control else None
