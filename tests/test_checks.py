@@ -882,13 +882,21 @@ def test_a_witness_never_reachable_without_a_certificate_says_both(
 
 def test_verify_hands_its_settings_to_the_checker() -> None:
     prop = always("n-bounded", le(var("n"), 2), cite="t")
-    (induction,) = verify(lamp(properties=[prop]), method="k-induction", only="n-bounded").checks
+    (induction,) = verify(
+        lamp(properties=[prop]),
+        method="k-induction",
+        only="n-bounded",
+        timeout=600,
+        certificates=600,
+    ).checks
     assert (induction.method, induction.bound) == ("k-induction", 0)
     # Budgets of no time at all are spent before z3's first query, on any machine.
     spent = {r.id: r for r in verify(lamp(properties=[prop]), timeout=0.0).checks}
     assert spent["reachable-set"].detail.startswith("z3 did not finish its side within budget")
     assert spent["n-bounded"].detail.startswith("no certificate within budget")
-    uncertified = {r.id: r for r in verify(lamp(properties=[prop]), certificates=0.0).checks}
+    uncertified = {
+        r.id: r for r in verify(lamp(properties=[prop]), timeout=600, certificates=0.0).checks
+    }
     assert uncertified["n-bounded"].detail.startswith("no certificate within budget")
     assert uncertified["reachable-set"].verdict == "proved"
     assert uncertified["reachable-set"].basis == "cross-check"
