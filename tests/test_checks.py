@@ -947,3 +947,38 @@ def test_a_real_variables_samples_count_once_toward_the_whole_set_check(
         else "sampled 6 of 6 states (seed 0): init = z3's; from each, z3's successors = "
         "the explorer's (18 steps)"
     )
+
+
+def test_on_a_real_variable_a_case_reading_arguments_is_found_and_counted() -> None:
+    # ring_loud and ring_quiet overlap at n = 0 when loud: BMC finds it, at the start.
+    def bell(overlap: int) -> Spec:
+        return Spec(
+            name="bell",
+            source="tests/test_checks.py",
+            vars=(Var("n", IntRange(0, 2), 0), Var("w", Real(samples=(0.5,)), 0.0)),
+            triggers=(Trigger("ring", (Param("loud", Bool()),)), Trigger("tock")),
+            rows=(
+                row(
+                    "ring_loud",
+                    "ring",
+                    None,
+                    guard=and_(param("loud"), eq(var("n"), overlap)),
+                    cite="t",
+                ),
+                row(
+                    "ring_quiet", "ring", None, guard=eq(var("n"), overlap), sets={"n": 0}, cite="t"
+                ),
+                row("tock_a", "tock", None, guard=eq(var("n"), 0), cite="t"),
+                row("tock_b", "tock", None, guard=eq(var("n"), 1), cite="t"),
+            ),
+            totality="enabled-only",
+        )
+
+    (found,) = make(bell(0)).run("determinism")
+    assert fields(found) == ("violated", "bmc", 0, "trace", None, [])
+    assert found.detail == "rows 'ring_loud' and 'ring_quiet' are both enabled"
+    # At n = 2, never reached: one case of two needs reachability.
+    (proved,) = make(bell(2)).run("determinism")
+    assert proved.certificate == (
+        "1 of 2 cases holds in every state (k=0), 1 on every reachable state"
+    )
