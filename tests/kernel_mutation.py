@@ -55,6 +55,16 @@ DIAGRAMS = [
 # A module the four files above do not exercise gets its own fast tests as killers too
 # (never the slow ones: SPIN agreement, the browser, the random specs, the real-timer waves).
 MODULE_KILLERS = {
+    "checks": [
+        "tests/test_checks.py",
+        "tests/test_results.py",
+        "tests/test_readable.py",
+        "tests/test_liveness.py",
+        "tests/test_compose.py",
+        "--deselect=tests/test_compose.py::test_spin_agrees_on_the_pair",
+        "tests/test_data.py",
+        "--deselect=tests/test_data.py::test_spin_agrees",
+    ],
     "expr": [
         "tests/test_expr.py",
         "tests/test_printer.py",
