@@ -402,6 +402,12 @@ class _Lamp(enum.Enum):
     BRIGHT = "bright"
 
 
+def _as_tuples(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The explorer keeps every state as a tuple of values instead of packing it."""
+    monkeypatch.setattr(explore_module, "_few", lambda domain: False)
+    monkeypatch.setattr(explore_module, "is_data", lambda domain: True)
+
+
 def _panel(totality: str = "explicit") -> Spec:
     """Every kind of packed field: a control enum (looked up by id), a bool, an integer
     range not starting at 0, an optional one, and strings; a trigger with parameters."""
@@ -566,8 +572,7 @@ def test_the_panels_masks_and_first_states_are_the_predicates_evaluated(
     packed: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if not packed:
-        monkeypatch.setattr(explore_module, "_few", lambda domain: False)
-        monkeypatch.setattr(explore_module, "is_data", lambda domain: True)
+        _as_tuples(monkeypatch)
     graph = explore(_panel())
     assert (graph.code.layout is not None) == packed
     states = [graph.as_dict(i) for i in range(len(graph.states))]
@@ -596,8 +601,7 @@ def test_the_panels_first_edges_are_the_first_in_bfs_then_firing_order(
     packed: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if not packed:
-        monkeypatch.setattr(explore_module, "_few", lambda domain: False)
-        monkeypatch.setattr(explore_module, "is_data", lambda domain: True)
+        _as_tuples(monkeypatch)
     spec = _panel()
     graph = explore(spec)
     assert (graph.code.layout is not None) == packed
@@ -664,8 +668,7 @@ def test_the_panels_classes_tell_apart_exactly_the_named_variables(
     names: list[str], packed: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if not packed:
-        monkeypatch.setattr(explore_module, "_few", lambda domain: False)
-        monkeypatch.setattr(explore_module, "is_data", lambda domain: True)
+        _as_tuples(monkeypatch)
     graph = explore(_panel())
     assert (graph.code.layout is not None) == packed
     keys = graph.classes(names)
@@ -750,8 +753,7 @@ def test_arithmetic_leaving_its_range_is_the_rows_error(
     x: Domain, bump: Expr, message: str, packed: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if not packed:
-        monkeypatch.setattr(explore_module, "_few", lambda domain: False)
-        monkeypatch.setattr(explore_module, "is_data", lambda domain: True)
+        _as_tuples(monkeypatch)
     with pytest.raises(OracleError) as raised:
         explore(_overflow(x, bump))
     assert str(raised.value) == message
@@ -997,8 +999,7 @@ def _mirror() -> Spec:
 @pytest.mark.parametrize("packed", [True, False], ids=["packed", "tuples"])
 def test_copies_move_bit_fields_or_values(packed: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     if not packed:
-        monkeypatch.setattr(explore_module, "_few", lambda domain: False)
-        monkeypatch.setattr(explore_module, "is_data", lambda domain: True)
+        _as_tuples(monkeypatch)
     spec = _mirror()
     graph = explore(spec)
     assert (graph.code.layout is not None) == packed
@@ -1306,8 +1307,7 @@ def test_an_integer_leaving_a_narrower_range_is_the_rows_error(
     # (same width and `lo`, other values); as tuples, the plain tuples once took n = 3
     # where the oracle reports the row's error.
     if not packed:
-        monkeypatch.setattr(explore_module, "_few", lambda domain: False)
-        monkeypatch.setattr(explore_module, "is_data", lambda domain: True)
+        _as_tuples(monkeypatch)
     narrow = IntRange(0, 2)
     spec = Spec(
         name="narrow",
