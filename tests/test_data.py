@@ -10,16 +10,15 @@ check-trace, the printers and diagram labels, and the mutant generator.
 
 from __future__ import annotations
 
-import enum
 import json
 from dataclasses import replace
 
 import pytest
+from letters import MSG, NODE, Msg
 
 from models.kernel import (
     AnyOf,
     Bool,
-    Finite,
     Func,
     IntRange,
     Param,
@@ -73,14 +72,6 @@ from models.kernel.spin import disagreements, run_spin, tools_missing
 from models.kernel.tracecheck import check_trace, parse_jsonl
 from models.kernel.values import decode, encode
 
-
-class Msg(enum.Enum):
-    A = "A"
-    B = "B"
-
-
-MSG = Finite.of_enum(Msg, "Msg")
-NODE = IntRange(1, 2, "Node")
 QUEUE = Seq(MSG, 2)
 SEEN = Func(NODE, Set(MSG))
 LAST = Func(NODE, Bool())

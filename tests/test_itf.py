@@ -6,12 +6,12 @@ a message naming the state and the field.
 from __future__ import annotations
 
 import copy
-import enum
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from letters import MSG, NODE, Msg
 
 from models.kernel import (
     Bool,
@@ -32,14 +32,6 @@ from models.kernel.itf import ADR, itf_text, looks_like_itf, read_itf, to_itf, w
 from models.kernel.trace import Step, Trace
 from models.kernel.tracecheck import Log, LogStep, TraceInputError
 
-
-class Msg(enum.Enum):
-    A = "A"
-    B = "B"
-
-
-MSG = Finite.of_enum(Msg, "Msg")
-NODE = IntRange(1, 2, "Node")
 BIG = 2**53  # the first integer ITF writes as #bigint
 HUGE = IntRange(BIG - 1, BIG, "Huge")
 CMDS = Finite.of_sequences("Cmds", Msg, 2, [(), (Msg.A, Msg.B)])
