@@ -118,6 +118,12 @@ def test_a_real_is_any_number_but_a_bool_and_is_explored_at_its_samples() -> Non
     assert r.sample() == (0.5, 2) and r.describe() == "real"
     assert r.contains(3) and r.contains(-1.25) and not r.contains(True) and not r.contains("1")
     assert [r.label(v) for v in (0.5, 3, 1e20)] == ["0.5", "3", "1e+20"]
+    # Two values a trace tells apart never read alike: the shortest text that reads back.
+    assert [r.label(v) for v in (0.4999999, 1 / 3, 123456789.5)] == [
+        "0.4999999",
+        "0.3333333333333333",
+        "123456789.5",
+    ]
     for bad in [(), (math.inf,), (1.0, math.nan), (True,)]:
         with pytest.raises(ValueError, match="^a real domain needs a non-empty sample of finite"):
             Real(bad)

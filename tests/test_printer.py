@@ -1,7 +1,7 @@
 """The one printer (models/kernel/printer.py): every kind of expression, as a person reads it.
 
 A spec whose labels differ from the values' own names (levels 1..3 read LOW, MID, HIGH; a
-real prints as `1e+06`) shows that each part of a condition is printed with the spec's
+real prints as `1e+20`) shows that each part of a condition is printed with the spec's
 vocabulary, wherever it sits: either side of a comparison, under a negation, inside a
 quantifier, a function literal or a data operation.
 """
@@ -103,7 +103,7 @@ L, F, W, Q, SN, K, P = (
     param("k"),
     param("p"),
 )
-BIG = 1000000
+BIG = 10**20
 
 CASES: list[tuple[Expr, str]] = [
     (eq(L, 2), "level = MID"),
@@ -118,15 +118,15 @@ CASES: list[tuple[Expr, str]] = [
     (is_none(var("opt")), "opt is none"),
     (is_some(var("opt")), "opt is set"),
     (eq(unwrap(at(var("opts"), K)), P), "(opts[?k]).value = ?p"),
-    (lt(W, BIG), "w < 1e+06"),
-    (le(W, BIG), "w ≤ 1e+06"),
-    (gt(W, BIG), "w > 1e+06"),
-    (ge(W, BIG), "w ≥ 1e+06"),
-    (not_(lt(W, BIG)), "w ≥ 1e+06"),
-    (not_(le(W, BIG)), "w > 1e+06"),
-    (not_(gt(W, BIG)), "w ≤ 1e+06"),
-    (not_(ge(W, BIG)), "w < 1e+06"),
-    (eq(add(W, BIG), 2 * BIG), "w + 1e+06 = 2e+06"),
+    (lt(W, BIG), "w < 1e+20"),
+    (le(W, BIG), "w ≤ 1e+20"),
+    (gt(W, BIG), "w > 1e+20"),
+    (ge(W, BIG), "w ≥ 1e+20"),
+    (not_(lt(W, BIG)), "w ≥ 1e+20"),
+    (not_(le(W, BIG)), "w > 1e+20"),
+    (not_(gt(W, BIG)), "w ≤ 1e+20"),
+    (not_(ge(W, BIG)), "w < 1e+20"),
+    (eq(add(W, BIG), 2 * BIG), "w + 1e+20 = 2e+20"),
     (eq(F, eq(L, 2)), "flag ⇔ (level = MID)"),
     (eq(eq(L, 2), F), "(level = MID) ⇔ flag"),
     (not_(eq(F, eq(L, 2))), "¬(flag ⇔ (level = MID))"),
@@ -180,10 +180,10 @@ CASES += [
         eq(L, ite(F, ite(eq(L, 1), 1, 2), 3)),
         "level = (if flag then (if level = LOW then LOW else MID) else HIGH)",
     ),
-    (eq(W, add(BIG, W)), "w = 1e+06 + w"),
+    (eq(W, add(BIG, W)), "w = 1e+20 + w"),
     (
         eq(W, add(ite(eq(L, 2), BIG, 1), ite(eq(L, 3), 1, BIG))),
-        "w = (if level = MID then 1e+06 else 1) + (if level = HIGH then 1 else 1e+06)",
+        "w = (if level = MID then 1e+20 else 1) + (if level = HIGH then 1 else 1e+20)",
     ),
     (eq(C, K), f"{SHOWN_C} = ?k"),
     (eq(K, C), f"?k = {SHOWN_C}"),
@@ -247,7 +247,7 @@ def test_values_without_a_domain() -> None:
     assert value((Colour.RED, None)) == "[RED, none]"
     assert value(frozenset({2, 1})) == "{1, 2}"
     assert value(FuncValue((1, 2), (True, None))) == "[1 ↦ true, 2 ↦ none]"
-    assert value(1 / 3) == "0.333333" and value(1e20) == "1e+20" and value(7) == "7"
+    assert value(1 / 3) == "0.3333333333333333" and value(1e20) == "1e+20" and value(7) == "7"
     assert label(LEVEL, 2) == "MID" and label(None, 2) == "2"
 
 

@@ -161,6 +161,13 @@ class IntRange(Domain):
         return f"int {self.lo}..{self.hi}"
 
 
+def real_text(value: float) -> str:
+    """A real as every face prints it: the shortest text that reads back as the same float
+    (not `g`'s six digits, which print 0.4999999 as 0.5), so two values a trace tells apart
+    never read alike; a whole number without `.0`."""
+    return repr(float(value)).removesuffix(".0")
+
+
 @dataclass(frozen=True)
 class Real(Domain):
     """A real number. z3 reasons about every value; the explorer tries `samples`."""
@@ -182,7 +189,7 @@ class Real(Domain):
         return isinstance(value, int | float) and not isinstance(value, bool)
 
     def label(self, value: Value) -> str:
-        return format(float(value), "g")
+        return real_text(value)
 
     def sample(self) -> tuple[Value, ...]:
         return self.samples

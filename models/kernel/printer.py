@@ -15,7 +15,7 @@ import enum
 from typing import TYPE_CHECKING, assert_never
 
 from . import expr as ex
-from .domains import Domain, FuncValue, Option, Value
+from .domains import Domain, FuncValue, Option, Value, real_text
 from .expr import Expr, node
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def value(v: Value) -> str:
     if isinstance(v, FuncValue):
         return "[" + ", ".join(f"{value(k)} ↦ {value(x)}" for k, x in v.items()) + "]"
     if isinstance(v, float):
-        return format(v, "g")
+        return real_text(v)
     return str(v)
 
 
