@@ -145,6 +145,27 @@ MODULE_KILLERS = {
         "tests/test_compose.py",
         "tests/test_liveness.py",
     ],
+    "smt": [
+        "tests/test_smt.py",
+        "tests/test_checks.py",
+        "tests/test_budget.py",
+        "tests/test_exhaustive.py",
+        "tests/test_data.py",
+        "--deselect=tests/test_data.py::test_spin_agrees",
+        "tests/test_liveness.py",
+        "tests/test_protocols.py::test_every_fixture_translates_to_z3",
+        "tests/test_protocols.py::test_verify_passes_every_fixture",
+        # The mutant gate's equivalence proofs and confirmed kills. Left out: a test that
+        # runs a child process, and the two searches of duplex's whole graph (6 s each;
+        # their policy cases run the same code).
+        "tests/test_mutants.py",
+        "--deselect=tests/test_mutants.py::"
+        "test_the_gate_finds_every_driver_without_importing_a_test_file",
+        "--deselect=tests/test_mutants.py::"
+        "test_the_model_layer_finds_what_a_search_of_the_whole_graph_finds[duplex]",
+        "--deselect=tests/test_mutants.py::"
+        "test_the_compiled_search_of_a_large_graph_kills_as_the_listed_edges_do[duplex]",
+    ],
 }
 COPY = ["models", "tests", "diagrams", "conftest.py", "pyproject.toml"]
 
