@@ -896,7 +896,7 @@ def test_a_cancel_before_the_deadline_is_a_ctrl_c_and_one_at_it_is_the_budget(
 
 
 def test_the_certificate_reads_as_equations() -> None:
-    sort, _ = z3.EnumSort("Hue", ["Red", "Blue"])
+    sort = smt.slot_sorts(Finite("Hue", ("Red", "Blue")))[0]  # z3 declares a sort name once
     h, n = z3.Const("h@s", sort), z3.Int("n.0@s")
     inv = z3.And(z3.Not(sort.recognizer(0)(h)), sort.recognizer(1)(h), n <= 3)
     assert smt._readable(inv) == "And(h ≠ Red, h = Blue, n.0 <= 3)"
