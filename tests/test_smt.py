@@ -48,6 +48,7 @@ from models.kernel import (
     lt,
     member,
     ne,
+    never,
     not_,
     nxt,
     or_,
@@ -907,3 +908,226 @@ def test_the_certificate_reads_as_equations() -> None:
         "And(counter_number_0 <= 0, counter_number_1 <= 1, counter_number_2 <= 2, "
         "counter_number_3 <= 3)"
     )
+
+
+# ---------------------------------------------------------------- what the run's survivors asked
+
+
+def test_a_value_z3_left_open_decodes_to_z3s_completion() -> None:
+    model = _model()  # says nothing of the slots below: z3 completes them
+    assert decode(IntRange(0, 5), model, smt._fresh(IntRange(0, 5), "open")) == 0
+    assert decode(COLOUR, model, smt._fresh(COLOUR, "open")) == Colour.RED
+    assert decode(BOX, model, smt._fresh(BOX, "open")) == ()
+    assert decode(Real((0.5,)), model, smt._fresh(Real((0.5,)), "open")) == 0
+
+
+# Blue toggles; red is never added. A state with both is unreachable, and only simple paths
+# prove it: {red} and {red, blue} step into each other, and `wait` loops on each.
+PAIR = Spec(
+    name="pair",
+    source=SRC,
+    vars=(Var("s", BAG, frozenset()),),
+    triggers=(Trigger("blue"), Trigger("wait")),
+    rows=(
+        row(
+            "blue",
+            "blue",
+            None,
+            sets={
+                "s": ite(
+                    member(Colour.BLUE, var("s")),
+                    set_remove(var("s"), Colour.BLUE),
+                    set_add(var("s"), Colour.BLUE),
+                )
+            },
+            cite=SRC,
+        ),
+        ignore("wait", "wait", None, cite=SRC),
+    ),
+)
+
+
+def test_k_induction_needs_paths_whose_states_differ_in_any_slot() -> None:
+    both = and_(member(Colour.RED, var("s")), member(Colour.BLUE, var("s")))
+    assert Engines(Encoding(PAIR)).k_induction(not_(both), step=False, max_k=3) == Proved(
+        "k-induction", 2, "2-inductive over simple paths"
+    )
+
+
+# n = 3 is unreachable and has no step out (inc stops below 2).
+DEAD = Spec(
+    name="dead",
+    source=SRC,
+    vars=(Var("n", IntRange(0, 3), 0),),
+    triggers=(Trigger("inc"),),
+    rows=(row("inc", "inc", None, guard=lt(var("n"), 2), sets={"n": add(var("n"), 1)}, cite=SRC),),
+    totality="enabled-only",
+)
+
+
+def test_k_induction_asks_nothing_of_the_bad_state_and_checks_the_base_to_depth_k() -> None:
+    assert Engines(Encoding(DEAD)).k_induction(ne(var("n"), 3), step=False, max_k=2) == Proved(
+        "k-induction", 1, "1-inductive over simple paths"
+    )
+    engines = Engines(Encoding(TALLY))
+    # n reaches 2 at depth 2: k = 1 looks no deeper than 1 (and n = 1 -> 2 is a step).
+    assert engines.k_induction(lt(var("n"), 2), step=False, max_k=1) == Unknown(
+        "k-induction", "not inductive up to k=1"
+    )
+    # The second step says 2: at k the base case looks at k + 1 steps, no more, no fewer.
+    assert engines.k_induction(ne(out("said"), 2), step=True, max_k=0) == Unknown(
+        "k-induction", "not inductive up to k=0"
+    )
+    assert engines.k_induction(ne(out("said"), 2), step=True, max_k=1) == Found(
+        "k-induction", Trace(_state(0), (_inc(1), _inc(2)))
+    )
+
+
+def _clock(monkeypatch: pytest.MonkeyPatch, *readings: float) -> None:
+    ticks = iter(readings)
+    monkeypatch.setattr(smt, "time", SimpleNamespace(monotonic=lambda: next(ticks)))
+
+
+def test_k_induction_past_its_budget_says_where(monkeypatch: pytest.MonkeyPatch) -> None:
+    _clock(monkeypatch, 0.0, 5.0)  # spent at BMC's first query
+    engines = Engines(Encoding(TALLY), Budget(1.0))
+    assert engines.k_induction(le(var("n"), 3), step=False, max_k=1) == Unknown(
+        "k-induction", "at depth 0: the check's budget of 1s is spent"
+    )
+    _clock(monkeypatch, 0.0, 0.5, 5.0)  # spent at the first step case
+    engines = Engines(Encoding(TALLY), Budget(1.0))
+    assert engines.k_induction(le(var("n"), 3), step=False, max_k=1) == Unknown(
+        "k-induction", "at k=0: the check's budget of 1s is spent"
+    )
+
+
+def test_a_set_check_past_its_budget_names_its_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    _clock(monkeypatch, 0.0, 5.0)
+    with pytest.raises(SolverLimit, match="^reachable-set: the check's budget of 1s is spent$"):
+        smt.check_reachable_sample(Encoding(TALLY), [_state(0)], 8, [], Budget(1.0))
+    _clock(monkeypatch, 0.0, 5.0)
+    with pytest.raises(SolverLimit, match="^reachable-set: the check's budget of 1s is spent$"):
+        smt.check_reachable_set(Encoding(TALLY), REACHABLE, [], Budget(1.0))
+
+
+def test_a_gate_query_past_its_resource_count_names_its_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(smt, "GATE_RLIMIT", 1)
+    with pytest.raises(SolverLimit, match="^z3-confirm: z3 unknown: max. resource limit"):
+        smt.enabled_rows(GATE, {"n": 1}, "set", {"v": 2})
+    with pytest.raises(SolverLimit, match="^validity: z3 unknown: max. resource limit"):
+        smt.valid(TALLY, le(var("n"), 3))
+    changed = dataclasses.replace(TALLY, properties=(always("small", le(var("n"), 2), cite=SRC),))
+    assert smt.same_requirements(TALLY, changed) == smt.Equivalence(
+        False, "not proved: z3 unknown: max. resource limit exceeded"
+    )
+
+
+GATE = Spec(
+    name="gate",
+    source=SRC,
+    vars=(Var("n", IntRange(0, 3), 0),),
+    triggers=(Trigger("set", (Param("v", IntRange(0, 3)),)),),
+    rows=(
+        row("up", "set", None, guard=gt(param("v"), var("n")), sets={"n": param("v")}, cite=SRC),
+        row("down", "set", None, guard=lt(param("v"), var("n")), sets={"n": param("v")}, cite=SRC),
+        ignore("same", "set", None, guard=eq(param("v"), var("n")), cite=SRC),
+    ),
+)
+
+
+def test_enabled_rows_pins_the_arguments_and_types_an_unknown_value() -> None:
+    assert smt.enabled_rows(GATE, {"n": 1}, "set", {"v": 2}) == {"up"}
+    assert smt.enabled_rows(GATE, {"n": 1}, "set", {"v": 1}) == {"same"}
+    assert smt.enabled_rows(GATE, {"n": 1}, "set", {"v": 0}) == {"down"}
+    # A value outside its domain is z3's to choose, within the domain: nothing is above 3.
+    assert smt.enabled_rows(GATE, {"n": 9}, "set", {"v": 3}) == {"up", "same"}
+
+
+def test_absent_reads_a_state_target_on_states_with_no_step_out() -> None:
+    states = [{"n": 0}, {"n": 1}, {"n": 2}]
+    assert smt.absent(DEAD, states, eq(var("n"), 2), step=False) == (
+        "z3 finds what the explorer did not: {'n': 2}"
+    )
+    assert smt.absent(TALLY, REACHABLE, eq(nxt("n"), 4), step=True) is None
+    hit = and_(eq(var("n"), 2), eq(nxt("n"), 3))
+    found = smt.absent(TALLY, REACHABLE, hit, step=True)
+    assert found in {
+        "z3 finds what the explorer did not: {'n': 2, 'on': False}",
+        "z3 finds what the explorer did not: {'n': 2, 'on': True}",
+    }
+
+
+def test_a_mutant_that_drops_rows_that_never_fire_is_equivalent() -> None:
+    stop = row("stop", "stop", None, guard=gt(var("n"), 3), sets={"n": 0}, cite=SRC)
+    original = dataclasses.replace(
+        TALLY, triggers=(*TALLY.triggers, Trigger("stop")), rows=(*TALLY.rows, stop)
+    )
+    mutant = dataclasses.replace(original, rows=TALLY.rows)
+    assert smt.prove_equivalent(original, mutant, REACHABLE).equal
+
+
+ONE = Spec(
+    name="one",
+    source=SRC,
+    vars=(Var("n", IntRange(0, 5), 0),),
+    triggers=(Trigger("inc"),),
+    rows=(
+        row(
+            "inc",
+            "inc",
+            None,
+            guard=lt(var("n"), 5),
+            sets={"n": add(var("n"), 1)},
+            emits={"said": var("n")},
+            cite=SRC,
+        ),
+    ),
+    outputs=(Output("said", IntRange(0, 5), 0),),
+    totality="enabled-only",
+)
+
+
+def _props(*props: object) -> Spec:
+    return dataclasses.replace(ONE, properties=props)  # type: ignore[arg-type]
+
+
+def test_same_requirements_reads_typed_steps_given_the_shared_properties() -> None:
+    low = always("low", le(var("n"), 2), cite=SRC)
+    calm = never("calm", gt(var("n"), 2), cite=SRC)
+    # Shared, and true of every typed step: they read the step's after-state and outputs.
+    steady = [
+        always("steady", le(nxt("n"), 5), cite=SRC),
+        always("quiet", le(out("said"), 5), cite=SRC),
+    ]
+    for shared in (low, calm):
+        before = _props(shared, *steady, always("cap", le(var("n"), 3), cite=SRC))
+        after = _props(shared, *steady, always("cap", le(var("n"), 4), cite=SRC))
+        assert smt.same_requirements(before, after) == smt.Equivalence(
+            True, "cap: the same steps pass, given the other properties"
+        ), shared
+    # Past the types, the two would differ: every value here is typed.
+    for left, right in [
+        (le(var("n"), 5), ge(var("n"), 0)),
+        (le(nxt("n"), 5), ge(nxt("n"), 0)),
+        (le(out("said"), 5), ge(out("said"), 0)),
+    ]:
+        verdict = smt.same_requirements(
+            _props(always("a", left, cite=SRC), always("b", left, cite=SRC)),
+            _props(always("a", right, cite=SRC), always("b", right, cite=SRC)),
+        )
+        assert verdict == smt.Equivalence(
+            True, "a, b: the same steps pass, given the other properties"
+        )
+    # One trigger: its steps are still steps.
+    verdict = smt.same_requirements(_props(low), _props(always("low", le(var("n"), 1), cite=SRC)))
+    assert verdict == smt.Equivalence(False, "the two differ on a step from {'n': 2}")
+
+
+def test_valid_reads_every_typed_step_of_a_one_trigger_spec() -> None:
+    assert smt.valid(ONE, le(var("n"), 5))
+    assert smt.valid(ONE, le(nxt("n"), 5))
+    assert smt.valid(ONE, le(out("said"), 5))
+    assert not smt.valid(ONE, le(var("n"), 4))
+    assert not smt.valid(ONE, le(nxt("n"), 4))
