@@ -753,7 +753,7 @@ def test_a_mutant_with_the_same_steps_is_proved_equivalent() -> None:
             "flip", "flip", None, guard=le(var("n"), 3), sets={"on": not_(var("on"))}, cite=SRC
         )
     )
-    verdict = smt.prove_equivalent(TALLY, same, REACHABLE)
+    verdict = smt.prove_equivalent(dataclasses.replace(TALLY), same, REACHABLE)
     assert verdict == smt.Equivalence(
         True,
         "same initial states, and every step of every trigger the same on the 8 reachable states",
@@ -761,23 +761,36 @@ def test_a_mutant_with_the_same_steps_is_proved_equivalent() -> None:
 
 
 def test_a_mutant_that_steps_elsewhere_is_not_equivalent() -> None:
+    # A spec of its own: whether R is closed is proved once per original (and kept).
+    original = dataclasses.replace(TALLY)
     other = _mutant(flip=row("flip", "flip", None, sets={"on": TRUE}, cite=SRC))
-    verdict = smt.prove_equivalent(TALLY, other, REACHABLE)
+    verdict = smt.prove_equivalent(original, other, REACHABLE)
     assert verdict.equal is False
     assert verdict.detail.startswith("a flip step differs (after-state or outputs): from {'n': ")
     assert "'on': True}" in verdict.detail
     louder = _mutant(
         inc=row("inc", "inc", None, guard=lt(var("n"), 3), sets={"n": add(var("n"), 1)}, cite=SRC)
     )
-    assert smt.prove_equivalent(TALLY, louder, REACHABLE).detail.startswith("a inc step differs")
+    assert smt.prove_equivalent(original, louder, REACHABLE).detail.startswith("a inc step differs")
     started = dataclasses.replace(TALLY, vars=(Var("n", IntRange(0, 5), 1), TALLY.vars[1]))
-    assert smt.prove_equivalent(TALLY, started, REACHABLE).detail.startswith(
+    assert smt.prove_equivalent(original, started, REACHABLE).detail.startswith(
         "the initial states differ: from {"
     )
-    too_few = smt.prove_equivalent(TALLY, other, REACHABLE[:6])
+    too_few = smt.prove_equivalent(original, other, REACHABLE[:6])
     assert too_few.detail.startswith("R is not closed under the original's steps: from {'n': 2")
-    assert smt.prove_equivalent(TALLY, other, REACHABLE[2:]).detail.startswith(
+    assert smt.prove_equivalent(original, other, REACHABLE[2:]).detail.startswith(
         "an initial state lies outside R: from {'n': 0, 'on': False}"
+    )
+    # Another original with the same states proves its own: inc goes on to 4 there.
+    wider = dataclasses.replace(
+        TALLY,
+        rows=(
+            row("inc", "inc", None, guard=lt(var("n"), 4), sets={"n": add(var("n"), 1)}, cite=SRC),
+            *TALLY.rows[1:],
+        ),
+    )
+    assert smt.prove_equivalent(wider, other, REACHABLE).detail.startswith(
+        "R is not closed under the original's steps: from {'n': 3"
     )
 
 
@@ -802,6 +815,9 @@ def test_replay_pins_the_trace_and_says_why_it_fails() -> None:
     )
     wrong_output = Trace(_state(0), (Step("inc", "inc", {}, _state(1), {"said": 2}),))
     assert smt.replay(TALLY, wrong_output, TRUE, step=False) == (
+        "z3 replay: no z3 run of the mutant follows the 1 step to the target"
+    )
+    assert smt.replay(TALLY, Trace(_state(1), (_inc(2),)), TRUE, step=False) == (
         "z3 replay: no z3 run of the mutant follows the 1 step to the target"
     )
     assert smt.replay(TALLY, Trace(_state(0), ()), TRUE, step=True) == (
