@@ -1147,3 +1147,61 @@ def test_valid_reads_every_typed_step_of_a_one_trigger_spec() -> None:
     assert smt.valid(ONE, le(out("said"), 5))
     assert not smt.valid(ONE, le(var("n"), 4))
     assert not smt.valid(ONE, le(nxt("n"), 4))
+
+
+class _Solver:
+    """A stand-in for z3's solver that answers one way, to reach `_check`'s other exits."""
+
+    def __init__(self, answer: object = None, error: Exception | None = None) -> None:
+        self.answer, self.error = answer, error
+        self.settings: dict[str, int] = {}
+
+    def set(self, key: str, value: int) -> None:
+        self.settings[key] = value
+
+    def check(self) -> object:
+        if self.error is not None:
+            raise self.error
+        return self.answer
+
+    def reason_unknown(self) -> str:
+        return "incomplete quantifiers"
+
+
+def test_check_turns_z3s_errors_and_unknowns_into_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(signal, "getsignal", lambda sig: signal.SIG_IGN)  # as in a pool worker
+    _clock(monkeypatch, 0.0, 0.5, 0.0, 0.5, 0.0, 0.5)
+    solver = _Solver(error=z3.Z3Exception(b"out of memory"))
+    with pytest.raises(SolverLimit, match="^bmc: z3 error: out of memory$"):
+        smt._check(Budget(1.0), "bmc", solver)
+    assert solver.settings == {"timeout": 500}
+    solver = _Solver(answer=z3.unknown)
+    with pytest.raises(SolverLimit, match="^spacer: z3 unknown: incomplete quantifiers$"):
+        smt._check(Budget(1.0, rlimit=7), "spacer", solver)
+    assert solver.settings == {"timeout": 500, "rlimit": 7}
+    assert smt._check(smt.gate_budget(), "x", _Solver(answer=z3.unsat)) == z3.unsat
+
+
+def test_ctrl_c_goes_back_to_python_after_each_z3_call() -> None:
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with smt._ctrl_c():
+            assert smt._SOLVING.is_set()  # the watcher interrupts z3 while this is set
+            signal.signal(signal.SIGINT, signal.SIG_DFL)  # as z3 may leave it
+        assert not smt._SOLVING.is_set()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_a_concrete_step_is_checked_against_its_rows_formula() -> None:
+    enc = Encoding(WIDE)
+    start = STATES[0]
+    after = {**start, "map": FuncValue((1, 2, 3), (0, 4, 0))}
+    assert enc.is_step(start, Step("put", "put", {"k": 2, "v": 4}, after, {"said": 0}))
+    assert not enc.is_step(start, Step("put", "put", {"k": 3, "v": 4}, after, {"said": 0}))
+    assert not enc.is_step(start, Step("put", "put", {"k": 2, "v": 4}, after, {"said": 1}))
+    assert not enc.is_step(start, Step("put", "put", {"k": 2, "v": 4}, start, {"said": 0}))
+    painted = {**start, "colour": Colour.BLUE}
+    assert enc.is_step(start, Step("paint", "paint", {"c": Colour.BLUE}, painted, {"said": 0}))
+    assert not enc.is_step(start, Step("paint", "paint", {"c": Colour.RED}, painted, {"said": 0}))
