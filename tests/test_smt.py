@@ -1205,3 +1205,32 @@ def test_a_concrete_step_is_checked_against_its_rows_formula() -> None:
     painted = {**start, "colour": Colour.BLUE}
     assert enc.is_step(start, Step("paint", "paint", {"c": Colour.BLUE}, painted, {"said": 0}))
     assert not enc.is_step(start, Step("paint", "paint", {"c": Colour.RED}, painted, {"said": 0}))
+
+
+def test_replay_keeps_the_trace_typed_and_its_arguments_pinned(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The argument says 2, the state 3: no run of up does both.
+    wrong = Trace({"n": 0}, (Step("up", "set", {"v": 2}, {"n": 3}, {}),))
+    assert smt.replay(GATE, wrong, TRUE, step=False) == (
+        "z3 replay: no z3 run of the mutant follows the 1 step to the target"
+    )
+    # An argument outside its domain is z3's to choose, but within the domain.
+    ping = Spec(
+        name="ping",
+        source=SRC,
+        vars=(Var("n", IntRange(0, 2), 0),),
+        triggers=(Trigger("ping", (Param("x", IntRange(0, 3)),)),),
+        rows=(row("ping", "ping", None, sets={"n": add(var("n"), 1)}, cite=SRC),),
+    )
+    free = Trace({"n": 0}, (Step("ping", "ping", {"x": 9}, {"n": 1}, {}),))
+    assert smt.replay(ping, free, le(param("x"), 3), step=True) is None
+    assert smt.replay(ping, free, gt(param("x"), 3), step=True) is not None
+    # The explorer's state past the domain (an update out of range) is no z3 state.
+    over = Trace({"n": 0}, tuple(Step("ping", "ping", {"x": 0}, {"n": n}, {}) for n in (1, 2, 3)))
+    assert smt.replay(ping, over, TRUE, step=False) == (
+        "z3 replay: no z3 run of the mutant follows the 3 steps to the target"
+    )
+    monkeypatch.setattr(smt, "GATE_RLIMIT", 1)
+    with pytest.raises(SolverLimit, match="^z3-confirm: z3 unknown: max. resource limit"):
+        smt.replay(ping, over, TRUE, step=False)
