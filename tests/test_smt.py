@@ -886,6 +886,10 @@ def test_the_budget_counts_down_and_names_itself_when_spent(
     assert smt.gate_budget().rlimit == smt.GATE_RLIMIT
 
 
+def test_the_provenance_names_z3s_version() -> None:
+    assert smt.z3_version() == z3.get_version_string() and smt.z3_version().count(".") == 2
+
+
 def test_a_limit_is_an_unknown_naming_its_engine() -> None:
     assert smt.gave_up(SolverLimit("spacer", "z3 unknown: timeout")) == Unknown(
         "spacer", "z3 unknown: timeout"
