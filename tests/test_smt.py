@@ -714,16 +714,22 @@ def test_the_finite_view_skips_reals_and_reads_an_optional_real_as_set_or_not() 
             Var("x", Real((0.5,)), 0.5),
             Var("y", Option(Real((0.5,))), None),
             Var("k", IntRange(0, 2), 0),
+            Var("s", BAG, frozenset()),
         ),
         triggers=(Trigger("go"),),
         rows=(row("go", "go", None, sets={"y": some(var("x"))}, cite=SRC),),
     )
-    assert smt.finite_key(spec, {"x": 0.5, "y": 2.5, "k": 1}) == (True, 1)
-    assert smt.finite_key(spec, {"x": 0.5, "y": None, "k": 0}) == (False, 0)
+    blue = frozenset({Colour.BLUE})
+    assert smt.finite_key(spec, {"x": 0.5, "y": 2.5, "k": 1, "s": blue}) == (True, 1, blue)
+    assert smt.finite_key(spec, {"x": 0.5, "y": None, "k": 0, "s": blue}) == (False, 0, blue)
     enc = Encoding(spec)
     frame = enc.frame("f")
     states: list[dict[str, Value]] = [
-        {"x": x, "y": y, "k": k} for x in (0.5, 1.0) for y in (None, 2.5, 0.5) for k in (0, 1)
+        {"x": x, "y": y, "k": k, "s": bag}
+        for x in (0.5, 1.0)
+        for y in (None, 2.5, 0.5)
+        for k in (0, 1)
+        for bag in (frozenset(), blue)
     ]
 
     def holds(view: object, state: dict[str, Value]) -> bool:
@@ -1238,3 +1244,89 @@ def test_replay_keeps_the_trace_typed_and_its_arguments_pinned(
     monkeypatch.setattr(smt, "GATE_RLIMIT", 1)
     with pytest.raises(SolverLimit, match="^z3-confirm: z3 unknown: max. resource limit"):
         smt.replay(ping, over, TRUE, step=False)
+
+
+def test_confirm_and_the_certificate_name_their_engine_at_a_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    trace = Trace(_state(0), (_inc(1),))
+    # The clock is read once per query: spent at the first state, the step, the last state.
+    for readings, step in [
+        ((0.0, 5.0), False),
+        ((0.0, 0.1, 5.0), False),
+        ((0.0, 0.1, 0.2, 5.0), False),
+        ((0.0, 0.1, 5.0), True),
+    ]:
+        _clock(monkeypatch, *readings)
+        engines = Engines(Encoding(TALLY), Budget(1.0))
+        with pytest.raises(SolverLimit, match="^z3-confirm: the check's budget of 1s is spent$"):
+            engines.confirm(trace, TRUE, step=step)
+    # Spacer answered; the budget is spent while its invariant is checked.
+    _clock(monkeypatch, 0.0, 0.1, 5.0)
+    engines = Engines(Encoding(TALLY), Budget(1.0))
+    with pytest.raises(SolverLimit, match="^spacer: the check's budget of 1s is spent$"):
+        engines.spacer(gt(var("n"), 3), step=False)
+
+
+def test_confirm_pins_a_steps_row_and_every_argument() -> None:
+    engines = Engines(Encoding(TALLY))
+    # From 3 the inc trigger fires inc_top, not inc: the same states and outputs, another row.
+    at_top = Trace(
+        _state(0), (_inc(1), _inc(2), _inc(3), Step("inc", "inc", {}, _state(3), {"said": 0}))
+    )
+    assert engines.confirm(at_top, TRUE, step=False) == Unknown(
+        "z3-confirm", "step 4 (inc) is not a z3 transition"
+    )
+    wide = Engines(Encoding(WIDE))
+    start = STATES[0]
+    after = {**start, "map": FuncValue((1, 2, 3), (0, 4, 0))}
+    wrong_key = Trace(start, (Step("put", "put", {"k": 3, "v": 4}, after, {"said": 0}),))
+    assert wide.confirm(wrong_key, TRUE, step=False) == Unknown(
+        "z3-confirm", "step 1 (put) is not a z3 transition"
+    )
+
+
+def test_a_certificate_must_exclude_bad_states_with_no_step_out() -> None:
+    engines = Engines(Encoding(DEAD))
+    _, _, s, s2, act, trans = engines._spacer()
+    n = s["n"][0]
+    bad = engines.enc.expr(eq(var("n"), 3), pre=s)
+    assert engines._check_certificate(n <= 3, s, s2, act, trans, bad, False) == (
+        "it does not exclude the bad states"
+    )
+    assert engines._check_certificate(n <= 2, s, s2, act, trans, bad, False) == ""
+
+
+# A function and a set over an option: their keys and elements take two slots each.
+KEY = Option(IntRange(0, 1))
+KEYED = Func(KEY, IntRange(0, 5))
+KEYS = Set(KEY)
+OPTIONS = Spec(
+    name="options",
+    source=SRC,
+    vars=(
+        Var("o", KEY, None),
+        Var("f", KEYED, KEYED.of(lambda k: 0)),
+        Var("g", KEYS, frozenset()),
+    ),
+    triggers=(Trigger("t"),),
+    rows=(row("t", "t", None, cite=SRC),),
+)
+
+
+@pytest.mark.parametrize(
+    ("e", "want"),
+    [
+        (at(var("f"), var("o")), IntRange(0, 5)),
+        (update(var("f"), var("o"), 5), KEYED),
+        (member(var("o"), var("g")), Bool()),
+        (set_add(var("g"), var("o")), KEYS),
+        (set_remove(var("g"), var("o")), KEYS),
+    ],
+)
+def test_a_key_or_element_of_two_slots_is_matched_on_both(e: Expr, want: Domain) -> None:
+    f = KEYED.of({None: 1, 0: 2, 1: 3})
+    for o in (None, 0, 1):
+        for g in (frozenset({1}), frozenset({None, 0})):
+            state: dict[str, Value] = {"o": o, "f": f, "g": g}
+            assert _z3_value(OPTIONS, e, want, state) == evaluate(e, Env(pre=state)), state
