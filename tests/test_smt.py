@@ -1330,3 +1330,55 @@ def test_a_key_or_element_of_two_slots_is_matched_on_both(e: Expr, want: Domain)
         for g in (frozenset({1}), frozenset({None, 0})):
             state: dict[str, Value] = {"o": o, "f": f, "g": g}
             assert _z3_value(OPTIONS, e, want, state) == evaluate(e, Env(pre=state)), state
+
+
+def test_equivalence_compares_typed_steps_only() -> None:
+    # inc overflows at 2 (T has no such step: its after-state is not typed); the mutant's
+    # guard stops there: the same typed steps.
+    over = Spec(
+        name="over",
+        source=SRC,
+        vars=(Var("n", IntRange(0, 2), 0),),
+        triggers=(Trigger("inc", (Param("v", IntRange(0, 3)),)),),
+        rows=(
+            row(
+                "inc",
+                "inc",
+                None,
+                guard=ge(param("v"), var("n")),
+                sets={"n": add(var("n"), 1)},
+                cite=SRC,
+            ),
+        ),
+        totality="enabled-only",
+    )
+    states: list[dict[str, Value]] = [{"n": 0}, {"n": 1}, {"n": 2}]
+    stopped = dataclasses.replace(
+        over,
+        rows=(
+            row(
+                "inc",
+                "inc",
+                None,
+                guard=and_(ge(param("v"), var("n")), lt(var("n"), 2)),
+                sets={"n": add(var("n"), 1)},
+                cite=SRC,
+            ),
+        ),
+    )
+    assert smt.prove_equivalent(over, stopped, states).equal
+    # The mutant's guard differs only for arguments outside their domain.
+    capped = dataclasses.replace(
+        over,
+        rows=(
+            row(
+                "inc",
+                "inc",
+                None,
+                guard=and_(ge(param("v"), var("n")), le(param("v"), 3)),
+                sets={"n": add(var("n"), 1)},
+                cite=SRC,
+            ),
+        ),
+    )
+    assert smt.prove_equivalent(over, capped, states).equal
