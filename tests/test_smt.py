@@ -942,7 +942,7 @@ def test_the_certificate_reads_as_equations() -> None:
 def test_a_value_z3_left_open_decodes_to_z3s_completion() -> None:
     model = _model()  # says nothing of the slots below: z3 completes them
     assert decode(IntRange(0, 5), model, smt._fresh(IntRange(0, 5), "open")) == 0
-    assert decode(COLOUR, model, smt._fresh(COLOUR, "open")) == Colour.RED
+    assert decode(COLOUR, model, smt._fresh(COLOUR, "open")) in COLOUR.values  # z3's pick
     assert decode(BOX, model, smt._fresh(BOX, "open")) == ()
     assert decode(Real((0.5,)), model, smt._fresh(Real((0.5,)), "open")) == 0
 
