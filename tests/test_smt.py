@@ -422,6 +422,12 @@ def test_a_step_predicate_reads_the_row_trigger_group_arguments_and_outputs() ->
     assert not _step_value(eq(param("k"), 2), "put", {"put.k": 3}, "put")
 
 
+def test_a_step_predicate_outside_a_step_is_refused() -> None:
+    enc = Encoding(TALLY)
+    with pytest.raises(AssertionError, match="^step predicate used outside a step$"):
+        enc.expr(row_is("inc"), pre=enc.frame("x"))
+
+
 def test_a_property_reads_the_argument_of_whichever_trigger_fired() -> None:
     shared = Spec(
         name="shared",
@@ -1122,17 +1128,20 @@ def _props(*props: object) -> Spec:
 def test_same_requirements_reads_typed_steps_given_the_shared_properties() -> None:
     low = always("low", le(var("n"), 2), cite=SRC)
     calm = never("calm", gt(var("n"), 2), cite=SRC)
-    # Shared, and true of every typed step: they read the step's after-state and outputs.
+    # True of every typed step: they read the step's after-state and outputs.
     steady = [
         always("steady", le(nxt("n"), 5), cite=SRC),
         always("quiet", le(out("said"), 5), cite=SRC),
     ]
+    cap3, cap4 = (always("cap", le(var("n"), k), cite=SRC) for k in (3, 4))
     for shared in (low, calm):
-        before = _props(shared, *steady, always("cap", le(var("n"), 3), cite=SRC))
-        after = _props(shared, *steady, always("cap", le(var("n"), 4), cite=SRC))
-        assert smt.same_requirements(before, after) == smt.Equivalence(
-            True, "cap: the same steps pass, given the other properties"
+        assert smt.same_requirements(_props(shared, cap3), _props(shared, cap4)) == (
+            smt.Equivalence(True, "cap: the same steps pass, given the other properties")
         ), shared
+    # Shared properties that every typed step meets leave the difference at n = 4.
+    assert smt.same_requirements(_props(*steady, cap3), _props(*steady, cap4)) == (
+        smt.Equivalence(False, "the two differ on a step from {'n': 4}")
+    )
     # Past the types, the two would differ: every value here is typed.
     for left, right in [
         (le(var("n"), 5), ge(var("n"), 0)),
