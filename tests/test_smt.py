@@ -1391,3 +1391,16 @@ def test_equivalence_compares_typed_steps_only() -> None:
         ),
     )
     assert smt.prove_equivalent(over, capped, states).equal
+
+
+def test_the_checks_over_every_typed_state_name_their_engine_at_a_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for impossible in (False, True):
+        _clock(monkeypatch, 0.0, 5.0)
+        engines = Engines(Encoding(TALLY), Budget(1.0))
+        with pytest.raises(SolverLimit, match="^k-induction: the check's budget of 1s is spent$"):
+            if impossible:
+                engines.impossible(eq(var("n"), 5))
+            else:
+                engines.no_bad_step(eq(nxt("n"), 5))
