@@ -1404,3 +1404,19 @@ def test_the_checks_over_every_typed_state_name_their_engine_at_a_limit(
                 engines.impossible(eq(var("n"), 5))
             else:
                 engines.no_bad_step(eq(nxt("n"), 5))
+
+
+def test_k_induction_asks_nothing_after_the_bad_step() -> None:
+    # leap takes 3 to 4, which has no step out; 3 is unreachable (inc stops at 2).
+    leap = Spec(
+        name="leap",
+        source=SRC,
+        vars=(Var("n", IntRange(0, 4), 0),),
+        triggers=(Trigger("inc"), Trigger("leap")),
+        rows=(
+            row("inc", "inc", None, guard=lt(var("n"), 2), sets={"n": add(var("n"), 1)}, cite=SRC),
+            row("leap", "leap", None, guard=eq(var("n"), 3), sets={"n": 4}, cite=SRC),
+        ),
+        totality="enabled-only",
+    )
+    assert Engines(Encoding(leap)).k_induction(ne(nxt("n"), 4), step=True, max_k=2) == KPROVED
