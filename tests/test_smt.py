@@ -1037,6 +1037,9 @@ def test_a_set_check_past_its_budget_names_its_engine(monkeypatch: pytest.Monkey
     _clock(monkeypatch, 0.0, 5.0)
     with pytest.raises(SolverLimit, match="^reachable-set: the check's budget of 1s is spent$"):
         smt.check_reachable_sample(Encoding(TALLY), [_state(0)], 8, [], Budget(1.0))
+    _clock(monkeypatch, 0.0, 0.1, 5.0)  # spent at the sampled state's successors
+    with pytest.raises(SolverLimit, match="^reachable-set: the check's budget of 1s is spent$"):
+        smt.check_reachable_sample(Encoding(TALLY), [_state(0)], 8, [(_state(0), [])], Budget(1.0))
     _clock(monkeypatch, 0.0, 5.0)
     with pytest.raises(SolverLimit, match="^reachable-set: the check's budget of 1s is spent$"):
         smt.check_reachable_set(Encoding(TALLY), REACHABLE, [], Budget(1.0))
