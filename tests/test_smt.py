@@ -657,7 +657,7 @@ def test_the_reachable_set_check_names_where_z3_and_the_explorer_part() -> None:
     assert no_init == SetCheck(False, "z3 has an initial state the explorer lacks (sat)")
     short = [s for s in REACHABLE if s["n"] < 3]
     missing = smt.check_reachable_set(enc, short, [])
-    assert not missing.equal
+    assert missing.equal is False
     assert missing.detail.startswith("z3 steps from {'n': 2, 'on': ")
     assert missing.detail.endswith(
         "by row inc to {'n': 3, 'on': "
@@ -1423,3 +1423,33 @@ def test_k_induction_asks_nothing_after_the_bad_step() -> None:
         totality="enabled-only",
     )
     assert Engines(Encoding(leap)).k_induction(ne(nxt("n"), 4), step=True, max_k=2) == KPROVED
+
+
+def test_the_set_check_counts_no_edges_and_reads_the_budget_between_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert smt.check_reachable_set(Encoding(TALLY), REACHABLE, []) == SetCheck(
+        True, "8 states: init ⊆ R, R closed under T, 0 tree edges are z3 transitions"
+    )
+    _clock(monkeypatch, 0.0, 0.1, 0.2, 5.0)  # spent at the first edge
+    with pytest.raises(SolverLimit, match="^reachable-set: the check's budget of 1s is spent$"):
+        smt.check_reachable_set(Encoding(TALLY), REACHABLE, _edges(REACHABLE), Budget(1.0))
+
+
+def test_a_step_to_a_value_outside_its_domain_is_no_step() -> None:
+    over = Spec(
+        name="over",
+        source=SRC,
+        vars=(Var("n", IntRange(0, 2), 0),),
+        triggers=(Trigger("inc"),),
+        rows=(row("inc", "inc", None, sets={"n": add(var("n"), 1)}, cite=SRC),),
+    )
+    enc = Encoding(over)
+    assert enc.is_step({"n": 1}, Step("inc", "inc", {}, {"n": 2}, {}))
+    assert not enc.is_step({"n": 2}, Step("inc", "inc", {}, {"n": 3}, {}))
+
+
+def test_impossible_and_spacer_read_typed_states_and_arguments() -> None:
+    assert not Engines(Encoding(DEAD)).impossible(eq(var("n"), 3))  # typed, with no step out
+    engines = Engines(Encoding(WIDE))
+    assert isinstance(engines.spacer(gt(param("k"), 3), step=False, params_of="put"), Proved)
