@@ -1431,6 +1431,9 @@ def test_the_set_check_counts_no_edges_and_reads_the_budget_between_them(
     assert smt.check_reachable_set(Encoding(TALLY), REACHABLE, []) == SetCheck(
         True, "8 states: init ⊆ R, R closed under T, 0 tree edges are z3 transitions"
     )
+    _clock(monkeypatch, 0.0, 0.1, 5.0)  # spent at the closure query
+    with pytest.raises(SolverLimit, match="^reachable-set: the check's budget of 1s is spent$"):
+        smt.check_reachable_set(Encoding(TALLY), REACHABLE, [], Budget(1.0))
     _clock(monkeypatch, 0.0, 0.1, 0.2, 5.0)  # spent at the first edge
     with pytest.raises(SolverLimit, match="^reachable-set: the check's budget of 1s is spent$"):
         smt.check_reachable_set(Encoding(TALLY), REACHABLE, _edges(REACHABLE), Budget(1.0))
