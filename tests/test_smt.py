@@ -1456,3 +1456,11 @@ def test_impossible_and_spacer_read_typed_states_and_arguments() -> None:
     assert not Engines(Encoding(DEAD)).impossible(eq(var("n"), 3))  # typed, with no step out
     engines = Engines(Encoding(WIDE))
     assert isinstance(engines.spacer(gt(param("k"), 3), step=False, params_of="put"), Proved)
+
+
+def test_spacer_past_its_budget_is_an_unknown_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    _clock(monkeypatch, 0.0, 5.0)
+    engines = Engines(Encoding(TALLY), Budget(1.0))
+    assert engines.spacer(gt(var("n"), 3), step=False) == Unknown(
+        "spacer", "the check's budget of 1s is spent"
+    )
