@@ -166,6 +166,9 @@ def test_the_slots_of_each_kind() -> None:
     assert [str(t) for t in encode_value(Seq(BAG, 1), ())] == ["0", "False", "False"]
     assert [str(t) for t in encode_value(Seq(COLOUR, 1), ())] == ["0", "RED"]
     assert [str(t) for t in encode_value(Real((0.5,)), 0.75)] == ["3/4"]
+    # An unset option of a sequence: its slots are the empty sequence's.
+    unset = encode_value(Option(Seq(IntRange(2, 3), 1)), None)
+    assert [str(t) for t in unset] == ["False", "0", "2"]
     assert [str(t) for t in encode_value(BAG, frozenset({Colour.BLUE}))] == ["False", "True"]
 
 
