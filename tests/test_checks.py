@@ -39,6 +39,7 @@ from test_checks_teeth import (
 
 from models.kernel import (
     Bool,
+    Finite,
     IntRange,
     Param,
     Real,
@@ -55,6 +56,7 @@ from models.kernel import (
     ge,
     ignore,
     implies,
+    ite,
     le,
     leads_to,
     lt,
@@ -118,8 +120,9 @@ def test_only_runs_the_one_check_named() -> None:
 def test_verify_reports_each_result_as_it_comes_and_says_whether_all_passed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A clock that ticks once a reading: each check's time and the run's, never a speed.
-    ticks = itertools.count()
+    # A clock that ticks once a reading: each check's time and the run's, never a speed. It
+    # starts past 0, so a time added to its start instead of taken from it shows.
+    ticks = itertools.count(100)
     clock = types.SimpleNamespace(perf_counter=lambda: float(next(ticks)), monotonic=time.monotonic)
     monkeypatch.setattr(checks_module, "time", clock)
     seen: list[CheckResult] = []
@@ -524,6 +527,27 @@ def test_an_undefined_step_names_every_partial_operation_of_its_row() -> None:
     assert fields(result) == ("violated", "bfs", 0, "trace", None, [])
     assert result.detail == (
         "row 'rotate' takes Append(Tail(q), Head(q)) or Head(q) or Tail(q) where it is undefined"
+    )
+
+
+def test_an_undefined_step_names_its_operations_by_the_spec_s_labels() -> None:
+    """The operations are printed with the spec: a level compared inside one is named as its
+    domain names it (MID), not by its raw value (2)."""
+    level = Finite("Level", (1, 2, 3), namer=lambda v: ("LOW", "MID", "HIGH")[v - 1])
+    q = var("q")
+    spec = Spec(
+        name="levels",
+        source="tests/test_checks.py",
+        vars=(Var("q", Seq(IntRange(0, 1), 1), ()), Var("lvl", level, 2)),
+        triggers=(Trigger("put"),),
+        rows=(
+            row("put", "put", None, sets={"q": append(q, ite(eq(var("lvl"), 2), 1, 0))}, cite="t"),
+        ),
+        totality="enabled-only",
+    )
+    (result,) = make(spec).run("well-defined")
+    assert result.detail == (
+        "row 'put' takes Append(q, (if lvl = MID then 1 else 0)) where it is undefined"
     )
 
 
