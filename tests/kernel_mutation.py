@@ -135,6 +135,18 @@ MODULE_KILLERS = {
         "tests/test_protocols.py::test_deadlock_as_tlc_checks_it",
         "tests/test_protocols.py::test_invariants_and_bounds_have_teeth",
     ],
+    "mutants": [
+        "tests/test_mutants.py",
+        # duplex's whole samples take 10-13 s a run; policy's, kept, make the same comparison.
+        "--deselect=tests/test_mutants.py::"
+        "test_the_model_layer_finds_what_a_search_of_the_whole_graph_finds[duplex]",
+        "--deselect=tests/test_mutants.py::"
+        "test_the_compiled_search_of_a_large_graph_kills_as_the_listed_edges_do[duplex]",
+        # It imports the drivers in a child process, which mutmut's trampolines break.
+        "--deselect=tests/test_mutants.py::"
+        "test_the_gate_finds_every_driver_without_importing_a_test_file",
+        "tests/test_data.py::test_mutants_of_the_new_constructs",
+    ],
     "tracecheck": [
         "tests/test_tracecheck.py",
         # It runs `python -m models` in a child process, which mutmut's trampolines break.
