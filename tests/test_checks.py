@@ -581,6 +581,22 @@ def test_a_trace_z3_cannot_confirm_in_time_stands_on_the_complete_search(
         )
 
 
+def test_on_a_real_variable_a_witness_z3_refuses_is_unknown_naming_the_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    checker = make(real_lamp(properties=[sometimes("gets-done", IS_DONE, cite="toy: done")]))
+    monkeypatch.setattr(checker.z3, "confirm", lambda *a, **k: Unknown("bmc", "step 3 refused"))
+    (result,) = checker.run("gets-done")
+    assert (result.id, result.kind, result.cite, result.expected) == (
+        "gets-done",
+        "sometimes",
+        "toy: done",
+        "hold",
+    )
+    assert fields(result) == ("unknown", "bmc", None, "certificate", None, None)
+    assert result.detail == "bmc gave up on gets-done: step 3 refused"
+
+
 def test_a_structural_case_z3_reaches_and_the_explorer_misses_is_a_disagreement(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
