@@ -20,13 +20,30 @@ from conformance.harness import conformance_kill, drivers, run_lockstep
 from models.cli import mutants as cli_mutants
 from models.cli.main import main
 from models.cli.registry import all_specs
-from models.kernel import Spec, Variant, always, implies, never, row, var
+from models.kernel import (
+    IntRange,
+    Row,
+    Spec,
+    Variant,
+    add,
+    always,
+    and_,
+    eventually,
+    implies,
+    lt,
+    never,
+    row,
+    sometimes,
+    var,
+    weak,
+)
 from models.kernel import mutants as kernel_mutants
 from models.kernel.checks import verify
 from models.kernel.domains import Bool, Value
 from models.kernel.expr import TRUE, And, Env, Expr, Not, compiled, eq, nxt, trigger_is
 from models.kernel.mutants import (
     Baseline,
+    Kill,
     candidates,
     confirmed,
     definition_candidates,
@@ -602,3 +619,121 @@ def test_a_large_specs_conformance_layer_replays_the_changed_rows_and_names_its_
     assert conformance_kill(driver, mutant) == ("changed row replay erl_update", 1)
     monkeypatch.setattr(harness, "CHANGED_ROW_STEPS", 0)
     assert conformance_kill(driver, mutant) is None  # the row witnesses alone miss it
+
+
+def _counter(
+    init_n: int = 0, inc_below: int = 3, extra: tuple[Row, ...] = (), init_flag: bool = False
+) -> Spec:
+    """A counter to 3 that raises a flag at 2 (`up`), and four faulty variants, one for each
+    kind of property a variant can be declared to violate."""
+    n, flag = var("n"), var("flag")
+    inc = row("inc", "inc", None, guard=lt(n, inc_below), sets={"n": add(n, 1)}, cite="t")
+    up = row("up", "up", None, guard=eq(n, 2), sets={"flag": True}, cite="t")
+    wait = row("wait", "wait", None, cite="t")
+    return Spec(
+        name="counter",
+        source="tests",
+        vars=(Var("n", IntRange(0, 3), init_n), Var("flag", Bool(), init_flag)),
+        triggers=(Trigger("inc"), Trigger("up"), Trigger("wait")),
+        rows=(inc, up, wait, *extra),
+        properties=(
+            sometimes("up-fires", trigger_is("up"), cite="t"),
+            sometimes("flag-seen", eq(flag, True), cite="t"),
+            always("up-at-two", implies(trigger_is("up"), eq(n, 2)), cite="t"),
+            never("flag-early", and_(eq(flag, True), lt(n, 2)), cite="t"),
+        ),
+        liveness=(eventually("reaches-three", eq(n, 3), cite="t"),),
+        fairness=weak("inc"),
+        variants=(
+            Variant("blind", doc="t", cite="t", violates=("up-fires", "flag-seen"), remove=("up",)),
+            Variant(
+                "early",
+                doc="t",
+                cite="t",
+                violates=("flag-early",),
+                replace={
+                    "inc": row(
+                        "inc",
+                        "inc",
+                        None,
+                        guard=lt(n, 3),
+                        sets={"n": add(n, 1), "flag": True},
+                        cite="t",
+                    )
+                },
+            ),
+            Variant(
+                "anytime",
+                doc="t",
+                cite="t",
+                violates=("up-at-two", "flag-early"),
+                replace={"up": row("up", "up", None, sets={"flag": True}, cite="t")},
+            ),
+            Variant(
+                "stuck",
+                doc="t",
+                cite="t",
+                violates=("reaches-three",),
+                replace={"inc": replace(inc, guard=lt(n, 1))},
+            ),
+        ),
+    )
+
+
+def test_a_variant_no_longer_violating_is_named_with_its_first_saved_property() -> None:
+    """Each variant, applied to a mutant, must still violate every property it declares: the
+    first in order that now holds names the kill, and z3 confirms it on the variant (the
+    witness replayed, or the property's absence over the variant's whole reachable set)."""
+    spec = _counter()
+    base = Baseline(spec)
+    for v in spec.variants:
+        assert kernel_mutants._variant(base, spec, v.name) is None, v.name
+    n = var("n")
+    raising_wait = row("wait", "wait", None, guard=eq(n, 2), sets={"flag": True}, cite="t")
+    late_up = row("up_late", "up", None, guard=eq(n, 3), cite="t")
+    flagged = _counter(init_flag=True)
+    clearing_inc = row(
+        "inc", "inc", None, guard=lt(n, 3), sets={"n": add(n, 1), "flag": False}, cite="t"
+    )
+    mutants = [
+        # `wait` at 2 raises the flag too: with `up` gone, up-fires stays violated and
+        # flag-seen is witnessed three steps in.
+        ("blind", replace(spec, rows=(*spec.rows[:2], raising_wait)), "flag-seen"),
+        # A late `up` at 3: the step up-fires looks for.
+        ("blind", _counter(extra=(late_up,)), "up-fires"),
+        # Starting at 2, the early flag comes at 3 only.
+        ("early", _counter(init_n=2), "flag-early"),
+        # Starting with the flag, which the first `inc` clears: witnessed at the start.
+        ("blind", replace(flagged, rows=(clearing_inc, *flagged.rows[1:])), "flag-seen"),
+        # Held at 2, `up` fires nowhere else.
+        ("anytime", _counter(init_n=2, inc_below=2), "up-at-two"),
+        # Starting at 2, `up` still fires at 3, but the flag is never early.
+        ("anytime", _counter(init_n=2), "flag-early"),
+        # Starting at 3, the stuck counter is there already.
+        ("stuck", _counter(init_n=3), "reaches-three"),
+    ]
+    for variant, mutant, saved in mutants:
+        kill = kernel_mutants._variant(base, mutant, variant)
+        assert kill == Kill("model", f"variant {variant} no longer violates {saved}", None)
+        assert kill is not None and kill.confirm is not None and confirmed(kill) is None
+
+
+def test_a_variant_that_outgrows_the_bound_gets_no_verdict() -> None:
+    """A variant's graph is explored within the mutant's bound: past it, the variant's
+    verdict is not the mutant's to give (here it would be flag-seen's witness)."""
+    spec = _counter()
+    base = Baseline(spec)
+    m = var("m")
+    counting = row(
+        "wait", "wait", None, guard=lt(m, 2000), sets={"m": add(m, 1), "flag": True}, cite="t"
+    )
+    grown = replace(
+        spec,
+        vars=(*spec.vars, Var("m", IntRange(0, 2000), 0)),
+        rows=(*spec.rows[:2], counting),
+    )
+    assert kernel_mutants._bound(base) < 2001
+    assert kernel_mutants._variant(base, grown, "blind") is None
+    small = replace(grown, vars=(*spec.vars, Var("m", IntRange(0, 2000), 1999)))
+    kill = kernel_mutants._variant(base, small, "blind")
+    assert kill == Kill("model", "variant blind no longer violates flag-seen", None)
