@@ -597,6 +597,33 @@ def test_on_a_real_variable_a_witness_z3_refuses_is_unknown_naming_the_check(
     assert result.detail == "bmc gave up on gets-done: step 3 refused"
 
 
+def test_on_a_real_variable_a_witness_the_samples_miss_is_bmcs_trace() -> None:
+    spec = Spec(
+        name="scale",
+        source="tests/test_checks.py",
+        vars=(Var("w", Real(samples=(0.5, 1.5)), 0.0),),
+        triggers=(Trigger("weigh", (Param("kg", Real(samples=(0.5, 1.5))),)),),
+        rows=(row("weigh", "weigh", None, sets={"w": param("kg")}, cite="t"),),
+        properties=(sometimes("one-kilo", eq(var("w"), 1.0), cite="t"),),
+    )
+    (result,) = make(spec).run("one-kilo")
+    assert fields(result) == ("witnessed", "bmc", 1, "trace", None, ["weigh"])
+    assert result.trace is not None and result.trace.states()[-1]["w"] == 1.0
+    assert result.detail == "trace of 1 steps (the explorer's real samples miss it)"
+
+
+def test_on_a_real_variable_a_witness_z3_can_neither_find_nor_exclude_is_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    unreachable = and_(eq(var("n"), 0), eq(var("mode"), ON))
+    checker = make(real_lamp(properties=[sometimes("on-at-zero", unreachable, cite="t")]))
+    monkeypatch.setattr(checker, "_prove", lambda *a, **k: Unknown("spacer", "too hard"))
+    (result,) = checker.run("on-at-zero")
+    assert (result.id, result.kind, result.cite) == ("on-at-zero", "sometimes", "t")
+    assert fields(result) == ("unknown", "spacer", None, "certificate", None, None)
+    assert result.detail == "spacer gave up on on-at-zero: too hard"
+
+
 def test_a_structural_case_z3_reaches_and_the_explorer_misses_is_a_disagreement(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
