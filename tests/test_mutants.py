@@ -29,7 +29,12 @@ from models.kernel import (
     always,
     and_,
     eventually,
+    exists,
+    forall,
+    ge,
     implies,
+    is_in,
+    le,
     lt,
     never,
     row,
@@ -737,3 +742,60 @@ def test_a_variant_that_outgrows_the_bound_gets_no_verdict() -> None:
     small = replace(grown, vars=(*spec.vars, Var("m", IntRange(0, 2000), 1999)))
     kill = kernel_mutants._variant(base, small, "blind")
     assert kill == Kill("model", "variant blind no longer violates flag-seen", None)
+
+
+def test_a_property_changed_to_demand_nothing_is_toothless_and_one_with_teeth_is_not() -> None:
+    n = var("n")
+    inc = row("inc", "inc", None, guard=lt(n, 3), sets={"n": add(n, 1)}, cite="t")
+
+    def spec(moves: Expr, reached: Expr) -> Spec:
+        return Spec(
+            name="steps",
+            source="tests",
+            vars=(Var("n", IntRange(0, 3), 0),),
+            triggers=(Trigger("inc"),),
+            rows=(inc,),
+            properties=(
+                always("inc-moves", implies(trigger_is("inc"), moves), cite="t"),
+                sometimes("reaches-three", reached, cite="t"),
+            ),
+        )
+
+    original = spec(ge(nxt("n"), 1), eq(n, 3))
+    # n' ≤ 3 holds of every step of its domain, whatever the rows do.
+    kill = toothless(original, spec(le(nxt("n"), 3), eq(n, 3)))
+    assert kill == Kill("model", "inc-moves demands nothing (z3)", None)
+    assert kill is not None and confirmed(kill) is None
+    assert toothless(original, spec(ge(nxt("n"), 2), eq(n, 3))) is None  # still a demand
+    # A demand added beside the original's: the original's is still there.
+    assert toothless(original, spec(and_(ge(nxt("n"), 1), le(nxt("n"), 3)), eq(n, 3))) is None
+    # A witness asked for is no demand: a `sometimes` made trivial is the model layer's.
+    assert toothless(original, spec(ge(nxt("n"), 1), le(n, 3))) is None
+
+
+def test_flipping_a_quantifier_changes_that_quantifier_alone() -> None:
+    n = var("n")
+    every = forall("k", IntRange(0, 1), lambda k: le(k, n))
+    some = exists("k", IntRange(0, 1), lambda k: le(k, n))
+    inc = row("inc", "inc", None, guard=and_(is_in(n, 0, 1), every), sets={"n": 2}, cite="t")
+    spec = Spec(
+        name="quantified",
+        source="tests",
+        vars=(Var("n", IntRange(0, 2), 0),),
+        triggers=(Trigger("inc"),),
+        rows=(inc,),
+    )
+    (flip,) = [c for c in candidates(spec)[0] if c[0] == "flip-quantifier"]
+    assert flip[1:3] == ("inc", "∀k becomes ∃")
+    assert flip[3]().row("inc").guard == and_(is_in(n, 0, 1), some)
+
+
+def test_the_graph_model_kill_explored_is_reused_for_that_mutant_only() -> None:
+    base = Baseline(_counter())
+    mutant, other = _counter(init_n=2), _counter(init_n=2)
+    model_kill(base, mutant)
+    assert base.last is not None and base.last[0] is mutant
+    assert mutant_graph(base, mutant) is base.last[1]
+    fresh = mutant_graph(base, other)  # equal, but another spec: explored afresh
+    assert fresh is not None and fresh is not base.last[1]
+    assert len(fresh.states) == len(base.last[1].states) == 4
