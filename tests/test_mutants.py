@@ -32,6 +32,7 @@ from models.kernel import (
     exists,
     forall,
     ge,
+    ignore,
     implies,
     is_in,
     le,
@@ -60,7 +61,7 @@ from models.kernel.mutants import (
     toothless,
 )
 from models.kernel.smt import Equivalence, prove_equivalent
-from models.kernel.spec import Kind, Trigger, Var
+from models.kernel.spec import Kind, Property, Trigger, Var
 
 SPECS = ("duplex", "wave", "policy", "admission")
 OPERATORS = {
@@ -799,3 +800,74 @@ def test_the_graph_model_kill_explored_is_reused_for_that_mutant_only() -> None:
     fresh = mutant_graph(base, other)  # equal, but another spec: explored afresh
     assert fresh is not None and fresh is not base.last[1]
     assert len(fresh.states) == len(base.last[1].states) == 4
+
+
+def _dial(*rows: Row, props: tuple[Property, ...] = ()) -> Spec:
+    """A dial counting to 3 (`inc`, ignored at the top) that `reset` puts back to 0."""
+    n = var("n")
+    base_rows = (
+        row("inc_up", "inc", None, guard=lt(n, 3), sets={"n": add(n, 1)}, cite="t"),
+        ignore("inc_top", "inc", None, guard=eq(n, 3), cite="t"),
+        row("reset", "reset", None, sets={"n": 0}, cite="t"),
+    )
+    changed = {r.name: r for r in rows}
+    return Spec(
+        name="dial",
+        source="tests",
+        vars=(Var("n", IntRange(0, 3), 0),),
+        triggers=(Trigger("inc"), Trigger("reset")),
+        rows=(
+            *(changed.pop(r.name, r) for r in base_rows),
+            *changed.values(),
+        ),
+        properties=(sometimes("reaches-three", eq(n, 3), cite="t"), *props),
+    )
+
+
+def test_each_check_of_the_model_layer_kills_with_the_counterexample_z3_confirms() -> None:
+    """One mutant per check of the model layer, each killed by that check with its
+    shortest counterexample (steps to the bad state or step; None where the kill is an
+    absence), and each kill confirmed by z3 on the mutant."""
+    n = var("n")
+    base = Baseline(_dial())
+    assert model_kill(base, _dial()) is None
+    unreachable = and_(eq(n, 0), eq(n, 1))
+    mutants = [
+        # Two rows of `inc` at 1.
+        (
+            _dial(row("inc_jump", "inc", None, guard=eq(n, 1), sets={"n": 3}, cite="t")),
+            "determinism",
+            2,
+        ),
+        # Counting stops at 2: no witness of 3.
+        (
+            _dial(row("inc_up", "inc", None, guard=lt(n, 2), sets={"n": add(n, 1)}, cite="t")),
+            "reaches-three",
+            None,
+        ),
+        # `inc` has no row at the top.
+        (replace(_dial(), rows=_dial().rows[::2]), "totality", 4),
+        # `reset` ignored: at the top nothing moves.
+        (_dial(ignore("reset", "reset", None, cite="t")), "no-deadlock", 3),
+        # A row of `reset` never enabled.
+        (_dial(row("reset_never", "reset", None, guard=unreachable, cite="t")), "rows-fire", None),
+        # A property whose antecedent no state meets.
+        (
+            _dial(props=(always("vacuous", implies(unreachable, eq(n, 2)), cite="t"),)),
+            "vacuity",
+            None,
+        ),
+    ]
+    for mutant, check, length in mutants:
+        kill = model_kill(base, mutant)
+        assert kill == Kill("model", check, length), check
+        assert kill is not None and confirmed(kill) is None, check
+    # Counting past the top: the explorer refuses the step, and z3 finds the update too.
+    past = _dial(row("inc_up", "inc", None, guard=le(n, 3), sets={"n": add(n, 1)}, cite="t"))
+    kill = model_kill(base, past)
+    assert kill is not None and kill.check.startswith("explorer (") and kill.trace_length is None
+    assert confirmed(kill) is None
+    # On the dial as it is, no update leaves its domain: z3 says so, were it asked.
+    assert kernel_mutants._leaves_domain(_dial()) == (
+        "z3 finds no update leaving its domain within 12 steps"
+    )
