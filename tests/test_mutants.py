@@ -38,8 +38,10 @@ from models.kernel import (
     le,
     lt,
     never,
+    not_,
     row,
     sometimes,
+    strong,
     var,
     weak,
 )
@@ -61,7 +63,7 @@ from models.kernel.mutants import (
     toothless,
 )
 from models.kernel.smt import Equivalence, prove_equivalent
-from models.kernel.spec import Kind, Property, Trigger, Var
+from models.kernel.spec import Fairness, Kind, Property, Trigger, Var
 
 SPECS = ("duplex", "wave", "policy", "admission")
 OPERATORS = {
@@ -871,3 +873,38 @@ def test_each_check_of_the_model_layer_kills_with_the_counterexample_z3_confirms
     assert kernel_mutants._leaves_domain(_dial()) == (
         "z3 finds no update leaving its domain within 12 steps"
     )
+
+
+def _cycle(fairness: tuple[Fairness, ...], *, backwards: bool = False, stays: bool = True) -> Spec:
+    """`go` turns x round 0 → 1 → 2 → 0 (or backwards); `tick` stays put at 1 (a no-op
+    move, or an ignore row) and is ignored elsewhere."""
+    x = var("x")
+    pairs = ((0, 2), (2, 1), (1, 0)) if backwards else ((0, 1), (1, 2), (2, 0))
+    turns = [row(f"go_{a}", "go", None, guard=eq(x, a), sets={"x": b}, cite="t") for a, b in pairs]
+    at_one = eq(x, 1)
+    tick = (
+        row("tick_stays", "tick", None, guard=at_one, cite="t")
+        if stays
+        else ignore("tick_stays", "tick", None, guard=at_one, cite="t")
+    )
+    return Spec(
+        name="cycle",
+        source="tests",
+        vars=(Var("x", IntRange(0, 2), 0),),
+        triggers=(Trigger("go"), Trigger("tick")),
+        rows=(*turns, tick, ignore("tick_idle", "tick", None, guard=not_(at_one), cite="t")),
+        liveness=(eventually("visits-one", at_one, cite="t"),),
+        fairness=fairness,
+    )
+
+
+def test_fair_runs_differ_by_a_moving_step_and_under_strong_fairness_by_a_stay() -> None:
+    # Under weak fairness a no-op move and an ignore row are met alike (by staying put).
+    weakly = weak("go", "tick")
+    assert same_fairness(Baseline(_cycle(weakly)), _cycle(weakly, stays=False))
+    # The same states, each enabling the same: only the moves between them differ.
+    assert not same_fairness(Baseline(_cycle(weakly)), _cycle(weakly, backwards=True))
+    # Strongly fair `tick`: the move that stays is a step a fair run may be owed.
+    strongly = (*weak("go"), *strong("tick"))
+    assert not same_fairness(Baseline(_cycle(strongly)), _cycle(strongly, stays=False))
+    assert same_fairness(Baseline(_cycle(strongly)), _cycle(strongly))
