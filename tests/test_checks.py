@@ -453,6 +453,10 @@ def test_when_spacer_gives_up_k_induction_proves_or_both_are_named(
         == "spacer, k-induction gave up on n-bounded: spacer: timeout; k-induction: k=12"
     )
     checker.z3.budget = Budget(0.0)  # spent: k-induction is not even started
+    # The clock stands at the deadline itself: a budget is spent at its deadline.
+    deadline = checker.z3.budget.deadline
+    clock = types.SimpleNamespace(monotonic=lambda: deadline, perf_counter=time.perf_counter)
+    monkeypatch.setattr(checks_module, "time", clock)
     monkeypatch.setattr(checker.z3, "k_induction", lambda *a, **k: pytest.fail("started"))
     spent = checker.check_property(prop)
     assert spent.detail == (
@@ -1020,7 +1024,9 @@ def test_a_real_variables_samples_count_once_toward_the_whole_set_check(
     )
 
 
-def test_on_a_real_variable_a_case_reading_arguments_is_found_and_counted() -> None:
+def test_on_a_real_variable_a_case_reading_arguments_is_found_and_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # ring_loud and ring_quiet overlap at n = 0 when loud: BMC finds it, at the start.
     def bell(overlap: int) -> Spec:
         return Spec(
@@ -1045,6 +1051,11 @@ def test_on_a_real_variable_a_case_reading_arguments_is_found_and_counted() -> N
             totality="enabled-only",
         )
 
+    # Spacer giving up, k-induction is asked about the case with the trigger's arguments.
+    fallback = make(bell(2))
+    _spacer_gives_up(fallback, monkeypatch)
+    (proved,) = fallback.run("determinism")
+    assert fields(proved) == ("proved", "spacer", None, "certificate", None, None)
     (found,) = make(bell(0)).run("determinism")
     assert fields(found) == ("violated", "bmc", 0, "trace", None, [])
     assert found.detail == "rows 'ring_loud' and 'ring_quiet' are both enabled"
