@@ -48,6 +48,7 @@ from models.kernel import (
 from models.kernel import mutants as kernel_mutants
 from models.kernel.checks import verify
 from models.kernel.domains import Bool, Value
+from models.kernel.explore import explore
 from models.kernel.expr import TRUE, And, Env, Expr, Not, compiled, eq, nxt, trigger_is
 from models.kernel.mutants import (
     Baseline,
@@ -62,8 +63,8 @@ from models.kernel.mutants import (
     same_fairness,
     toothless,
 )
-from models.kernel.smt import Equivalence, prove_equivalent
-from models.kernel.spec import Fairness, Kind, Property, Trigger, Var
+from models.kernel.smt import Equivalence, SolverLimit, prove_equivalent
+from models.kernel.spec import Fairness, Kind, Output, Property, Trigger, Var
 
 SPECS = ("duplex", "wave", "policy", "admission")
 OPERATORS = {
@@ -781,16 +782,35 @@ def test_flipping_a_quantifier_changes_that_quantifier_alone() -> None:
     every = forall("k", IntRange(0, 1), lambda k: le(k, n))
     some = exists("k", IntRange(0, 1), lambda k: le(k, n))
     inc = row("inc", "inc", None, guard=and_(is_in(n, 0, 1), every), sets={"n": 2}, cite="t")
+    hold = row("hold", "hold", None, guard=implies(eq(n, 2), some), cite="t")
     spec = Spec(
         name="quantified",
         source="tests",
         vars=(Var("n", IntRange(0, 2), 0),),
+        triggers=(Trigger("inc"), Trigger("hold")),
+        rows=(inc, hold),
+    )
+    flips = [c for c in candidates(spec)[0] if c[0] == "flip-quantifier"]
+    assert [c[1:3] for c in flips] == [("inc", "∀k becomes ∃"), ("hold", "∃k becomes ∀")]
+    assert flips[0][3]().rows == (replace(inc, guard=and_(is_in(n, 0, 1), some)), hold)
+    assert flips[1][3]().rows == (inc, replace(hold, guard=implies(eq(n, 2), every)))
+
+
+def test_a_table_constant_is_changed_in_outputs_too() -> None:
+    n = var("n")
+    inc = row(
+        "inc", "inc", None, guard=lt(n, 2), sets={"n": add(n, 1)}, emits={"low": lt(n, 1)}, cite="t"
+    )
+    spec = Spec(
+        name="outputs",
+        source="tests",
+        vars=(Var("n", IntRange(0, 2), 0),),
         triggers=(Trigger("inc"),),
         rows=(inc,),
+        outputs=(Output("low", Bool(), False),),
     )
-    (flip,) = [c for c in candidates(spec)[0] if c[0] == "flip-quantifier"]
-    assert flip[1:3] == ("inc", "∀k becomes ∃")
-    assert flip[3]().row("inc").guard == and_(is_in(n, 0, 1), some)
+    (change,) = [c for c in definition_candidates(spec) if c[2] == "1 → 2 in n < 1 (1 row)"]
+    assert change[3]().rows == (replace(inc, outputs=MappingProxyType({"low": lt(n, 2)})),)
 
 
 def test_the_graph_model_kill_explored_is_reused_for_that_mutant_only() -> None:
@@ -908,3 +928,110 @@ def test_fair_runs_differ_by_a_moving_step_and_under_strong_fairness_by_a_stay()
     strongly = (*weak("go"), *strong("tick"))
     assert not same_fairness(Baseline(_cycle(strongly)), _cycle(strongly, stays=False))
     assert same_fairness(Baseline(_cycle(strongly)), _cycle(strongly))
+
+
+def test_a_kill_without_a_counterexample_is_confirmed_only_outside_the_model_layer() -> None:
+    assert confirmed(Kill("conformance", "replay inc", 2)) is None
+    assert confirmed(Kill("model", "reaches-three", None)) == "no counterexample to replay"
+
+    def undecided() -> str | None:
+        raise SolverLimit("z3-replay", "rlimit")
+
+    assert confirmed(Kill("model", "x", 1, undecided)) == "z3 could not decide: rlimit"
+
+
+def test_z3s_confirmation_names_the_rows_it_finds_where_the_evaluator_claimed_otherwise() -> None:
+    """The confirmations the model layer hands z3, asked about states where the kill would be
+    wrong: each says what z3 finds there instead."""
+    spec = replace(_dial(), rows=_dial().rows[::2])  # `inc` has no row at the top
+    g = explore(spec)
+    view = kernel_mutants._View(Baseline(_dial()), spec, g)
+    zero, top = g.index[(0,)], g.index[(3,)]
+    assert view._both(zero, "inc", {}, lambda k: k > 1, "two rows")() == (
+        "z3 finds ['inc_up'] of inc enabled, not two rows"
+    )
+    assert view._both(top, "inc", {}, lambda k: k > 1, "two rows")() == (
+        "z3 finds no row of inc enabled, not two rows"
+    )
+    assert view._both(zero, "inc", {}, lambda k: k == 1, "one")() is None
+    assert view._stuck(zero)() == "z3 finds ['inc_up'] of inc enabled in the deadlocked state"
+    # A terminal state is no deadlock: z3 does not reach a non-terminal state there.
+    ending = kernel_mutants._View(Baseline(spec), replace(spec, terminal=eq(var("n"), 3)), g)
+    said = ending._stuck(top)()
+    assert said is not None and said.startswith("z3 replay")
+    assert ending._stuck(zero)() is not None
+
+
+def test_a_step_out_of_a_terminal_state_is_killed_with_its_step() -> None:
+    n = var("n")
+
+    def spec(top: Row) -> Spec:
+        return Spec(
+            name="ends",
+            source="tests",
+            vars=(Var("n", IntRange(0, 2), 0),),
+            triggers=(Trigger("inc"),),
+            rows=(row("inc_up", "inc", None, guard=lt(n, 2), sets={"n": add(n, 1)}, cite="t"), top),
+            terminal=eq(n, 2),
+        )
+
+    base = Baseline(spec(ignore("inc_top", "inc", None, guard=eq(n, 2), cite="t")))
+    restart = spec(row("inc_top", "inc", None, guard=eq(n, 2), sets={"n": 0}, cite="t"))
+    kill = model_kill(base, restart)
+    assert kill == Kill("model", "terminal-absorbing", 3)
+    assert kill is not None and confirmed(kill) is None
+
+
+def test_a_lasso_kill_counts_its_steps() -> None:
+    """Without weak fairness the dial may wait at 0 forever: a lasso of no steps."""
+    n = var("n")
+    live = (eventually("tops-out", eq(n, 3), cite="t"),)
+    base = Baseline(replace(_dial(), liveness=live, fairness=weak("inc")))
+    kill = model_kill(base, replace(_dial(), liveness=live))
+    assert kill == Kill("model", "tops-out", 0)
+    assert kill is not None and confirmed(kill) is None
+
+
+def test_fairness_is_the_same_without_liveness_and_differs_with_other_constraints() -> None:
+    assert same_fairness(Baseline(_dial()), _dial(ignore("reset", "reset", None, cite="t")))
+    weakly, strongly = weak("go", "tick"), (*weak("go"), *strong("tick"))
+    assert not same_fairness(Baseline(_cycle(weakly)), _cycle(strongly))
+
+
+def test_a_mutant_past_the_bound_has_no_graph() -> None:
+    spec = _counter()
+    m = var("m")
+    counting = row("wait", "wait", None, guard=lt(m, 2000), sets={"m": add(m, 1)}, cite="t")
+    grown = replace(
+        spec, vars=(*spec.vars, Var("m", IntRange(0, 2000), 0)), rows=(*spec.rows[:2], counting)
+    )
+    assert mutant_graph(Baseline(spec), grown) is None
+
+
+def test_an_update_leaving_its_domain_is_found_after_updates_that_cannot_leave() -> None:
+    n = var("n")
+    past = row("inc", "inc", None, guard=le(n, 3), sets={"flag": True, "n": add(n, 1)}, cite="t")
+    assert kernel_mutants._leaves_domain(replace(_counter(), rows=(past,), variants=())) is None
+
+
+def test_generation_numbers_its_mutants_and_counts_the_refused() -> None:
+    spec = all_specs()["policy"]
+    made = generate(spec, limit=5, extra_limit=3, live_limit=2)
+    ids = [f"policy-{i:03d}" for i in range(1, len(made.mutants) + 1)]
+    assert [m.id for m in made.mutants] == ids
+    assert [m.spec.name for m in made.mutants] == ids
+    again = generate(spec, limit=5, extra_limit=3, live_limit=2)
+    assert [(m.operator, m.detail) for m in again.mutants] == [
+        (m.operator, m.detail) for m in made.mutants
+    ]
+    other = generate(spec, limit=5, extra_limit=3, live_limit=2, seed=7)
+    assert [(m.operator, m.detail) for m in other.mutants] == [
+        (m.operator, m.detail)
+        for m in generate(spec, limit=5, extra_limit=3, live_limit=2, seed=7).mutants
+    ]
+    assert [m.detail for m in other.mutants] != [m.detail for m in made.mutants]
+    # The seed picks the row operators' sample too, not only the ranked extras.
+    rows_only = {"extra_limit": 0, "live_limit": 0}
+    assert [m.detail for m in generate(spec, limit=5, seed=7, **rows_only).mutants] != [
+        m.detail for m in generate(spec, limit=5, **rows_only).mutants
+    ]
