@@ -39,6 +39,7 @@ from models.kernel import (
     lt,
     never,
     not_,
+    param,
     row,
     sometimes,
     strong,
@@ -47,7 +48,7 @@ from models.kernel import (
 )
 from models.kernel import mutants as kernel_mutants
 from models.kernel.checks import verify
-from models.kernel.domains import Bool, Value
+from models.kernel.domains import Bool, Real, Value
 from models.kernel.explore import explore
 from models.kernel.expr import TRUE, And, Env, Expr, Not, compiled, eq, nxt, trigger_is
 from models.kernel.mutants import (
@@ -64,7 +65,7 @@ from models.kernel.mutants import (
     toothless,
 )
 from models.kernel.smt import Equivalence, SolverLimit, prove_equivalent
-from models.kernel.spec import Fairness, Kind, Output, Property, Trigger, Var
+from models.kernel.spec import Fairness, Kind, Output, Param, Property, Trigger, Var
 
 SPECS = ("duplex", "wave", "policy", "admission")
 OPERATORS = {
@@ -846,10 +847,15 @@ def _dial(*rows: Row, props: tuple[Property, ...] = ()) -> Spec:
     )
 
 
-def test_each_check_of_the_model_layer_kills_with_the_counterexample_z3_confirms() -> None:
+@pytest.mark.parametrize("compiled_above", [kernel_mutants.COMPILED_EDGES, 0])
+def test_each_check_of_the_model_layer_kills_with_the_counterexample_z3_confirms(
+    compiled_above: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """One mutant per check of the model layer, each killed by that check with its
     shortest counterexample (steps to the bad state or step; None where the kill is an
-    absence), and each kill confirmed by z3 on the mutant."""
+    absence), and each kill confirmed by z3 on the mutant: on the listed edges of a small
+    graph, and by the compiled searches of a large one."""
+    monkeypatch.setattr(kernel_mutants, "COMPILED_EDGES", compiled_above)
     n = var("n")
     base = Baseline(_dial())
     assert model_kill(base, _dial()) is None
@@ -876,6 +882,20 @@ def test_each_check_of_the_model_layer_kills_with_the_counterexample_z3_confirms
         # A property whose antecedent no state meets.
         (
             _dial(props=(always("vacuous", implies(unreachable, eq(n, 2)), cite="t"),)),
+            "vacuity",
+            None,
+        ),
+        # A step antecedent no step meets: `reset` never lands on 1.
+        (
+            _dial(
+                props=(
+                    always(
+                        "vacuous-step",
+                        implies(and_(trigger_is("reset"), eq(nxt("n"), 1)), eq(n, 2)),
+                        cite="t",
+                    ),
+                )
+            ),
             "vacuity",
             None,
         ),
@@ -980,6 +1000,10 @@ def test_a_step_out_of_a_terminal_state_is_killed_with_its_step() -> None:
     kill = model_kill(base, restart)
     assert kill == Kill("model", "terminal-absorbing", 3)
     assert kill is not None and confirmed(kill) is None
+    # The terminal predicate itself changed: a step the original takes leaves it now.
+    kill = model_kill(base, replace(base.spec, terminal=eq(n, 1), check_deadlock=False))
+    assert kill == Kill("model", "terminal-absorbing", 2)
+    assert kill is not None and confirmed(kill) is None
 
 
 def test_a_lasso_kill_counts_its_steps() -> None:
@@ -1012,6 +1036,18 @@ def test_an_update_leaving_its_domain_is_found_after_updates_that_cannot_leave()
     n = var("n")
     past = row("inc", "inc", None, guard=le(n, 3), sets={"flag": True, "n": add(n, 1)}, cite="t")
     assert kernel_mutants._leaves_domain(replace(_counter(), rows=(past,), variants=())) is None
+    # A real variable's sum has no domain to leave; an argument's step is read with its trigger.
+    w = var("w")
+    weigh = row("weigh", "weigh", None, sets={"w": add(w, 0.5)}, cite="t")
+    jump = row("jump", "jump", None, guard=le(n, 3), sets={"n": add(n, param("k"))}, cite="t")
+    spec = Spec(
+        name="jumps",
+        source="tests",
+        vars=(Var("w", Real(samples=(0.0,)), 0.0), Var("n", IntRange(0, 3), 0)),
+        triggers=(Trigger("weigh"), Trigger("jump", (Param("k", IntRange(1, 2)),))),
+        rows=(weigh, jump),
+    )
+    assert kernel_mutants._leaves_domain(spec) is None
 
 
 def test_generation_numbers_its_mutants_and_counts_the_refused() -> None:
@@ -1020,6 +1056,8 @@ def test_generation_numbers_its_mutants_and_counts_the_refused() -> None:
     ids = [f"policy-{i:03d}" for i in range(1, len(made.mutants) + 1)]
     assert [m.id for m in made.mutants] == ids
     assert [m.spec.name for m in made.mutants] == ids
+    wave = generate(all_specs()["wave"], limit=5, extra_limit=3, live_limit=2)
+    assert (made.invalid, wave.invalid) == (0, 1)  # wave has a fault its types refuse
     again = generate(spec, limit=5, extra_limit=3, live_limit=2)
     assert [(m.operator, m.detail) for m in again.mutants] == [
         (m.operator, m.detail) for m in made.mutants
