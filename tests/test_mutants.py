@@ -50,7 +50,19 @@ from models.kernel import mutants as kernel_mutants
 from models.kernel.checks import verify
 from models.kernel.domains import Bool, Real, Value
 from models.kernel.explore import explore
-from models.kernel.expr import TRUE, And, Env, Expr, Not, compiled, eq, nxt, trigger_is
+from models.kernel.expr import (
+    TRUE,
+    And,
+    Const,
+    Env,
+    Expr,
+    Not,
+    compiled,
+    eq,
+    nxt,
+    out,
+    trigger_is,
+)
 from models.kernel.mutants import (
     Baseline,
     Kill,
@@ -65,7 +77,7 @@ from models.kernel.mutants import (
     toothless,
 )
 from models.kernel.smt import Equivalence, SolverLimit, prove_equivalent
-from models.kernel.spec import Fairness, Kind, Output, Param, Property, Trigger, Var
+from models.kernel.spec import AnyOf, Fairness, Kind, Output, Param, Property, Trigger, Var
 
 SPECS = ("duplex", "wave", "policy", "admission")
 OPERATORS = {
@@ -1073,3 +1085,152 @@ def test_generation_numbers_its_mutants_and_counts_the_refused() -> None:
     assert [m.detail for m in generate(spec, limit=5, seed=7, **rows_only).mutants] != [
         m.detail for m in generate(spec, limit=5, **rows_only).mutants
     ]
+
+
+def _golden() -> Spec:
+    """A spec with something for every generation operator but `retarget` and
+    `ignore-to-move` (no control variable) and `flip-quantifier` (tested above)."""
+    n, on = var("n"), var("on")
+    mode = param("mode")
+    return Spec(
+        name="golden",
+        source="tests",
+        vars=(
+            Var("n", IntRange(0, 2), 0),
+            Var("on", Bool(), False),
+            Var("lvl", IntRange(0, 2), AnyOf(0, 1)),
+        ),
+        triggers=(
+            Trigger("set", (Param("mode", IntRange(0, 2)),), group="user"),
+            Trigger("tick", group="env"),
+        ),
+        outputs=(Output("mode", IntRange(0, 2), 0), Output("beep", Bool(), False)),
+        rows=(
+            row(
+                "set_mode",
+                "set",
+                None,
+                guard=and_(lt(n, 2), is_in(mode, 0, 1)),
+                sets={"n": add(n, 1), "on": True},
+                emits={"mode": mode, "beep": True},
+                cite="t",
+            ),
+            row(
+                "tick_reset", "tick", None, guard=eq(on, True), sets={"n": 0, "on": False}, cite="t"
+            ),
+            ignore("tick_idle", "tick", None, guard=eq(on, False), cite="t"),
+        ),
+        properties=(always("echo", implies(trigger_is("set"), eq(out("mode"), mode)), cite="t"),),
+        liveness=(eventually("resets", eq(n, 0), cite="t"),),
+        fairness=weak("tick"),
+        totality="enabled-only",
+    )
+
+
+def test_every_operator_names_each_mutant_it_makes_of_a_small_spec() -> None:
+    spec = _golden()
+    assert [c[:3] for c in definition_candidates(spec)] == [
+        ("regroup", None, "trigger set in group env"),
+        ("regroup", None, "trigger tick in group user"),
+        ("guard-constant", "set_mode", "n < 2 → 0 (1 row)"),
+        ("guard-constant", "set_mode", "n < 2 → 1 (1 row)"),
+        ("guard-constant", "tick_reset", "on = true → false (1 row)"),
+        ("guard-constant", "tick_idle", "on = false → true (1 row)"),
+        ("table-constant", "set_mode", "2 → 1 in n < 2 ∧ ?mode ∈ {0, 1} (1 row)"),
+        ("table-constant", "set_mode", "2 → 3 in n < 2 ∧ ?mode ∈ {0, 1} (1 row)"),
+        ("drop-set-entry", "set_mode", "0 dropped from a set of 2 (1 row)"),
+        ("drop-set-entry", "set_mode", "1 dropped from a set of 2 (1 row)"),
+        ("reset-forgets", "tick_reset", "n left out of the reset (1 row)"),
+        ("reset-forgets", "tick_reset", "on left out of the reset (1 row)"),
+        ("init-each", None, "n starts at 1 for 0"),
+        ("init-each", None, "n starts at 2 for 0"),
+        ("init-each", None, "on starts at true for false"),
+        ("init-each", None, "lvl starts at 2 for 0"),
+        ("init-each", None, "lvl no longer starts at 0"),
+        ("init-each", None, "lvl starts at 2 for 1"),
+        ("init-each", None, "lvl no longer starts at 1"),
+        ("param-for-out", None, "echo reads param mode for out mode"),
+        ("out-for-param", None, "echo reads out mode for param mode"),
+    ]
+    assert [c[:3] for c in candidates(spec)[0]] == [
+        ("drop-guard", "set_mode", "guard dropped"),
+        ("drop-conjunct", "set_mode", "conjunct 1 of the guard dropped"),
+        ("drop-conjunct", "set_mode", "conjunct 2 of the guard dropped"),
+        ("drop-update", "set_mode", "update of n dropped"),
+        ("replace-update", "set_mode", "n := 2"),
+        ("replace-update", "set_mode", "n := 0"),
+        ("drop-update", "set_mode", "update of on dropped"),
+        ("replace-update", "set_mode", "on := false"),
+        ("drop-output", "set_mode", "output mode dropped"),
+        ("replace-output", "set_mode", "mode := 2"),
+        ("replace-output", "set_mode", "mode := 0"),
+        ("drop-output", "set_mode", "output beep dropped"),
+        ("replace-output", "set_mode", "beep := false"),
+        ("move-to-ignore", "set_mode", "turned into an ignore row"),
+        ("drop-guard", "tick_reset", "guard dropped"),
+        ("drop-update", "tick_reset", "update of n dropped"),
+        ("replace-update", "tick_reset", "n := 1"),
+        ("replace-update", "tick_reset", "n := 2"),
+        ("drop-update", "tick_reset", "update of on dropped"),
+        ("replace-update", "tick_reset", "on := true"),
+        ("move-to-ignore", "tick_reset", "turned into an ignore row"),
+        ("drop-guard", "tick_idle", "guard dropped"),
+        ("widen-init", None, "n may also start at 1"),
+        ("change-init", None, "n starts at 1"),
+        ("widen-init", None, "n may also start at 2"),
+        ("change-init", None, "n starts at 2"),
+        ("widen-init", None, "on may also start at true"),
+        ("change-init", None, "on starts at true"),
+        ("widen-init", None, "lvl may also start at 2"),
+        ("change-init", None, "lvl starts at 2"),
+    ]
+    assert [c[:3] for c in liveness_candidates(spec)] == [
+        ("drop-fairness", None, "weak(tick) dropped from the spec"),
+        ("self-loop", "tick_reset", "stays where it was"),
+    ]
+
+
+def test_each_operator_builds_the_spec_it_names() -> None:
+    spec = _golden()
+    n, on, mode = var("n"), var("on"), param("mode")
+    set_mode, tick_reset, tick_idle = spec.rows
+
+    def built(found: list[kernel_mutants.Candidate], detail: str, of: str = "set_mode") -> Spec:
+        (build,) = [c[3] for c in found if c[2] == detail and c[1] in (None, of)]
+        return build()
+
+    extra, rows, live = definition_candidates(spec), candidates(spec)[0], liveness_candidates(spec)
+    assert built(extra, "trigger set in group env").trigger("set").group == "env"
+    assert built(extra, "n < 2 → 0 (1 row)").row("set_mode").guard == and_(
+        lt(n, 0), is_in(mode, 0, 1)
+    )
+    flipped = built(extra, "on = true → false (1 row)", "tick_reset")
+    assert flipped.row("tick_reset").guard == eq(on, False)
+    assert built(extra, "0 dropped from a set of 2 (1 row)").row("set_mode").guard == and_(
+        lt(n, 2), is_in(mode, 1)
+    )
+    forgets = built(extra, "n left out of the reset (1 row)", "tick_reset")
+    assert dict(forgets.row("tick_reset").updates) == {"on": Const(False)}
+    assert built(extra, "lvl starts at 2 for 0").var("lvl").init == AnyOf(2, 1)
+    assert built(extra, "lvl no longer starts at 0").var("lvl").init == 1
+    assert built(extra, "on starts at true for false").var("on").init is True
+    (echo,) = built(extra, "echo reads param mode for out mode").properties
+    assert echo.pred == implies(trigger_is("set"), eq(mode, mode))
+    (echo,) = built(extra, "echo reads out mode for param mode").properties
+    assert echo.pred == implies(trigger_is("set"), eq(out("mode"), out("mode")))
+    assert built(rows, "conjunct 1 of the guard dropped").row("set_mode").guard == And(
+        (is_in(mode, 0, 1),)
+    )
+    assert built(rows, "guard dropped").row("set_mode").guard == TRUE
+    quiet = built(rows, "turned into an ignore row").row("set_mode")
+    assert quiet.ignore and not quiet.updates and not quiet.outputs
+    assert dict(built(rows, "update of on dropped").row("set_mode").updates) == {"n": add(n, 1)}
+    assert built(rows, "n := 2").row("set_mode").updates["n"] == Const(2)
+    assert built(rows, "beep := false").row("set_mode").outputs["beep"] == Const(False)
+    assert "beep" not in built(rows, "output beep dropped").row("set_mode").outputs
+    assert built(rows, "n may also start at 1").var("n").init == AnyOf(0, 1)
+    assert built(rows, "n starts at 1").var("n").init == 1
+    assert built(live, "weak(tick) dropped from the spec").fairness == ()
+    assert not built(live, "stays where it was", "tick_reset").row("tick_reset").updates
+    assert built(rows, "guard dropped").rows[1:] == (tick_reset, tick_idle)
+    assert built(rows, "guard dropped").variants == ()
