@@ -1234,3 +1234,24 @@ def test_each_operator_builds_the_spec_it_names() -> None:
     assert not built(live, "stays where it was", "tick_reset").row("tick_reset").updates
     assert built(rows, "guard dropped").rows[1:] == (tick_reset, tick_idle)
     assert built(rows, "guard dropped").variants == ()
+
+
+@pytest.mark.parametrize("compiled_above", [kernel_mutants.COMPILED_EDGES, 0])
+def test_a_changed_property_is_tested_everywhere_and_a_changed_row_on_its_steps(
+    compiled_above: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(kernel_mutants, "COMPILED_EDGES", compiled_above)
+    n = var("n")
+    zeroes = always("reset-zeroes", implies(trigger_is("reset"), eq(nxt("n"), 0)), cite="t")
+    base = Baseline(_dial(props=(always("n-small", le(n, 3), cite="t"), zeroes)))
+    # The same states and steps as the original's: only the property changed, at 3.
+    tighter = _dial(props=(always("n-small", le(n, 2), cite="t"), zeroes))
+    assert model_kill(base, tighter) == Kill("model", "n-small", 3)
+    # `reset` lands on 1: its steps are new, the first from the start.
+    ones = _dial(
+        row("reset", "reset", None, sets={"n": 1}, cite="t"),
+        props=(always("n-small", le(n, 3), cite="t"), zeroes),
+    )
+    kill = model_kill(base, ones)
+    assert kill == Kill("model", "reset-zeroes", 1)
+    assert kill is not None and confirmed(kill) is None
