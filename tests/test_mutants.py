@@ -48,7 +48,7 @@ from models.kernel import (
 )
 from models.kernel import mutants as kernel_mutants
 from models.kernel.checks import verify
-from models.kernel.domains import Bool, Real, Value
+from models.kernel.domains import Bool, Finite, Real, Value
 from models.kernel.explore import explore
 from models.kernel.expr import (
     TRUE,
@@ -1069,7 +1069,8 @@ def test_generation_numbers_its_mutants_and_counts_the_refused() -> None:
     assert [m.id for m in made.mutants] == ids
     assert [m.spec.name for m in made.mutants] == ids
     wave = generate(all_specs()["wave"], limit=5, extra_limit=3, live_limit=2)
-    assert (made.invalid, wave.invalid) == (0, 1)  # wave has a fault its types refuse
+    assert (made.invalid, wave.invalid) == (0, 1)  # wave has faults its types refuse
+    assert generate(all_specs()["wave"], limit=5).invalid == 3
     again = generate(spec, limit=5, extra_limit=3, live_limit=2)
     assert [(m.operator, m.detail) for m in again.mutants] == [
         (m.operator, m.detail) for m in made.mutants
@@ -1221,6 +1222,7 @@ def test_each_operator_builds_the_spec_it_names() -> None:
     assert built(rows, "conjunct 1 of the guard dropped").row("set_mode").guard == And(
         (is_in(mode, 0, 1),)
     )
+    assert built(rows, "conjunct 2 of the guard dropped").row("set_mode").guard == And((lt(n, 2),))
     assert built(rows, "guard dropped").row("set_mode").guard == TRUE
     quiet = built(rows, "turned into an ignore row").row("set_mode")
     assert quiet.ignore and not quiet.updates and not quiet.outputs
@@ -1255,3 +1257,113 @@ def test_a_changed_property_is_tested_everywhere_and_a_changed_row_on_its_steps(
     kill = model_kill(base, ones)
     assert kill == Kill("model", "reset-zeroes", 1)
     assert kill is not None and confirmed(kill) is None
+
+
+def test_the_control_operators_retarget_each_row_and_move_each_ignore_row() -> None:
+    stage = Finite("Stage", ("IDLE", "BUSY", "DONE"))
+    start = row("start", "go", "IDLE", "BUSY", cite="t")
+    spec = Spec(
+        name="stages",
+        source="tests",
+        control="stage",
+        vars=(Var("stage", stage, "IDLE"),),
+        triggers=(Trigger("go"), Trigger("poke"), Trigger("reset"), Trigger("hold")),
+        rows=(
+            start,
+            row("finish", "go", "BUSY", "DONE", cite="t"),
+            ignore("done_go", "go", "DONE", cite="t"),
+            row("poke_busy", "poke", "BUSY", cite="t"),
+            ignore("poke_else", "poke", ("IDLE", "DONE"), cite="t"),
+            row("reset_any", "reset", None, "IDLE", cite="t"),
+            row("hold_any", "hold", None, cite="t"),
+        ),
+        totality="enabled-only",
+    )
+    found = candidates(spec)[0]
+    assert [c[:3] for c in found] == [
+        ("retarget", "start", "target IDLE"),
+        ("retarget", "start", "target DONE"),
+        ("move-to-ignore", "start", "turned into an ignore row"),
+        ("retarget", "finish", "target IDLE"),
+        ("retarget", "finish", "target BUSY"),
+        ("move-to-ignore", "finish", "turned into an ignore row"),
+        ("ignore-to-move", "done_go", "moves to IDLE"),
+        ("ignore-to-move", "done_go", "moves to BUSY"),
+        ("retarget", "poke_busy", "target IDLE"),
+        ("retarget", "poke_busy", "target DONE"),
+        ("move-to-ignore", "poke_busy", "turned into an ignore row"),
+        ("ignore-to-move", "poke_else", "moves to BUSY"),
+        ("ignore-to-move", "poke_else", "moves to DONE"),
+        ("retarget", "reset_any", "target BUSY"),
+        ("retarget", "reset_any", "target DONE"),
+        ("move-to-ignore", "reset_any", "turned into an ignore row"),
+        ("retarget", "hold_any", "target IDLE"),
+        ("retarget", "hold_any", "target BUSY"),
+        ("retarget", "hold_any", "target DONE"),
+        ("move-to-ignore", "hold_any", "turned into an ignore row"),
+        ("widen-init", None, "stage may also start at BUSY"),
+        ("change-init", None, "stage starts at BUSY"),
+        ("widen-init", None, "stage may also start at DONE"),
+        ("change-init", None, "stage starts at DONE"),
+    ]
+    (retarget,) = [c[3] for c in found if c[1:3] == ("start", "target DONE")]
+    assert retarget().row("start") == replace(start, target="DONE")
+    (move,) = [c[3] for c in found if c[1:3] == ("done_go", "moves to IDLE")]
+    moved = move().row("done_go")
+    assert (moved.ignore, moved.target) == (False, "IDLE")
+
+
+def test_a_guard_of_one_conjunct_or_an_output_at_its_default_makes_no_mutant() -> None:
+    n = var("n")
+    spec = Spec(
+        name="plain",
+        source="tests",
+        vars=(Var("n", IntRange(0, 1), 0),),
+        triggers=(Trigger("tick"),),
+        outputs=(Output("beep", Bool(), False),),
+        rows=(row("tick", "tick", None, guard=And((eq(n, 0),)), emits={"beep": False}, cite="t"),),
+        totality="enabled-only",
+    )
+    assert [c[:3] for c in candidates(spec)[0]] == [
+        ("drop-guard", "tick", "guard dropped"),
+        ("replace-output", "tick", "beep := true"),
+        ("move-to-ignore", "tick", "turned into an ignore row"),
+        ("widen-init", None, "n may also start at 1"),
+        ("change-init", None, "n starts at 1"),
+    ]
+
+
+def test_z3_refuses_a_kill_whose_path_or_absence_the_mutant_does_not_have() -> None:
+    """Each check's confirmation asked of a spec other than the one its graph was explored
+    from: z3 replays the path, or looks for the step, in the spec it is given."""
+    n = var("n")
+    dial = _dial()
+    g = explore(dial)
+    two = g.index[(2,)]
+    # A dial that stops at 1: the path to 2 is no path of it.
+    short = _dial(row("inc_up", "inc", None, guard=lt(n, 1), sets={"n": add(n, 1)}, cite="t"))
+    said = kernel_mutants._View(Baseline(dial), short, g)._both(two, "inc", {}, bool, "any")()
+    assert said is not None and said.startswith("z3 replay")
+    # The graph of a dial without `inc_top`, judged for the dial that has it.
+    holed = explore(replace(dial, rows=dial.rows[::2]))
+    kill = kernel_mutants._View(Baseline(dial), dial, holed).totality()
+    assert kill == Kill("model", "totality", 4)
+    assert kill is not None and confirmed(kill) == ("z3 finds ['inc_top'] of inc enabled, not none")
+    # A second `reset` row the graph never fired, though z3 finds it.
+    again = _dial(row("reset_again", "reset", None, guard=eq(n, 1), sets={"n": 0}, cite="t"))
+    kill = kernel_mutants._View(Baseline(dial), again, g).rows_fire()
+    assert kill == Kill("model", "rows-fire", None)
+    assert kill is not None and confirmed(kill) == "z3 finds what the explorer did not: {'n': 1}"
+
+
+def test_a_mutant_past_the_bound_has_no_fair_runs_to_compare() -> None:
+    weakly = weak("go", "tick")
+    spec = _cycle(weakly)
+    m = var("m")
+    counting = row("tick_counts", "tick", None, guard=lt(m, 2000), sets={"m": add(m, 1)}, cite="t")
+    grown = replace(
+        spec,
+        vars=(*spec.vars, Var("m", IntRange(0, 2000), 0)),
+        rows=(*spec.rows[:3], counting),
+    )
+    assert not same_fairness(Baseline(spec), grown)
