@@ -4,6 +4,7 @@ state), z3's equivalence proofs, the `vacuity` check, lockstep's zero-hit rule a
 
 from __future__ import annotations
 
+import enum
 import json
 import subprocess
 import sys
@@ -61,6 +62,7 @@ from models.kernel.expr import (
     eq,
     nxt,
     out,
+    total,
     trigger_is,
 )
 from models.kernel.mutants import (
@@ -1313,23 +1315,70 @@ def test_the_control_operators_retarget_each_row_and_move_each_ignore_row() -> N
     assert (moved.ignore, moved.target) == (False, "IDLE")
 
 
-def test_a_guard_of_one_conjunct_or_an_output_at_its_default_makes_no_mutant() -> None:
+class Cmd(enum.Enum):
+    A = 1
+    B = 2
+
+
+def test_outputs_are_swapped_and_reversed_and_a_one_conjunct_guard_is_only_dropped() -> None:
+    """An output at its default is not dropped (that changes nothing), a guard of one
+    conjunct is only dropped whole, a sum is no quantifier to flip, an initial predicate is
+    dropped, and a trigger with no group is moved to the other and back."""
     n = var("n")
+    cmds = Finite.of_sequences("cmds", Cmd, 2, [(), (Cmd.A,), (Cmd.A, Cmd.B), (Cmd.B, Cmd.A)])
+    emits = {"beep": False, "on": True, "off": False, "cmds": (Cmd.A, Cmd.B)}
+    summed = le(total("k", IntRange(0, 1), lambda k: k), 1)
     spec = Spec(
         name="plain",
         source="tests",
         vars=(Var("n", IntRange(0, 1), 0),),
-        triggers=(Trigger("tick"),),
-        outputs=(Output("beep", Bool(), False),),
-        rows=(row("tick", "tick", None, guard=And((eq(n, 0),)), emits={"beep": False}, cite="t"),),
+        triggers=(Trigger("tick"), Trigger("tock", group="env")),
+        outputs=(
+            Output("beep", Bool(), False),
+            Output("on", Bool(), False),
+            Output("off", Bool(), False),
+            Output("cmds", cmds, ()),
+        ),
+        rows=(
+            row("tick", "tick", None, guard=And((eq(n, 0),)), emits=emits, cite="t"),
+            row("tock", "tock", None, guard=summed, cite="t"),
+        ),
+        init=le(n, 0),
         totality="enabled-only",
     )
-    assert [c[:3] for c in candidates(spec)[0]] == [
+    found = candidates(spec)[0]
+    assert [c[:3] for c in found] == [
         ("drop-guard", "tick", "guard dropped"),
         ("replace-output", "tick", "beep := true"),
+        ("drop-output", "tick", "output on dropped"),
+        ("replace-output", "tick", "on := false"),
+        ("replace-output", "tick", "off := true"),
+        ("drop-output", "tick", "output cmds dropped"),
+        ("replace-output", "tick", "cmds := []"),
+        ("replace-output", "tick", "cmds := [B,A]"),
+        ("swap-outputs", "tick", "items of cmds reversed"),
+        ("swap-outputs", "tick", "outputs beep and on swapped"),
+        ("swap-outputs", "tick", "outputs on and off swapped"),
         ("move-to-ignore", "tick", "turned into an ignore row"),
+        ("drop-guard", "tock", "guard dropped"),
+        ("move-to-ignore", "tock", "turned into an ignore row"),
+        ("drop-init", None, "the initial predicate dropped"),
         ("widen-init", None, "n may also start at 1"),
         ("change-init", None, "n starts at 1"),
+    ]
+    outputs = {c[2]: c[3]().row("tick").outputs for c in found if c[0] == "swap-outputs"}
+    assert outputs["items of cmds reversed"]["cmds"] == Const((Cmd.B, Cmd.A))
+    swapped = outputs["outputs beep and on swapped"]
+    assert (swapped["beep"], swapped["on"], swapped["off"]) == (
+        Const(True),
+        Const(False),
+        Const(False),
+    )
+    (dropped,) = [c[3] for c in found if c[0] == "drop-init"]
+    assert dropped().init is None
+    assert [c[2] for c in definition_candidates(spec) if c[0] == "regroup"] == [
+        "trigger tick in group env",
+        "trigger tock in group (none)",
     ]
 
 
