@@ -1416,3 +1416,52 @@ def test_a_mutant_past_the_bound_has_no_fair_runs_to_compare() -> None:
         rows=(*spec.rows[:3], counting),
     )
     assert not same_fairness(Baseline(spec), grown)
+
+
+def test_a_shared_constant_is_changed_in_every_row_and_named_by_the_spec_s_labels() -> None:
+    """A comparison two rows share is one mutant of both (no row named); a long expression
+    is named by its first 40 characters; values by their domain's labels; a set of one
+    entry has none to drop."""
+    level = Finite("Level", (1, 2, 3), namer=lambda v: ("LOW", "MID", "HIGH")[v - 1])
+    lvl, count = var("level"), var("count")
+    shared = le(count, 2)
+    long = and_(lt(count, 3), eq(lvl, 2), is_in(lvl, 1), ge(count, 0), le(count, 3))
+    spec = Spec(
+        name="tables",
+        source="tests",
+        vars=(Var("count", IntRange(0, 3), 0), Var("level", level, 1)),
+        triggers=(Trigger("up"), Trigger("down")),
+        rows=(
+            row("up", "up", None, guard=shared, sets={"count": add(count, 1)}, cite="t"),
+            row("down", "down", None, guard=shared, cite="t"),
+            row("raise", "up", None, guard=long, sets={"level": 3}, cite="t"),
+        ),
+        totality="enabled-only",
+    )
+    found = definition_candidates(spec)
+    assert [c[:3] for c in found] == [
+        ("guard-constant", None, "count ≤ 2 → 0 (2 rows)"),
+        ("guard-constant", None, "count ≤ 2 → 3 (2 rows)"),
+        ("guard-constant", "raise", "count < 3 → 1 (1 row)"),
+        ("guard-constant", "raise", "count < 3 → 2 (1 row)"),
+        ("guard-constant", "raise", "level = MID → LOW (1 row)"),
+        ("guard-constant", "raise", "level = MID → HIGH (1 row)"),
+        ("guard-constant", "raise", "count ≥ 0 → 1 (1 row)"),
+        ("guard-constant", "raise", "count ≥ 0 → 2 (1 row)"),
+        ("guard-constant", "raise", "count ≤ 3 → 0 (1 row)"),
+        ("guard-constant", "raise", "count ≤ 3 → 2 (1 row)"),
+        ("table-constant", None, "2 → 1 in count ≤ 2 (2 rows)"),
+        ("table-constant", None, "2 → 3 in count ≤ 2 (2 rows)"),
+        ("table-constant", "raise", "0 → 1 in count < 3 ∧ level = MID ∧ level = LOW ∧  (1 row)"),
+        ("table-constant", "raise", "2 → 1 in count < 3 ∧ level = MID ∧ level = LOW ∧  (1 row)"),
+        ("table-constant", "raise", "2 → 3 in count < 3 ∧ level = MID ∧ level = LOW ∧  (1 row)"),
+        ("table-constant", "raise", "3 → 2 in count < 3 ∧ level = MID ∧ level = LOW ∧  (1 row)"),
+        ("table-constant", "raise", "3 → 4 in count < 3 ∧ level = MID ∧ level = LOW ∧  (1 row)"),
+        ("init-each", None, "count starts at 1 for 0"),
+        ("init-each", None, "count starts at 2 for 0"),
+        ("init-each", None, "count starts at 3 for 0"),
+        ("init-each", None, "level starts at MID for LOW"),
+        ("init-each", None, "level starts at HIGH for LOW"),
+    ]
+    (both,) = [c[3] for c in found if c[2] == "2 → 1 in count ≤ 2 (2 rows)"]
+    assert [r.guard for r in both().rows[:2]] == [le(count, 1)] * 2
