@@ -881,6 +881,15 @@ def test_each_check_of_the_model_layer_kills_with_the_counterexample_z3_confirms
             "determinism",
             2,
         ),
+        # `inc`'s two rows both at every count, with `reset` (one row) asked about first.
+        (
+            replace(
+                _dial(ignore("inc_top", "inc", None, guard=le(n, 3), cite="t")),
+                triggers=(Trigger("reset"), Trigger("inc")),
+            ),
+            "determinism",
+            1,
+        ),
         # Counting stops at 2: no witness of 3.
         (
             _dial(row("inc_up", "inc", None, guard=lt(n, 2), sets={"n": add(n, 1)}, cite="t")),
@@ -922,6 +931,7 @@ def test_each_check_of_the_model_layer_kills_with_the_counterexample_z3_confirms
     past = _dial(row("inc_up", "inc", None, guard=le(n, 3), sets={"n": add(n, 1)}, cite="t"))
     kill = model_kill(base, past)
     assert kill is not None and kill.check.startswith("explorer (") and kill.trace_length is None
+    assert kill.layer == "model"
     assert confirmed(kill) is None
     # On the dial as it is, no update leaves its domain: z3 says so, were it asked.
     assert kernel_mutants._leaves_domain(_dial()) == (
@@ -1044,6 +1054,7 @@ def test_a_mutant_past_the_bound_has_no_graph() -> None:
         spec, vars=(*spec.vars, Var("m", IntRange(0, 2000), 0)), rows=(*spec.rows[:2], counting)
     )
     assert mutant_graph(Baseline(spec), grown) is None
+    assert model_kill(Baseline(spec), grown) is None  # no model verdict past the bound
 
 
 def test_an_update_leaving_its_domain_is_found_after_updates_that_cannot_leave() -> None:
@@ -1213,9 +1224,12 @@ def test_each_operator_builds_the_spec_it_names() -> None:
         lt(n, 2), is_in(mode, 1)
     )
     forgets = built(extra, "n left out of the reset (1 row)", "tick_reset")
+    assert forgets.row("set_mode") == set_mode  # it does not reset n
     assert dict(forgets.row("tick_reset").updates) == {"on": Const(False)}
     assert built(extra, "lvl starts at 2 for 0").var("lvl").init == AnyOf(2, 1)
     assert built(extra, "lvl no longer starts at 0").var("lvl").init == 1
+    assert built(extra, "lvl starts at 2 for 1").var("lvl").init == AnyOf(0, 2)
+    assert built(extra, "lvl no longer starts at 1").var("lvl").init == 0
     assert built(extra, "on starts at true for false").var("on").init is True
     (echo,) = built(extra, "echo reads param mode for out mode").properties
     assert echo.pred == implies(trigger_is("set"), eq(mode, mode))
@@ -1465,3 +1479,24 @@ def test_a_shared_constant_is_changed_in_every_row_and_named_by_the_spec_s_label
     ]
     (both,) = [c[3] for c in found if c[2] == "2 → 1 in count ≤ 2 (2 rows)"]
     assert [r.guard for r in both().rows[:2]] == [le(count, 1)] * 2
+
+
+def test_two_unchanged_rows_both_enabled_in_a_new_state_break_determinism() -> None:
+    flag = var("flag")
+
+    def spec(start: bool) -> Spec:
+        return Spec(
+            name="flags",
+            source="tests",
+            vars=(Var("flag", Bool(), start),),
+            triggers=(Trigger("t"),),
+            rows=(
+                row("a", "t", None, guard=flag, cite="t"),
+                row("b", "t", None, guard=flag, cite="t"),
+                row("c", "t", None, guard=not_(flag), cite="t"),
+            ),
+        )
+
+    kill = model_kill(Baseline(spec(False)), spec(True))
+    assert kill == Kill("model", "determinism", 1)
+    assert kill is not None and confirmed(kill) is None
