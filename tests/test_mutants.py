@@ -1500,3 +1500,25 @@ def test_two_unchanged_rows_both_enabled_in_a_new_state_break_determinism() -> N
     kill = model_kill(Baseline(spec(False)), spec(True))
     assert kill == Kill("model", "determinism", 1)
     assert kill is not None and confirmed(kill) is None
+
+
+def test_a_determinism_kill_z3_does_not_see_names_the_rows_it_finds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The evaluator slipped (the jump's guard read as true everywhere): the model layer
+    claims two rows of `inc` at 0, and z3, finding one, refuses the kill."""
+    n = var("n")
+    jump = row("inc_jump", "inc", None, guard=eq(n, 1), sets={"n": 3}, cite="t")
+    mutant = _dial(jump)
+    slip = mutant.step_guard(mutant.row("inc_jump"))
+    original = compiled
+
+    def slipped(expr: Expr) -> Callable[[Env], Value]:
+        return (lambda env: True) if expr == slip else original(expr)
+
+    monkeypatch.setattr(kernel_mutants, "compiled", slipped)
+    kill = model_kill(Baseline(_dial()), mutant)
+    assert kill == Kill("model", "determinism", 1)
+    assert kill is not None and confirmed(kill) == (
+        "z3 finds ['inc_up'] of inc enabled, not two rows"
+    )
