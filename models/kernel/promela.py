@@ -496,17 +496,20 @@ class _Translator:
             if isinstance(expr, ex.Add) and isinstance(d, Real):
                 raise PromelaError("real arithmetic leaves the samples: it has no Promela form")
             op = expr.op  # Add's is "+" or "-" (`sub`), Cmp's a comparison
-            return f"({tr(expr.left, d)} {op} {tr(expr.right, d)})"
+            left, right = tr(expr.left, d), tr(expr.right, d)
+            if op == "-" and right.startswith("-"):  # a negative constant: see `_plus`
+                op, right = "+", right[1:]
+            return f"({left} {op} {right})"
         if isinstance(expr, ex.IsSome):
             return f"({tr(expr.arg)} != 0)"
         if isinstance(expr, ex.Some):
             inner = expected.inner if isinstance(expected, Option) else self.domain(expr.arg)
             assert inner is not None
-            return f"({tr(expr.arg, inner)} + {1 - self.codec.offset(inner)})"
+            return _plus(tr(expr.arg, inner), 1 - self.codec.offset(inner))
         if isinstance(expr, ex.Unwrap):
             d = self.domain(expr.arg)
             assert isinstance(d, Option)
-            return f"({tr(expr.arg, d)} - {1 - self.codec.offset(d.inner)})"
+            return _plus(tr(expr.arg, d), self.codec.offset(d.inner) - 1)
         if isinstance(expr, ex.SetOp):
             return self._set_test(expr)  # member and size: the scalar set operations
         if isinstance(expr, ex.SeqOp | ex.At):
@@ -640,6 +643,12 @@ class _Translator:
         for h, p in reversed(live[:-1]):
             picked = [f"({h} -> {a} : {b})" for a, b in zip(p, picked, strict=True)]
         return picked
+
+
+def _plus(code: str, k: int) -> str:
+    """`code + k`, never `code - -k`: SPIN's LTL parser refuses a minus before a negative
+    number, which the unwrap of an option of a range from 2 up wrote into `_ltl`'s formula."""
+    return f"({code} + {k})" if k >= 0 else f"({code} - {-k})"
 
 
 # ---------------------------------------------------------------- export
@@ -815,9 +824,9 @@ def export(spec: Spec, *, terminal_loop: bool = False, live: Liveness | None = N
                 picks.append((test, sets))
             some = " || ".join(test for test, _ in picks) or "0"
             out.append(f":: atomic {{ go && ({some});")
-            out.append(
-                "     if " + " ".join(f":: {test} -> {sets}" for test, sets in picks) + " fi;"
-            )
+            # No argument answered: the option never starts, but SPIN refuses an empty `if`.
+            options = " ".join(f":: {test} -> {sets}" for test, sets in picks) or ":: skip"
+            out.append(f"     if {options} fi;")
             out.append("     d_step { (" + " || ".join(guards) + ") ->")
         elif t.params:
             out.append(":: atomic { go;")
