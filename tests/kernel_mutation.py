@@ -147,6 +147,20 @@ MODULE_KILLERS = {
         "test_the_gate_finds_every_driver_without_importing_a_test_file",
         "tests/test_data.py::test_mutants_of_the_new_constructs",
     ],
+    "promela": [
+        "tests/test_promela.py",
+        # SPIN's searches of the committed models (5 s): the models' text is compared without.
+        "--deselect=tests/test_promela.py::"
+        "test_spin_decides_the_lamps_liveness_as_the_explorer_does",
+        "--deselect=tests/test_promela.py::test_spin_agrees_on_the_small_specs",
+        # SPIN on one small spec each (the agreement over every spec is left out).
+        "tests/test_spin.py::test_promela_refuses_real_arithmetic",
+        "tests/test_spin.py::test_codes_cover_every_domain_shape",
+        "tests/test_spin.py::test_an_update_out_of_range_is_an_error_not_a_wrap",
+        "tests/test_spin.py::test_promela_command_errors",
+        "tests/test_names.py::test_promela_keeps_apart_arguments_whose_joined_names_coincide",
+        "tests/test_data.py::test_spin_agrees",
+    ],
     "tracecheck": [
         "tests/test_tracecheck.py",
         # It runs `python -m models` in a child process, which mutmut's trampolines break.
