@@ -44,6 +44,7 @@ from models.kernel import (
     at,
     eq,
     eventually,
+    func,
     group_is,
     gt,
     head,
@@ -249,6 +250,87 @@ def box() -> Spec:
     )
 
 
+TRIPLE = Seq(MSG, 3)
+R = var("r")
+# A ground function that is not a literal: folded to a constant, it had no domain to infer
+# and the export failed ("at needs a function, got a constant"); it stays an expression.
+TABLE = update(func(Func(NODE, HELD), {1: None, 2: some(2)}), 2, some(4))
+
+
+def gadget() -> Spec:
+    """The translation's corners: a sequence of three, an option of a range from 1, a set
+    updated by constants, a conditional sequence, a lookup into a ground function and one
+    keyed by a conditional, a membership test with no options."""
+    return Spec(
+        name="gadget",
+        source=SRC,
+        vars=(
+            Var("r", TRIPLE, ()),
+            Var("lv", Option(IntRange(1, 3)), None),
+            Var("pick", NODE, 1),
+            Var("bag", Set(MSG), frozenset()),
+        ),
+        triggers=(
+            Trigger("push", (Param("m", MSG),)),
+            Trigger("lift"),
+            Trigger("swap"),
+            Trigger("fill", (Param("k", IntRange(1, 3)),)),
+        ),
+        rows=(
+            row(
+                "push",
+                "push",
+                None,
+                guard=lt(length(R), 3),
+                sets={"r": append(R, param("m")), "bag": set_add(var("bag"), Msg.A)},
+                cite="t",
+            ),
+            row(
+                "lift",
+                "lift",
+                None,
+                guard=is_none(var("lv")),
+                sets={"lv": some(1), "bag": set_remove(var("bag"), Msg.A)},
+                cite="t",
+            ),
+            row(
+                "swap",
+                "swap",
+                None,
+                sets={
+                    "pick": ite(eq(var("pick"), 1), 2, 1),
+                    "r": ite(eq(length(R), 3), tail(R), R),
+                },
+                cite="t",
+            ),
+            row(
+                "fill",
+                "fill",
+                None,
+                guard=and_(le(param("k"), length(R)), eq(index(R, param("k")), Msg.B)),
+                sets={"lv": some(param("k"))},
+                cite="t",
+            ),
+        ),
+        properties=(
+            never("table", eq(at(TABLE, var("pick")), some(4)), cite="t"),
+            always(
+                "keyed-by-ite",
+                eq(
+                    at(
+                        func(Func(NODE, Bool()), {1: True, 2: False}), ite(eq(var("pick"), 1), 2, 1)
+                    ),
+                    False,
+                ),
+                cite="t",
+            ),
+            never("lv-two", and_(is_some(var("lv")), eq(unwrap(var("lv")), 2)), cite="t"),
+            never("in-nothing", is_in(var("pick")), cite="t"),
+        ),
+        totality="enabled-only",
+    )
+
+
 def fair_lamp() -> Spec:
     """The lamp with liveness properties of each kind: under weak fairness only (a hand-built
     never claim, per value of `by` or not) and under some strong fairness (an LTL formula;
@@ -294,6 +376,7 @@ MODELS: dict[str, Callable[[], Export]] = {
     "lamp": lambda: export(lamp()),
     "lamp-terminal": lambda: export(lamp(terminal=eq(var("level"), 3)), terminal_loop=True),
     "box": lambda: export(box()),
+    "gadget": lambda: export(gadget()),
     **{
         f"lamp-{name}": functools.partial(_live, build, name)
         for build, names in [
@@ -376,6 +459,15 @@ def test_spin_agrees_on_the_small_specs() -> None:
             },
         ),
         (box(), {"small": "proved", "empty-but-seen-a": "violated"}),
+        (
+            gadget(),
+            {
+                "table": "violated",
+                "keyed-by-ite": "violated",
+                "lv-two": "violated",
+                "in-nothing": "proved",
+            },
+        ),
     ]:
         result, graph = run_spin(spec), explore(spec)
         assert disagreements(spec, result, graph) == []

@@ -378,12 +378,16 @@ def _fold_unrolled(expr: Expr, step: _Step | None) -> Expr:
         return ex.Const(name in expr.names)
     if isinstance(expr, ex.Const):
         return expr
-    # A ground function literal stays one: its domain types the lookups into it.
+    # A ground function, set or sequence (a literal, an update of one) stays an expression:
+    # its domain types the lookups into it, where a constant's has no domain to infer.
     if _ground(expr) and not isinstance(expr, ex.FuncLit):
         try:
-            return ex.Const(evaluate(expr, Env(pre={})))
+            value = evaluate(expr, Env(pre={}))
         except (ExprTypeError, KeyError, IndexError, TypeError):
             pass  # undefined (a dead branch, which the row's guard excludes): keep it
+        else:
+            if not isinstance(value, FuncValue | frozenset | tuple):
+                return ex.Const(value)
     if isinstance(expr, ex.And | ex.Or):
         unit = isinstance(expr, ex.And)  # True is And's unit and Or's absorbing value
         parts: list[Expr] = []
@@ -609,14 +613,7 @@ class _Translator:
         """The slots of one element of a sequence or value of a function."""
         codec = self.codec
         w = codec.width(d)
-        if isinstance(expr, ex.At) and isinstance(expr.func, ex.Const):
-            # A constant function (a folded literal): a lookup table over the key's domain.
-            table: FuncValue = expr.func.value
-            key = self.domain(expr.key)
-            assert key is not None
-            parts = [[str(c) for c in codec.slots(d, x)] for x in table.vals]
-            hits = self._hits(expr.key, key, table.keys)
-        elif isinstance(expr, ex.At):
+        if isinstance(expr, ex.At):
             fd = self.domain(expr.func)
             assert isinstance(fd, Func)
             whole = self.slots(expr.func, fd)
