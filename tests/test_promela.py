@@ -326,6 +326,16 @@ def gadget() -> Spec:
             ),
             never("lv-two", and_(is_some(var("lv")), eq(unwrap(var("lv")), 2)), cite="t"),
             never("in-nothing", is_in(var("pick")), cite="t"),
+            # Step properties whose row tests fold to constants in each row.
+            never("fill-by-fill", and_(trigger_is("fill"), row_is("fill")), cite="t"),
+            always(
+                "swap-moves-pick",
+                or_(not_(row_is("swap")), not_(eq(nxt("pick"), var("pick")))),
+                cite="t",
+            ),
+            always("lift-lifts", implies(row_is("lift"), eq(nxt("lv"), some(1))), cite="t"),
+            always("fill-is-fill", implies(trigger_is("fill"), row_is("fill")), cite="t"),
+            always("picked-one-swaps", ite(eq(var("pick"), 1), row_is("swap"), TRUE), cite="t"),
         ),
         totality="enabled-only",
     )
@@ -466,6 +476,11 @@ def test_spin_agrees_on_the_small_specs() -> None:
                 "keyed-by-ite": "violated",
                 "lv-two": "violated",
                 "in-nothing": "proved",
+                "fill-by-fill": "violated",
+                "swap-moves-pick": "proved",
+                "lift-lifts": "proved",
+                "fill-is-fill": "proved",
+                "picked-one-swaps": "violated",
             },
         ),
     ]:
@@ -558,6 +573,10 @@ def test_data_is_laid_out_in_slots() -> None:
     down = Seq(IntRange(-3, -1), 2)
     assert codec.slot_ranges(down) == [(0, 2), (-3, 0), (-3, 0)]
     assert codec.ctype(down) == "short"
+    assert codec.slot_ranges(Seq(IntRange(1, 3), 2)) == [(0, 2), (0, 3), (0, 3)]
+    bags = Seq(Set(MSG), 2)
+    assert codec.slots(bags, (frozenset({Msg.B}),)) == [1, 0, 1, 0, 0]
+    assert codec.unslots(bags, [1, 0, 1, 0, 0]) == (frozenset({Msg.B}),)
     nested = Seq(Func(NODE, HELD), 2)
     assert codec.width(nested) == 5
     assert codec.slots(nested, (NODE_HELD,)) == [1, 0, 3, 0, 0]
