@@ -161,6 +161,17 @@ MODULE_KILLERS = {
         "tests/test_names.py::test_promela_keeps_apart_arguments_whose_joined_names_coincide",
         "tests/test_data.py::test_spin_agrees",
     ],
+    "spin": [
+        # SPIN on one small spec each: properties, liveness, deadlock, a trail read back.
+        "tests/test_promela.py",
+        "tests/test_spin.py::test_codes_cover_every_domain_shape",
+        "tests/test_spin.py::test_an_update_out_of_range_is_an_error_not_a_wrap",
+        "tests/test_spin.py::test_spin_trail_reads_back_an_outside_pan_run",
+        "tests/test_spin.py::test_spin_json_is_what_the_reports_summary_reads",
+        "tests/test_spin.py::test_a_ctrl_c_does_not_wait_for_the_searches_under_way",
+        "tests/test_data.py::test_spin_agrees",
+        "tests/test_compose.py::test_spin_agrees_on_the_pair",
+    ],
     "tracecheck": [
         "tests/test_tracecheck.py",
         # It runs `python -m models` in a child process, which mutmut's trampolines break.
