@@ -163,6 +163,7 @@ MODULE_KILLERS = {
     ],
     "spin": [
         # SPIN on one small spec each: properties, liveness, deadlock, a trail read back.
+        "tests/test_spin_small.py",
         "tests/test_promela.py",
         "tests/test_spin.py::test_codes_cover_every_domain_shape",
         "tests/test_spin.py::test_an_update_out_of_range_is_an_error_not_a_wrap",

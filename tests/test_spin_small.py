@@ -1,0 +1,281 @@
+"""SPIN's side (`models/kernel/spin.py`) on small specs: how a result is held to the explorer,
+a trail replayed on the oracle, the pan cache, pan's report read, and what it refuses.
+
+The agreement over every spec and variant is `tests/test_spin.py` (`make test`); this file
+runs SPIN only on the small specs of `tests/test_promela.py`, each a second or less.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from types import MappingProxyType
+
+import pytest
+from test_promela import OFF, ON, lamp, picky
+
+from models.kernel import IntRange, Spec, Trigger, Var, add, eq, lt, row, sometimes, var
+from models.kernel import spin as spin_module
+from models.kernel.explore import explore
+from models.kernel.promela import export
+from models.kernel.spin import (
+    Seconds,
+    SpinError,
+    SpinMissing,
+    SpinResult,
+    SpinVerdict,
+    compile_pan,
+    disagreements,
+    expected_verdict,
+    explorer_verdict,
+    find_deadlock,
+    read_trail,
+    replay_on_oracle,
+    run_spin,
+    spin_beyond,
+    tools_missing,
+    transitions,
+)
+from models.kernel.trace import Step, Trace
+
+INIT = MappingProxyType({"phase": OFF, "level": 1, "held": None})
+
+
+def _step(row_name: str, trigger: str, state: dict[str, object], **params: object) -> Step:
+    lit = row_name == "turn_on"
+    return Step(
+        row_name,
+        trigger,
+        MappingProxyType(params),
+        MappingProxyType(state),
+        MappingProxyType({"lit": lit}),
+    )
+
+
+TURN_ON = _step("turn_on", "switch", {"phase": ON, "level": 1, "held": None})
+BRIGHTEN = _step("brighten", "dim", {"phase": ON, "level": 3, "held": None}, by=2)
+
+
+def _lamp_run() -> tuple[Spec, SpinResult]:
+    spec = lamp()
+    return spec, run_spin(spec)
+
+
+def test_spin_reads_every_verdict_and_trail_of_the_lamp() -> None:
+    spec, result = _lamp_run()
+    assert (result.spec, result.states, result.stored, result.transitions) == (
+        "lamp-1",
+        24,
+        25,
+        171,
+    )
+    assert {name: (v.kind, v.verdict) for name, v in result.verdicts.items()} == {
+        "low-when-off": ("always", "proved"),
+        "lit-while-off": ("never", "proved"),
+        "bright": ("sometimes", "witnessed"),
+        "lit-only-by-turn-on": ("always", "proved"),
+        "off-after-knob": ("never", "violated"),
+        "level-kept-off-dim": ("always", "proved"),
+        "held-never-three": ("always", "violated"),
+    }
+    assert result.verdicts["bright"].trace == Trace(INIT, (TURN_ON, BRIGHTEN))
+    held = result.verdicts["held-never-three"].trace
+    assert held is not None and [s.row for s in held.steps] == ["hold_more"]
+    assert held.init["held"] == 2
+    assert result.verdicts["low-when-off"].trace is None
+    # Without trails, the verdicts stand and nothing is read back.
+    quiet = run_spin(spec, trails=False)
+    assert {n: v.verdict for n, v in quiet.verdicts.items()} == {
+        n: v.verdict for n, v in result.verdicts.items()
+    }
+    assert all(v.trace is None for v in quiet.verdicts.values())
+
+
+def test_disagreements_name_each_way_spin_differs() -> None:
+    spec, result = _lamp_run()
+    graph = explore(spec)
+    assert disagreements(spec, result, graph) == []
+
+    def differ(**verdicts: SpinVerdict) -> list[str]:
+        return disagreements(spec, replace(result, verdicts={**result.verdicts, **verdicts}), graph)
+
+    assert disagreements(spec, replace(result, states=25), graph) == [
+        "lamp-1: SPIN reaches 25 states (pan stored 25 - 1), the explorer 24"
+    ]
+    assert differ(**{"held-never-three": SpinVerdict("held-never-three", "always", "proved")}) == [
+        "lamp-1 held-never-three: SPIN says proved, the explorer violated"
+    ]
+    unread = SpinVerdict("off-after-knob", "never", "violated")
+    assert differ(**{"off-after-knob": unread}) == [
+        "lamp-1 off-after-knob: SPIN's trail was not read back"
+    ]
+    short = SpinVerdict("bright", "sometimes", "witnessed", Trace(INIT, (TURN_ON,)))
+    assert differ(bright=short) == [
+        "lamp-1 bright: SPIN's trail has 1 steps, the explorer's 2 (1 and 4 pan transitions)",
+        "lamp-1 bright: SPIN's trail does not end where the property fails",
+    ]
+    wrong = _step("brighten", "dim", {"phase": ON, "level": 2, "held": None}, by=2)
+    off = SpinVerdict("bright", "sometimes", "witnessed", Trace(INIT, (TURN_ON, wrong)))
+    assert differ(bright=off) == [
+        "lamp-1 bright: SPIN's trail is not a run of the spec: step 2: the oracle fires "
+        "brighten to {'level': 3, 'held': None, 'phase': <Phase.ON: 'ON'>}"
+    ]
+
+
+def test_a_trace_that_is_no_run_of_the_oracle_says_where() -> None:
+    spec = lamp()
+    assert replay_on_oracle(spec, Trace(INIT, (TURN_ON, BRIGHTEN))) is None
+    lit = MappingProxyType({"phase": ON, "level": 1, "held": None})
+    assert replay_on_oracle(spec, Trace(lit, ())) == (
+        "its initial state {'phase': <Phase.ON: 'ON'>, 'level': 1, 'held': None} "
+        "is not an initial state of the spec"
+    )
+    far = _step("brighten", "dim", {"phase": ON, "level": 3, "held": None}, by=7)
+    assert replay_on_oracle(spec, Trace(INIT, (TURN_ON, far))) == (
+        "step 2 (brighten) cannot fire: trigger 'dim': by=7 is not in int 1..2"
+    )
+    other_row = replace(TURN_ON, row="turn_off")
+    assert replay_on_oracle(spec, Trace(INIT, (other_row,))) == (
+        "step 1: the oracle fires turn_on to {'level': 1, 'held': None, 'phase': <Phase.ON: 'ON'>}"
+    )
+    dark = replace(TURN_ON, outputs=MappingProxyType({"lit": False}))
+    assert replay_on_oracle(spec, Trace(INIT, (dark,))) == (
+        "step 1: the oracle emits {'lit': True}, SPIN {'lit': False}"
+    )
+
+
+def test_a_trace_costs_pan_one_transition_a_step_and_one_more_per_pick() -> None:
+    spec = lamp()
+    assert transitions(spec, Trace(INIT, ())) == 0
+    assert transitions(spec, Trace(INIT, (TURN_ON,))) == 1
+    assert transitions(spec, Trace(INIT, (TURN_ON, BRIGHTEN))) == 4
+
+
+def test_the_expected_and_the_explorers_verdicts() -> None:
+    spec = lamp()
+    graph = explore(spec)
+    props = {p.name: p for p in spec.properties}
+    assert [expected_verdict(spec, p) for p in spec.properties] == [
+        "proved",
+        "proved",
+        "witnessed",
+        "proved",
+        "proved",
+        "proved",
+        "proved",
+    ]
+    variant = replace(spec, expect_violated=("bright", "held-never-three"))
+    assert expected_verdict(variant, props["bright"]) == "violated"
+    assert expected_verdict(variant, props["held-never-three"]) == "violated"
+    assert explorer_verdict(graph, props["low-when-off"]) == ("proved", None)
+    verdict, hit = explorer_verdict(graph, props["bright"])
+    assert verdict == "witnessed" and hit is not None and len(hit) == 2
+    verdict, hit = explorer_verdict(graph, props["off-after-knob"])  # a step property
+    assert verdict == "violated" and hit is not None
+    assert [s.row for s in hit.steps] == ["dim_when_off"]
+    never_two = sometimes("x-two", eq(var("x"), 2), cite="t")
+    assert explorer_verdict(explore(picky()), never_two) == ("violated", None)
+
+
+def test_pan_is_compiled_once_per_model_and_flags(tmp_path: Path) -> None:
+    model = export(lamp())
+    first, second = tmp_path / "b1", tmp_path / "b2"
+    first.mkdir()
+    second.mkdir()
+    cache = tmp_path / "cache"
+    pan, seconds, cached = compile_pan(model, first, cache=cache)
+    assert not cached and seconds.spin > 0 and seconds.gcc > 0
+    assert pan.parent.parent == cache and pan.name == "pan" and pan.exists()
+    assert (pan.parent / "lamp-1.pml").read_text() == model.text
+    assert compile_pan(model, second, cache=cache) == (pan, Seconds(), True)
+    other, _, cached = compile_pan(model, second, cache=cache, cflags=("-O0",))
+    assert not cached and other != pan and other.parent.parent == cache
+    bare, _, cached = compile_pan(model, second, cache=None)
+    assert (bare, cached) == (second / "pan", False)
+    assert len(list(cache.iterdir())) == 2  # one pan per flags
+
+
+def test_missing_tools_are_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(shutil, "which", lambda tool: None)
+    assert tools_missing() == ["spin", "gcc"]
+    with pytest.raises(SpinMissing) as raised:
+        compile_pan(export(lamp()), tmp_path, cache=None)
+    assert str(raised.value) == (
+        "spin and gcc not found: install SPIN with `make spin` (Debian: apt-get install spin gcc)"
+    )
+    model = tmp_path / "lamp-1.pml"
+    model.write_text(export(lamp()).text)
+    with pytest.raises(SpinMissing, match=r"^spin not found: install it with `make spin`$"):
+        read_trail(lamp(), model, tmp_path / "lamp-1.pml.trail")
+
+
+def test_a_trail_of_a_stale_model_is_refused(tmp_path: Path) -> None:
+    model = tmp_path / "lamp-1.pml"
+    model.write_text(export(lamp()).text + "\n")
+    with pytest.raises(SpinError) as raised:
+        read_trail(lamp(), model, tmp_path / "lamp-1.pml.trail")
+    assert str(raised.value) == (
+        f"{model} is not the current export of 'lamp-1': re-export it with "
+        f"`python -m models promela lamp-1 -o {model}` and rerun pan"
+    )
+
+
+def counter(**more: object) -> Spec:
+    """x counts up to 2, where nothing is enabled: a deadlock after two steps."""
+    return Spec(
+        name="counter",
+        source="tests/test_spin_small.py",
+        vars=(Var("x", IntRange(0, 2), 0),),
+        triggers=(Trigger("inc"),),
+        rows=(
+            row("inc", "inc", None, guard=lt(var("x"), 2), sets={"x": add(var("x"), 1)}, cite="t"),
+        ),
+        totality="enabled-only",
+        **more,  # type: ignore[arg-type]
+    )
+
+
+def test_a_deadlock_is_found_with_its_trail() -> None:
+    dead = find_deadlock(counter())
+    assert dead.found and dead.trace is not None
+    assert [s.row for s in dead.trace.steps] == ["inc", "inc"]
+    assert dead.trace.steps[-1].state == {"x": 2}
+    # A terminal state is no deadlock.
+    assert not find_deadlock(counter(terminal=eq(var("x"), 2))).found
+    assert spin_beyond(counter()).verdicts == {"no-deadlock": "violated"}
+    assert spin_beyond(counter(terminal=eq(var("x"), 2))).verdicts == {"no-deadlock": "proved"}
+    assert spin_beyond(counter(check_deadlock=False)).verdicts == {}
+
+
+def test_the_costs_add_up() -> None:
+    assert Seconds(1.0, 2.0, 3.0, 4.0).total == 10.0
+    assert Seconds().total == 0.0
+
+
+@pytest.mark.parametrize(
+    ("report", "nominal"),
+    [
+        ("97 states, stored\n\t      25 nominal states (stored-atomic)\n 72 atomic steps", 25),
+        ("7 states, stored\n", 7),  # depth-first: no state inside an atomic step
+        ("2000000 states, stored\n\t 1.9e+06 nominal states\n 123456 atomic steps", 1876544),
+    ],
+)
+def test_the_nominal_state_count_is_read_exactly(report: str, nominal: int) -> None:
+    assert spin_module._nominal(report) == nominal
+
+
+def test_a_report_without_an_exact_figure_is_refused() -> None:
+    with pytest.raises(SpinError, match="^pan's report rounds its state count: it cannot be"):
+        spin_module._nominal("2000000 states, stored\n 1.9e+06 nominal states\n 1e+05 atomic steps")
+    with pytest.raises(SpinError, match="^pan's report rounds its state count"):
+        spin_module._nominal("2000000 states, stored\n 1.9e+06 nominal states\n")
+    with pytest.raises(SpinError, match=r"^pan's report has no 'transitions' figure$"):
+        spin_module._count("97 states, stored", "transitions")
+
+
+@pytest.mark.parametrize(
+    ("hint", "bits"), [(0, 16), (1, 16), (2**14, 16), (2**14 + 1, 17), (2**26, 28), (2**30, 28)]
+)
+def test_pans_hash_table_fits_the_states(hint: int, bits: int) -> None:
+    assert spin_module._hash_bits(hint) == bits
