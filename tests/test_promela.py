@@ -86,10 +86,17 @@ from models.kernel.checks import Checker
 from models.kernel.explore import explore
 from models.kernel.promela import Codec, Export, PromelaError, export
 from models.kernel.spec import ignore
-from models.kernel.spin import disagreements, find_deadlock, run_spin, spin_liveness
+from models.kernel.spin import (
+    disagreements,
+    find_deadlock,
+    run_spin,
+    spin_liveness,
+    tools_missing,
+)
 from models.kernel.trace import Step, Trace
 
 GOLDEN = Path(__file__).parent / "promela"
+SPIN = pytest.mark.skipif(bool(tools_missing()), reason="SPIN needs spin and gcc: `make spin`")
 SRC = "tests/test_promela.py"
 
 
@@ -411,6 +418,7 @@ def _agree(spec: Spec, prop: str) -> str:
     return ours
 
 
+@SPIN
 def test_spin_decides_the_lamps_liveness_as_the_explorer_does() -> None:
     """Every claim and formula of the committed models parses, and SPIN's verdict is the
     explorer's. `held-full`'s formula unwraps an option of 2..4: it was `(v_held - -1)`,
@@ -428,6 +436,7 @@ def test_spin_decides_the_lamps_liveness_as_the_explorer_does() -> None:
     ]
 
 
+@SPIN
 def test_a_subtracted_negative_constant_is_added_in_an_ltl_formula() -> None:
     spec = Spec(
         name="down",
@@ -452,6 +461,7 @@ def test_a_subtracted_negative_constant_is_added_in_an_ltl_formula() -> None:
     assert _agree(spec, "top") == "proved"
 
 
+@SPIN
 def test_spin_agrees_on_the_small_specs() -> None:
     """The committed models are right, not only unchanged: SPIN's search of them reaches the
     explorer's states and gives each property the explorer's verdict."""
@@ -640,6 +650,7 @@ def picky() -> Spec:
     )
 
 
+@SPIN
 def test_a_deadlock_search_picks_only_arguments_some_row_answers() -> None:
     """With `terminal_loop` (the deadlock and liveness searches) a trigger picks only the
     arguments some row answers, so no pick blocks inside its atomic step. A trigger none of

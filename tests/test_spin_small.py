@@ -39,6 +39,7 @@ from models.kernel.spin import (
 )
 from models.kernel.trace import Step, Trace
 
+SPIN = pytest.mark.skipif(bool(tools_missing()), reason="SPIN needs spin and gcc: `make spin`")
 INIT = MappingProxyType({"phase": OFF, "level": 1, "held": None})
 
 
@@ -62,6 +63,7 @@ def _lamp_run() -> tuple[Spec, SpinResult]:
     return spec, run_spin(spec)
 
 
+@SPIN
 def test_spin_reads_every_verdict_and_trail_of_the_lamp() -> None:
     spec, result = _lamp_run()
     assert (result.spec, result.states, result.stored, result.transitions) == (
@@ -92,6 +94,7 @@ def test_spin_reads_every_verdict_and_trail_of_the_lamp() -> None:
     assert all(v.trace is None for v in quiet.verdicts.values())
 
 
+@SPIN
 def test_disagreements_name_each_way_spin_differs() -> None:
     spec, result = _lamp_run()
     graph = explore(spec)
@@ -178,6 +181,7 @@ def test_the_expected_and_the_explorers_verdicts() -> None:
     assert explorer_verdict(explore(picky()), never_two) == ("violated", None)
 
 
+@SPIN
 def test_pan_is_compiled_once_per_model_and_flags(tmp_path: Path) -> None:
     model = export(lamp())
     first, second = tmp_path / "b1", tmp_path / "b2"
@@ -236,6 +240,7 @@ def counter(**more: object) -> Spec:
     )
 
 
+@SPIN
 def test_a_deadlock_is_found_with_its_trail() -> None:
     dead = find_deadlock(counter())
     assert dead.found and dead.trace is not None
