@@ -45,6 +45,7 @@ from models.kernel import (
     eq,
     eventually,
     func,
+    ge,
     group_is,
     gt,
     head,
@@ -76,6 +77,7 @@ from models.kernel import (
     strong,
     sub,
     tail,
+    total,
     trigger_is,
     unwrap,
     update,
@@ -297,7 +299,10 @@ def gadget() -> Spec:
                 "lift",
                 None,
                 guard=is_none(var("lv")),
-                sets={"lv": some(1), "bag": set_remove(var("bag"), Msg.A)},
+                sets={
+                    "lv": some(ite(eq(var("pick"), 1), 1, 2)),
+                    "bag": set_remove(var("bag"), Msg.A),
+                },
                 cite="t",
             ),
             row(
@@ -340,9 +345,24 @@ def gadget() -> Spec:
                 or_(not_(row_is("swap")), not_(eq(nxt("pick"), var("pick")))),
                 cite="t",
             ),
-            always("lift-lifts", implies(row_is("lift"), eq(nxt("lv"), some(1))), cite="t"),
+            always("lift-lifts", implies(row_is("lift"), is_some(nxt("lv"))), cite="t"),
             always("fill-is-fill", implies(trigger_is("fill"), row_is("fill")), cite="t"),
             always("picked-one-swaps", ite(eq(var("pick"), 1), row_is("swap"), TRUE), cite="t"),
+            # Expressions typed by their other side, or by nothing around them.
+            always("pick-in-node", is_in(var("pick"), 1, 2), cite="t"),
+            never(
+                "bag-all-or-none", is_in(var("bag"), frozenset(), frozenset(MSG.members)), cite="t"
+            ),
+            always("pick-from-one", ge(add(var("pick"), -1), 0), cite="t"),
+            always(
+                "one-picked",
+                eq(total("n", NODE, lambda n: ite(eq(var("pick"), n), 1, 0)), 1),
+                cite="t",
+            ),
+            never("lv-or-two", is_some(ite(eq(var("pick"), 1), var("lv"), some(2))), cite="t"),
+            never("two-or-lv", is_some(ite(eq(var("pick"), 1), some(2), var("lv"))), cite="t"),
+            never("some-pick", is_some(some(var("pick"))), cite="t"),
+            never("held-at-pick", is_some(at(TABLE, var("pick"))), cite="t"),
         ),
         totality="enabled-only",
     )
@@ -491,6 +511,14 @@ def test_spin_agrees_on_the_small_specs() -> None:
                 "lift-lifts": "proved",
                 "fill-is-fill": "proved",
                 "picked-one-swaps": "violated",
+                "pick-in-node": "proved",
+                "bag-all-or-none": "violated",
+                "pick-from-one": "proved",
+                "one-picked": "proved",
+                "lv-or-two": "violated",
+                "two-or-lv": "violated",
+                "some-pick": "violated",
+                "held-at-pick": "violated",
             },
         ),
     ]:
@@ -542,7 +570,7 @@ def reals() -> Spec:
         rows=(row("set", "set", None, sets={"r": some(param("to"))}, cite="t"),),
         outputs=(Output("o", Option(Real(samples=(0.25,))), 0.25),),
         properties=(
-            always("below", implies(is_some(var("r")), lt(unwrap(var("r")), 1.5)), cite="t"),
+            always("below", implies(is_some(var("r")), gt(1.5, unwrap(var("r")))), cite="t"),
         ),
     )
 
@@ -748,3 +776,22 @@ def test_a_data_output_or_parameter_is_refused_naming_it() -> None:
         PromelaError, match="^'bag': a data output or parameter has no Promela form$"
     ):
         export(param_spec)
+
+
+def test_a_constant_is_coded_in_the_domain_of_the_other_side() -> None:
+    # 1.5 is the fourth real (code 3), compared with r's code less the option's shift.
+    assert "(3 > (v_r - 1))" in export(reals()).text
+
+
+def test_real_arithmetic_is_refused() -> None:
+    level = Real(samples=(0.0, 1.0))
+    spec = Spec(
+        name="drift",
+        source=SRC,
+        vars=(Var("x", level, 0.0),),
+        triggers=(Trigger("move", (Param("by", level),)),),
+        rows=(row("move", "move", None, sets={"x": add(var("x"), param("by"))}, cite="t"),),
+    )
+    with pytest.raises(PromelaError) as raised:
+        export(spec)
+    assert str(raised.value) == "real arithmetic leaves the samples: it has no Promela form"
