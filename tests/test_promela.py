@@ -267,9 +267,9 @@ TABLE = update(func(Func(NODE, HELD), {1: None, 2: some(2)}), 2, some(4))
 
 
 def gadget() -> Spec:
-    """The translation's corners: a sequence of three, an option of a range from 1, a set
-    updated by constants, a conditional sequence, a lookup into a ground function and one
-    keyed by a conditional, a membership test with no options."""
+    """The translation's corners: a sequence of three, a sequence of sets, an option of a
+    range from 1, a set updated by constants, a conditional sequence, a lookup into a
+    ground function and one keyed by a conditional, a membership test with no options."""
     return Spec(
         name="gadget",
         source=SRC,
@@ -278,12 +278,14 @@ def gadget() -> Spec:
             Var("lv", Option(IntRange(1, 3)), None),
             Var("pick", NODE, 1),
             Var("bag", Set(MSG), frozenset()),
+            Var("log", Seq(Set(MSG), 2), ()),
         ),
         triggers=(
             Trigger("push", (Param("m", MSG),)),
             Trigger("lift"),
             Trigger("swap"),
             Trigger("fill", (Param("k", IntRange(1, 3)),)),
+            Trigger("note"),
         ),
         rows=(
             row(
@@ -321,6 +323,14 @@ def gadget() -> Spec:
                 None,
                 guard=and_(le(param("k"), length(R)), eq(index(R, param("k")), Msg.B)),
                 sets={"lv": some(param("k"))},
+                cite="t",
+            ),
+            row(
+                "note",
+                "note",
+                None,
+                guard=lt(length(var("log")), 2),
+                sets={"log": append(var("log"), frozenset({Msg.A}))},
                 cite="t",
             ),
         ),

@@ -10,11 +10,13 @@ byte v_r[4];  /* Seq[Msg, 3] */
 byte v_lv;  /* none=0, 1=1, 2=2, 3=3 */
 byte v_pick;  /* 1=1, 2=2 */
 bit v_bag[2];  /* Set[Msg] */
+byte v_log[5];  /* Seq[Set[Msg], 2] */
 /* per-step scratch, back to 0 at the end of every step: it never splits a state */
 byte p_r[4];  /* r before the step */
 byte p_lv;  /* lv before the step */
 byte p_pick;  /* pick before the step */
 bit p_bag[2];  /* bag before the step */
+byte p_log[5];  /* log before the step */
 bit a0_m;
 byte a3_k;
 /* property 1: never table (t) */
@@ -48,7 +50,12 @@ do
      v_pick = 1;
      v_bag[0] = 0;
      v_bag[1] = 0;
-     printf("@init %d %d %d %d %d %d %d %d\n", v_r[0], v_r[1], v_r[2], v_r[3], v_lv, v_pick, v_bag[0], v_bag[1]);
+     v_log[0] = 0;
+     v_log[1] = 0;
+     v_log[2] = 0;
+     v_log[3] = 0;
+     v_log[4] = 0;
+     printf("@init %d %d %d %d %d %d %d %d %d %d %d %d %d\n", v_r[0], v_r[1], v_r[2], v_r[3], v_lv, v_pick, v_bag[0], v_bag[1], v_log[0], v_log[1], v_log[2], v_log[3], v_log[4]);
      assert(!(sel == 0 || sel == 1 || sel == 19) || !(((v_pick == 1 -> 0 : 3) == 3)));
      assert(!(sel == 0 || sel == 2 || sel == 19) || !((!((((v_pick == 1) -> 2 : 1) == 1 -> 1 : 0) == 0))));
      assert(!(sel == 0 || sel == 3 || sel == 19) || !(((v_lv != 0) && ((v_lv + 0) == 2))));
@@ -80,7 +87,7 @@ do
           v_r[3] = (p_r[0] == 2 -> a0_m : p_r[3]);
           v_bag[0] = 1;
           v_bag[1] = p_bag[1];
-          printf("@step 0 %d | %d %d %d %d %d %d %d %d |\n", a0_m, v_r[0], v_r[1], v_r[2], v_r[3], v_lv, v_pick, v_bag[0], v_bag[1]);
+          printf("@step 0 %d | %d %d %d %d %d %d %d %d %d %d %d %d %d |\n", a0_m, v_r[0], v_r[1], v_r[2], v_r[3], v_lv, v_pick, v_bag[0], v_bag[1], v_log[0], v_log[1], v_log[2], v_log[3], v_log[4]);
           assert(!(sel == 0 || sel == 9 || sel == 19) || !((!((v_pick == 1) -> 0 : 1))))
      fi;
      assert(!(sel == 0 || sel == 1 || sel == 19) || !(((v_pick == 1 -> 0 : 3) == 3)));
@@ -114,7 +121,7 @@ do
           v_lv = (((v_pick == 1) -> 1 : 2) + 0);
           v_bag[0] = 0;
           v_bag[1] = p_bag[1];
-          printf("@step 1 | %d %d %d %d %d %d %d %d |\n", v_r[0], v_r[1], v_r[2], v_r[3], v_lv, v_pick, v_bag[0], v_bag[1]);
+          printf("@step 1 | %d %d %d %d %d %d %d %d %d %d %d %d %d |\n", v_r[0], v_r[1], v_r[2], v_r[3], v_lv, v_pick, v_bag[0], v_bag[1], v_log[0], v_log[1], v_log[2], v_log[3], v_log[4]);
           assert(!(sel == 0 || sel == 7 || sel == 19) || !((!(v_lv != 0))));
           assert(!(sel == 0 || sel == 9 || sel == 19) || !((!((v_pick == 1) -> 0 : 1))))
      fi;
@@ -149,7 +156,7 @@ do
           v_r[1] = ((p_r[0] == 3) -> p_r[2] : p_r[1]);
           v_r[2] = ((p_r[0] == 3) -> p_r[3] : p_r[2]);
           v_r[3] = ((p_r[0] == 3) -> 0 : p_r[3]);
-          printf("@step 2 | %d %d %d %d %d %d %d %d |\n", v_r[0], v_r[1], v_r[2], v_r[3], v_lv, v_pick, v_bag[0], v_bag[1]);
+          printf("@step 2 | %d %d %d %d %d %d %d %d %d %d %d %d %d |\n", v_r[0], v_r[1], v_r[2], v_r[3], v_lv, v_pick, v_bag[0], v_bag[1], v_log[0], v_log[1], v_log[2], v_log[3], v_log[4]);
           assert(!(sel == 0 || sel == 6 || sel == 19) || !((!(!(v_pick == p_pick)))));
           assert(!(sel == 0 || sel == 9 || sel == 19) || !((!((p_pick == 1) -> 1 : 1))))
      fi;
@@ -180,7 +187,7 @@ do
      :: (((!(a3_k <= v_r[0])) || (a3_k <= v_r[0])) && ((a3_k <= v_r[0]) && ((a3_k == 1 -> v_r[1] : (a3_k == 2 -> v_r[2] : v_r[3])) == 1))) ->
           p_lv = v_lv;
           v_lv = (a3_k + 0);
-          printf("@step 3 %d | %d %d %d %d %d %d %d %d |\n", a3_k, v_r[0], v_r[1], v_r[2], v_r[3], v_lv, v_pick, v_bag[0], v_bag[1]);
+          printf("@step 3 %d | %d %d %d %d %d %d %d %d %d %d %d %d %d |\n", a3_k, v_r[0], v_r[1], v_r[2], v_r[3], v_lv, v_pick, v_bag[0], v_bag[1], v_log[0], v_log[1], v_log[2], v_log[3], v_log[4]);
           assert(!(sel == 0 || sel == 5 || sel == 19) || !(1));
           assert(!(sel == 0 || sel == 9 || sel == 19) || !((!((v_pick == 1) -> 0 : 1))))
      fi;
@@ -199,5 +206,41 @@ do
      p_lv = 0;
      a3_k = 0
   } }
+/* trigger note */
+:: d_step { go && ((((!(v_log[0] < 2)) || (v_log[0] < 2)) && (v_log[0] < 2))) ->
+     if
+     /* row 4: note (t) */
+     :: (((!(v_log[0] < 2)) || (v_log[0] < 2)) && (v_log[0] < 2)) ->
+          p_log[0] = v_log[0];
+          p_log[1] = v_log[1];
+          p_log[2] = v_log[2];
+          p_log[3] = v_log[3];
+          p_log[4] = v_log[4];
+          v_log[0] = (p_log[0] + 1);
+          v_log[1] = (p_log[0] == 0 -> 1 : p_log[1]);
+          v_log[2] = (p_log[0] == 0 -> 0 : p_log[2]);
+          v_log[3] = (p_log[0] == 1 -> 1 : p_log[3]);
+          v_log[4] = (p_log[0] == 1 -> 0 : p_log[4]);
+          printf("@step 4 | %d %d %d %d %d %d %d %d %d %d %d %d %d |\n", v_r[0], v_r[1], v_r[2], v_r[3], v_lv, v_pick, v_bag[0], v_bag[1], v_log[0], v_log[1], v_log[2], v_log[3], v_log[4]);
+          assert(!(sel == 0 || sel == 9 || sel == 19) || !((!((v_pick == 1) -> 0 : 1))))
+     fi;
+     assert(!(sel == 0 || sel == 1 || sel == 19) || !(((v_pick == 1 -> 0 : 3) == 3)));
+     assert(!(sel == 0 || sel == 2 || sel == 19) || !((!((((v_pick == 1) -> 2 : 1) == 1 -> 1 : 0) == 0))));
+     assert(!(sel == 0 || sel == 3 || sel == 19) || !(((v_lv != 0) && ((v_lv + 0) == 2))));
+     assert(!(sel == 0 || sel == 4 || sel == 19) || !(0));
+     assert(!(sel == 0 || sel == 10 || sel == 19) || !((!(v_pick == 1 || v_pick == 2))));
+     assert(!(sel == 0 || sel == 11 || sel == 19) || !(((v_bag[0] == 0 && v_bag[1] == 0) || (v_bag[0] == 1 && v_bag[1] == 1))));
+     assert(!(sel == 0 || sel == 12 || sel == 19) || !((!((v_pick + -1) >= 0))));
+     assert(!(sel == 0 || sel == 13 || sel == 19) || !((!((((v_pick == 1) -> 1 : 0) + ((v_pick == 2) -> 1 : 0)) == 1))));
+     assert(!(sel == 0 || sel == 14 || sel == 19) || !((((v_pick == 1) -> v_lv : 2) != 0)));
+     assert(!(sel == 0 || sel == 15 || sel == 19) || !((((v_pick == 1) -> 2 : v_lv) != 0)));
+     assert(!(sel == 0 || sel == 16 || sel == 19) || !(((v_pick + 0) != 0)));
+     assert(!(sel == 0 || sel == 17 || sel == 19) || !(((v_pick == 1 -> 0 : 3) != 0)));
+     p_log[0] = 0;
+     p_log[1] = 0;
+     p_log[2] = 0;
+     p_log[3] = 0;
+     p_log[4] = 0
+  }
 od
 }
