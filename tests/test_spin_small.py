@@ -15,7 +15,22 @@ from types import MappingProxyType
 import pytest
 from test_promela import OFF, ON, lamp, picky
 
-from models.kernel import IntRange, Spec, Trigger, Var, add, eq, lt, row, sometimes, var
+from models.kernel import (
+    IntRange,
+    Spec,
+    Trigger,
+    Var,
+    add,
+    always,
+    eq,
+    eventually,
+    infinitely_often,
+    lt,
+    row,
+    sometimes,
+    var,
+    weak,
+)
 from models.kernel import spin as spin_module
 from models.kernel.explore import explore
 from models.kernel.promela import export
@@ -34,6 +49,7 @@ from models.kernel.spin import (
     replay_on_oracle,
     run_spin,
     spin_beyond,
+    spin_liveness,
     tools_missing,
     transitions,
 )
@@ -112,6 +128,23 @@ def test_disagreements_name_each_way_spin_differs() -> None:
     unread = SpinVerdict("off-after-knob", "never", "violated")
     assert differ(**{"off-after-knob": unread}) == [
         "lamp-1 off-after-knob: SPIN's trail was not read back"
+    ]
+    # Every property is compared, after one that differs too.
+    flipped = {
+        name: SpinVerdict(name, "always", "proved")
+        for name in ("off-after-knob", "held-never-three")
+    }
+    assert differ(**flipped) == [
+        "lamp-1 off-after-knob: SPIN says proved, the explorer violated",
+        "lamp-1 held-never-three: SPIN says proved, the explorer violated",
+    ]
+    unread_both = {
+        "bright": SpinVerdict("bright", "sometimes", "witnessed"),
+        "off-after-knob": SpinVerdict("off-after-knob", "never", "violated"),
+    }
+    assert differ(**unread_both) == [
+        "lamp-1 bright: SPIN's trail was not read back",
+        "lamp-1 off-after-knob: SPIN's trail was not read back",
     ]
     short = SpinVerdict("bright", "sometimes", "witnessed", Trace(INIT, (TURN_ON,)))
     assert differ(bright=short) == [
@@ -261,7 +294,8 @@ def test_the_costs_add_up() -> None:
 @pytest.mark.parametrize(
     ("report", "nominal"),
     [
-        ("97 states, stored\n\t      25 nominal states (stored-atomic)\n 72 atomic steps", 25),
+        # The nominal figure is read as pan prints it, not worked out from the others.
+        ("97 states, stored\n\t      25 nominal states (stored-atomic)\n 70 atomic steps", 25),
         ("7 states, stored\n", 7),  # depth-first: no state inside an atomic step
         ("2000000 states, stored\n\t 1.9e+06 nominal states\n 123456 atomic steps", 1876544),
     ],
@@ -284,3 +318,57 @@ def test_a_report_without_an_exact_figure_is_refused() -> None:
 )
 def test_pans_hash_table_fits_the_states(hint: int, bits: int) -> None:
     assert spin_module._hash_bits(hint) == bits
+
+
+@SPIN
+def test_a_deadlock_search_checks_no_property_and_says_what_it_cost() -> None:
+    """The deadlock search runs with the no-property selector: `small` fails at x = 1, yet
+    the search goes on to the deadlock at x = 2."""
+    spec = counter(properties=(always("small", lt(var("x"), 1), cite="t"),))
+    dead = find_deadlock(spec, cache=None)
+    assert dead.found and dead.trace is not None and len(dead.trace) == 2
+    assert min(dead.seconds.spin, dead.seconds.gcc, dead.seconds.pan, dead.seconds.trails) > 0
+    alive = find_deadlock(counter(terminal=eq(var("x"), 2)), cache=None)
+    assert not alive.found and alive.trace is None
+    assert min(alive.seconds.spin, alive.seconds.gcc, alive.seconds.pan) > 0
+
+
+@SPIN
+def test_spin_beyond_decides_deadlock_and_each_liveness_property() -> None:
+    spec = counter(
+        fairness=weak("inc"),
+        liveness=(
+            eventually("top", eq(var("x"), 2), cite="t"),
+            infinitely_often("again", eq(var("x"), 0), cite="t"),
+        ),
+    )
+    beyond = spin_beyond(spec, cache=None)
+    assert beyond.verdicts == {"no-deadlock": "violated", "top": "proved", "again": "violated"}
+    seconds = beyond.seconds
+    assert min(seconds.spin, seconds.gcc, seconds.pan, seconds.trails) > 0
+
+
+@SPIN
+@pytest.mark.parametrize("cut", ["max search depth too small", "out of memory"])
+@pytest.mark.parametrize("search", ["properties", "deadlock", "liveness"])
+def test_a_truncated_search_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, search: str, cut: str
+) -> None:
+    """pan's own report of a search cut short (depth or memory) is refused, not read."""
+    spec = counter(fairness=weak("inc"), liveness=(eventually("top", eq(var("x"), 2), cite="t"),))
+    run = spin_module._run
+
+    def pan_cut(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+        if Path(cmd[0]).name != "pan":
+            return run(cmd, cwd, env)
+        return f"pan: {cut}\nerror: the rest of the report"
+
+    monkeypatch.setattr(spin_module, "_run", pan_cut)
+    with pytest.raises(SpinError) as raised:
+        if search == "properties":
+            run_spin(spec)
+        elif search == "deadlock":
+            find_deadlock(spec)
+        else:
+            spin_liveness(spec, "top")
+    assert str(raised.value) == f"pan's search was truncated: pan: {cut}"
