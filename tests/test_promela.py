@@ -378,6 +378,38 @@ def gadget() -> Spec:
     )
 
 
+def knobs() -> Spec:
+    """Two outputs, a trigger no row answers, a pick of two parameters whose middle value
+    no row answers, and weak fairness of a group whose triggers' names run against their
+    order (`zz` is trigger 1, `aa` trigger 3)."""
+    return Spec(
+        name="knobs",
+        source=SRC,
+        vars=(Var("x", IntRange(0, 2), 0),),
+        triggers=(
+            Trigger("zz", group="g"),
+            Trigger("idle"),
+            Trigger("aa", group="g"),
+            Trigger("set", (Param("p", IntRange(0, 2)), Param("q", Bool()))),
+        ),
+        rows=(
+            row(
+                "zz", "zz", None, guard=lt(var("x"), 2), sets={"x": 2}, emits={"a": True}, cite="t"
+            ),
+            row(
+                "aa", "aa", None, guard=eq(var("x"), 1), sets={"x": 0}, emits={"b": True}, cite="t"
+            ),
+            row(
+                "set", "set", None, guard=not_(eq(param("p"), 1)), sets={"x": param("p")}, cite="t"
+            ),
+        ),
+        outputs=(Output("a", Bool(), False), Output("b", Bool(), False)),
+        fairness=(*weak("g"), *weak("set")),
+        liveness=(eventually("top", eq(var("x"), 2), cite="t"),),
+        totality="enabled-only",
+    )
+
+
 def fair_lamp() -> Spec:
     """The lamp with liveness properties of each kind: under weak fairness only (a hand-built
     never claim, per value of `by` or not) and under some strong fairness (an LTL formula;
@@ -424,6 +456,7 @@ MODELS: dict[str, Callable[[], Export]] = {
     "lamp-terminal": lambda: export(lamp(terminal=eq(var("level"), 3)), terminal_loop=True),
     "box": lambda: export(box()),
     "gadget": lambda: export(gadget()),
+    "knobs-top": lambda: _live(knobs, "top"),
     **{
         f"lamp-{name}": functools.partial(_live, build, name)
         for build, names in [
@@ -805,3 +838,8 @@ def test_real_arithmetic_is_refused() -> None:
     with pytest.raises(PromelaError) as raised:
         export(spec)
     assert str(raised.value) == "real arithmetic leaves the samples: it has no Promela form"
+
+
+@SPIN
+def test_spin_decides_the_knobs_liveness_as_the_explorer_does() -> None:
+    assert _agree(knobs(), "top") == "proved"
