@@ -410,6 +410,28 @@ def knobs() -> Spec:
     )
 
 
+def stepwise() -> Spec:
+    """Row tests in either branch of a conditional in a step property, the condition one
+    itself or a state test."""
+    went = row_is("go")
+    return Spec(
+        name="stepwise",
+        source=SRC,
+        vars=(Var("x", IntRange(0, 1), 0),),
+        triggers=(Trigger("go"), Trigger("back")),
+        rows=(
+            row("go", "go", None, sets={"x": 1}, emits={"o": True}, cite="t"),
+            row("back", "back", None, sets={"x": 0}, cite="t"),
+        ),
+        outputs=(Output("o", Bool(), False),),
+        properties=(
+            always("went-on-go", ite(trigger_is("go"), went, TRUE), cite="t"),
+            always("back-to-zero", ite(eq(var("x"), 1), not_(went), TRUE), cite="t"),
+            always("zero-after-back", ite(eq(nxt("x"), 1), TRUE, not_(went)), cite="t"),
+        ),
+    )
+
+
 def fair_lamp() -> Spec:
     """The lamp with liveness properties of each kind: under weak fairness only (a hand-built
     never claim, per value of `by` or not) and under some strong fairness (an LTL formula;
@@ -457,6 +479,7 @@ MODELS: dict[str, Callable[[], Export]] = {
     "box": lambda: export(box()),
     "gadget": lambda: export(gadget()),
     "knobs-top": lambda: _live(knobs, "top"),
+    "stepwise": lambda: export(stepwise()),
     **{
         f"lamp-{name}": functools.partial(_live, build, name)
         for build, names in [
@@ -543,6 +566,10 @@ def test_spin_agrees_on_the_small_specs() -> None:
         ),
         (box(), {"small": "proved", "empty-but-seen-a": "violated"}),
         (
+            stepwise(),
+            {"went-on-go": "proved", "back-to-zero": "violated", "zero-after-back": "proved"},
+        ),
+        (
             gadget(),
             {
                 "table": "violated",
@@ -582,17 +609,18 @@ def test_spin_agrees_on_the_small_specs() -> None:
         (HELD, {None: 0, 2: 1, 3: 2, 4: 3}, (0, 3), "byte"),
         (Option(Bool()), {None: 0, False: 1, True: 2}, (0, 2), "byte"),
         (Option(PHASE), {None: 0, OFF: 1, ON: 2}, (0, 2), "byte"),
-        (Real(samples=(0.5, 0.25)), {0.25: 1, 0.5: 2}, (0, 3), "byte"),
-        (Option(Real(samples=(0.5,))), {None: 0, 0.5: 3}, (0, 4), "byte"),
+        (Real(samples=(0.5, 0.25)), {0.25: 1, 0.5: 2}, (0, 5), "byte"),
+        (Option(Real(samples=(0.5,))), {None: 0, 0.5: 3}, (0, 6), "byte"),
     ],
 )
 def test_each_value_has_its_code_and_back(
     domain: Domain, codes: dict[object, int], code_range: tuple[int, int], ctype: str
 ) -> None:
     # The reals are ranked in one table over the whole spec: 0.0 (an initial value), the
-    # samples 0.25 and 0.5, and 1.5 (a constant in a property).
+    # samples 0.25, 0.5 and 2.0, 0.75 (an output's default) and 1.5 (a constant).
     codec = Codec(reals())
-    assert codec.reals == (0.0, 0.25, 0.5, 1.5)
+    assert codec.reals == (0.0, 0.25, 0.5, 0.75, 1.5, 2.0)
+    assert Codec(box()).code_range(Real(samples=(0.5,))) == (0, 0)  # a spec with no real
     assert {value: codec.encode(domain, value) for value in codes} == codes
     assert {value: codec.decode(domain, code) for value, code in codes.items()} == {
         value: value for value in codes
@@ -602,8 +630,8 @@ def test_each_value_has_its_code_and_back(
 
 
 def reals() -> Spec:
-    """Reals from every source the codec reads: a sample, an initial value, an output's
-    default and a constant in a property."""
+    """Reals from every source the codec reads: the samples of a parameter and of an
+    optional output, an initial value, an output's default and a constant in a property."""
     level = Real(samples=(0.5, 0.25))
     return Spec(
         name="reals",
@@ -611,7 +639,7 @@ def reals() -> Spec:
         vars=(Var("r", Option(level), AnyOf(None, 0.0)),),
         triggers=(Trigger("set", (Param("to", level),)),),
         rows=(row("set", "set", None, sets={"r": some(param("to"))}, cite="t"),),
-        outputs=(Output("o", Option(Real(samples=(0.25,))), 0.25),),
+        outputs=(Output("o", Option(Real(samples=(0.25, 2.0))), 0.75),),
         properties=(
             always("below", implies(is_some(var("r")), gt(1.5, unwrap(var("r")))), cite="t"),
         ),
@@ -669,8 +697,8 @@ NODE_HELD = Func(NODE, HELD).of(lambda n: None if n == 1 else 4)
 
 def test_a_value_without_a_code_is_refused_naming_it() -> None:
     codec = Codec(reals())
-    with pytest.raises(PromelaError, match=r"^real value 0\.75 is not among the samples "):
-        codec.encode(Real(samples=(0.75,)), 0.75)
+    with pytest.raises(PromelaError, match=r"^real value 0\.3 is not among the samples "):
+        codec.encode(Real(samples=(0.3,)), 0.3)
     with pytest.raises(PromelaError, match=r"^'DIM' is not in "):
         codec.encode(PHASE, "DIM")
     # A member is matched with its type: True is not the member 1.
@@ -822,8 +850,8 @@ def test_a_data_output_or_parameter_is_refused_naming_it() -> None:
 
 
 def test_a_constant_is_coded_in_the_domain_of_the_other_side() -> None:
-    # 1.5 is the fourth real (code 3), compared with r's code less the option's shift.
-    assert "(3 > (v_r - 1))" in export(reals()).text
+    # 1.5 is the fifth real (code 4), compared with r's code less the option's shift.
+    assert "(4 > (v_r - 1))" in export(reals()).text
 
 
 def test_real_arithmetic_is_refused() -> None:
