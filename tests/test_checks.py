@@ -1055,12 +1055,44 @@ def test_on_a_real_variable_a_case_reading_arguments_is_found_and_counted(
     fallback = make(bell(2))
     _spacer_gives_up(fallback, monkeypatch)
     (proved,) = fallback.run("determinism")
-    assert fields(proved) == ("proved", "spacer", None, "certificate", None, None)
+    assert fields(proved) == ("proved", "k-induction", None, "certificate", None, None)
     (found,) = make(bell(0)).run("determinism")
     assert fields(found) == ("violated", "bmc", 0, "trace", None, [])
     assert found.detail == "rows 'ring_loud' and 'ring_quiet' are both enabled"
     # At n = 2, never reached: one case of two needs reachability.
     (proved,) = make(bell(2)).run("determinism")
+    assert proved.method == "spacer"
     assert proved.certificate == (
         "1 of 2 cases holds in every state (k=0), 1 on every reachable state"
     )
+
+
+def test_a_structural_proof_names_every_engine_that_proved_one_of_its_cases(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Two cases need reachability (n never reaches 2); Spacer gives up on the first only,
+    # so k-induction proves that one and Spacer the other: the method names both.
+    at_two = eq(var("n"), 2)
+    spec = Spec(
+        name="chime",
+        source="tests/test_checks.py",
+        vars=(Var("n", IntRange(0, 2), 0), Var("w", Real(samples=(0.5,)), 0.0)),
+        triggers=(Trigger("ring"), Trigger("tock")),
+        rows=tuple(
+            row(f"{t}_{side}", t, None, guard=at_two, cite="t")
+            for t in ("ring", "tock")
+            for side in "ab"
+        ),
+        totality="enabled-only",
+    )
+    checker = make(spec)
+    spacer, asked = checker.z3.spacer, list[int]()
+
+    def first_gives_up(*args: Any, **kwargs: Any) -> object:
+        asked.append(1)
+        return Unknown("spacer", "timeout") if len(asked) == 1 else spacer(*args, **kwargs)
+
+    monkeypatch.setattr(checker.z3, "spacer", first_gives_up)
+    (proved,) = checker.run("determinism")
+    assert fields(proved) == ("proved", "spacer, k-induction", None, "certificate", None, None)
+    assert len(asked) == 2

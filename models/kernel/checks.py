@@ -107,6 +107,14 @@ class CheckResult:
         return self.verdict in ("proved", "witnessed")
 
 
+def _engines(proofs: Sequence[Proved]) -> str:
+    """A structural check's method: every engine that proved one of its cases (a case Spacer
+    gives up on falls back to k-induction), Spacer first; with no case left after k=0,
+    k-induction at k=0."""
+    used = {p.method for p in proofs} or {"k-induction"}
+    return ", ".join(sorted(used, key=lambda m: (m != "spacer", m)))
+
+
 def _result(
     head: Head,
     verdict: VerdictName,
@@ -545,6 +553,7 @@ class Checker:
             return self._cases_exhaustive(head, cases)
         # Most cases fail in no type-correct state at all; only the rest need reachability.
         hard = [c for c in cases if not self.z3.impossible(c[2], params_of=c[1])]
+        proofs: list[Proved] = []
         for what, trigger, bad in hard:
             verdict = self._prove(bad, False, params_of=trigger)
             if isinstance(verdict, Found):
@@ -559,11 +568,11 @@ class Checker:
                 )
             if isinstance(verdict, Unknown):
                 return self._unknown(head, verdict)
-        method = "k-induction" if self.method == "k-induction" or not hard else "spacer"
+            proofs.append(verdict)
         return _result(
             head,
             "proved",
-            method,
+            _engines(proofs),
             None if hard else 0,
             certificate=f"{len(cases) - len(hard)} of {plural(len(cases), 'case')} "
             f"{'holds' if len(cases) - len(hard) == 1 else 'hold'} in every state "
@@ -579,7 +588,7 @@ class Checker:
         self.z3.prepare()
         self.certificate_budget.start()
         self.z3.budget = self.certificate_budget
-        easy, hard, missing = 0, list[Case](), None
+        easy, hard, missing, proofs = 0, list[Case](), None, list[Proved]()
         try:
             for case in cases:
                 if missing is None:
@@ -612,6 +621,7 @@ class Checker:
                 if isinstance(proof, Unknown):
                     missing = proof
                     break
+                proofs.append(proof)
         except GAVE_UP as error:
             missing = gave_up(error)
         finally:
@@ -619,12 +629,13 @@ class Checker:
         if missing is not None:
             self._shrink()
             return self._on_search(head, "proved", missing)
-        method = "k-induction" if self.method == "k-induction" or not hard else "spacer"
         certificate = (
             f"{easy} of {plural(len(cases), 'case')} {'holds' if easy == 1 else 'hold'} in "
             f"every state (k=0), {len(hard)} on every reachable state"
         )
-        return self._on_search(head, "proved", Proved(method, None if hard else 0, certificate))
+        return self._on_search(
+            head, "proved", Proved(_engines(proofs), None if hard else 0, certificate)
+        )
 
     def check_determinism(self) -> CheckResult:
         cases: list[Case] = []
