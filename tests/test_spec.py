@@ -667,6 +667,19 @@ REFUSALS: list[tuple[dict[str, object], str]] = [
         _with_row(row("r", "kick", OFF, emits={"beep": var("n")}, cite="c")),
         "row 'r' output 'beep': needs bool (false, true), got int 0..2",
     ),
+    # The explorer cannot compile a step's name or enabled() in a row: refused when built.
+    (
+        _with_row(row("r", "kick", OFF, guard=row_is("r"), cite="c")),
+        "row 'r' guard: row_is() may be used only in a property",
+    ),
+    (
+        _with_row(row("r", "kick", OFF, sets={"n": trigger_is("kick")}, cite="c")),
+        "row 'r' update of 'n': trigger_is() may be used only in a property",
+    ),
+    (
+        _with_row(row("r", "kick", OFF, emits={"beep": enabled("kick")}, cite="c")),
+        "row 'r' output 'beep': enabled() may be used only in a property",
+    ),
     (
         {"properties": (always("p", eq(param("j"), 1), cite="c"),)},
         "property 'p': unknown parameter 'j'",

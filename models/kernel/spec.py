@@ -703,6 +703,18 @@ def _validate_row(spec: Spec, r: Row, triggers: set[str]) -> None:
                     f"{where}: {label} {value!r} is not a state (states: {control.describe()})"
                 )
     params = {p.name: p.domain for p in spec.trigger(r.trigger).params}
+    parts = [
+        ("guard", r.guard),
+        *((f"update of {t!r}", v) for t, v in r.updates.items()),
+        *((f"output {t!r}", v) for t, v in r.outputs.items()),
+    ]
+    for part, e in parts:
+        # A row reads the state before it and its arguments: the step it is part of, and
+        # which triggers a state enables, are for properties (no engine compiles them here).
+        for n in walk(e):
+            if isinstance(n, StepIs | Enabled):
+                name = "enabled" if isinstance(n, Enabled) else f"{n.kind}_is"
+                raise SpecError(f"{where} {part}: {name}() may be used only in a property")
     _typed(spec, where + " guard", r.guard, allowed={"pre", "param"}, params=params)
     for n in walk(r.guard):
         # `enabled()` and totality enumerate parameters, so guards test finite ones only.
