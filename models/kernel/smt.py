@@ -1037,7 +1037,7 @@ class Engines:
             return Unknown("spacer", f"z3 unknown: {fp.reason_unknown()}")
         cover = fp.get_cover_delta(-1, reach)
         invariant = z3.substitute_vars(cover, *enc.flat(s))
-        problem = self._check_certificate(invariant, s, s2, act, trans, bad_term, step)
+        problem = self._check_certificate(invariant, s, s2, trans, bad_term, step)
         if problem:
             return Unknown("spacer", f"Spacer's invariant did not check: {problem}")
         return Proved("spacer", None, "inv: " + _readable(z3.simplify(invariant)))
@@ -1066,7 +1066,7 @@ class Engines:
         return self._stepping
 
     def _check_certificate(
-        self, inv: Term, s: Frame, s2: Frame, act: Action, trans: Term, bad_term: Term, step: bool
+        self, inv: Term, s: Frame, s2: Frame, trans: Term, bad_term: Term, step: bool
     ) -> str:
         """Init ⇒ Inv, Inv ∧ T ⇒ Inv′, Inv ⇒ ¬bad: the three queries that make Inv a proof.
 
