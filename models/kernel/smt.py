@@ -1175,8 +1175,8 @@ def _finite_views(enc: Encoding, frame: Frame, states: Sequence[Mapping[str, Val
         parts = []
         for v in enc.spec.vars:
             value = state[v.name]
-            key = (v.name, value) if _hashable(value) else None  # unhashable: built each time
-            part = made.get(key) if key is not None else None
+            key = (v.name, value)  # every value is hashable: tuples, frozensets, FuncValue
+            part = made.get(key)
             if part is None:
                 if v.domain.is_finite:
                     part = _equal(v.domain, frame[v.name], encode_value(v.domain, value))
@@ -1184,19 +1184,10 @@ def _finite_views(enc: Encoding, frame: Frame, states: Sequence[Mapping[str, Val
                     part = frame[v.name][0] == z3.BoolVal(value is not None)
                 else:
                     continue
-                if key is not None:
-                    made[key] = part
+                made[key] = part
             parts.append(part)
         views.append(z3.And(*parts))
     return views
-
-
-def _hashable(value: Value) -> bool:
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return True
 
 
 def finite_key(spec: Spec, state: Mapping[str, Value]) -> tuple[Value, ...]:
