@@ -69,6 +69,7 @@ proves one of its demands true of every step (`toothless`).
 from __future__ import annotations
 
 import random
+import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
@@ -445,11 +446,17 @@ def _table_constants(spec: Spec) -> Iterator[Candidate]:
                 yield (
                     "table-constant",
                     rows[0] if len(rows) == 1 else None,
-                    f"{n} → {m} in {show(spec, e)[:40]} ({plural(len(rows), 'row')})",
+                    f"{n} → {m} in {_clipped(show(spec, e), 40)} ({plural(len(rows), 'row')})",
                     lambda change=change: replace(  # type: ignore[misc]
                         spec, rows=_map_rows(spec, change)
                     ),
                 )
+
+
+def _clipped(text: str, width: int) -> str:
+    """A condition cut to `width` at a word, marked: a cut inside a word could read as
+    another value (`level = HI` for HIGH)."""
+    return textwrap.shorten(text, width, placeholder=" …")
 
 
 def _guard_constants(spec: Spec, rng: random.Random) -> Iterator[Candidate]:
@@ -472,10 +479,11 @@ def _guard_constants(spec: Spec, rng: random.Random) -> Iterator[Candidate]:
             def change(x: Expr, node: Expr = node, new: Expr = new) -> Expr | None:
                 return new if x == node else None
 
+            shown = _clipped(show(spec, node), 30)
             yield (
                 "guard-constant",
                 rows[0] if len(rows) == 1 else None,
-                f"{show(spec, node)[:30]} → {domain.label(other)} ({plural(len(rows), 'row')})",
+                f"{shown} → {domain.label(other)} ({plural(len(rows), 'row')})",
                 lambda change=change: replace(spec, rows=_map_rows(spec, change)),  # type: ignore[misc]
             )
 
