@@ -81,6 +81,12 @@ MODULE_KILLERS = {
     "printer": ["tests/test_printer.py", "tests/test_readable.py", "tests/test_data.py"],
     "mermaid": [*DIAGRAMS, "tests/test_names.py", "tests/test_system_views.py"],
     "sequence": ["tests/test_sequence.py", "tests/test_system_views.py", *DIAGRAMS],
+    "diagram": [
+        *DIAGRAMS,
+        "tests/test_diagram_cli.py",
+        "tests/test_system_views.py",
+        "tests/test_contrast.py",
+    ],
     "itf": [
         "tests/test_itf.py",
         "tests/test_tracecheck.py",

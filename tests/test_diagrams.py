@@ -376,6 +376,14 @@ def test_the_committed_mermaid_is_what_the_printer_prints() -> None:
     assert drawn == committed
 
 
+def test_the_committed_dot_is_what_dot_source_prints() -> None:
+    """`diagram --check`, in this process: each committed .dot is what dot_source prints for
+    its picture now, text for text: every label, cluster, colour and footnote pinned."""
+    drawn = {pic.name: dot_source(pic) for name in all_specs() for pic in _pictures(name)}
+    committed = {p.stem: p.read_text() for p in (ROOT / "diagrams").glob("*.dot")}
+    assert drawn == committed
+
+
 def test_mermaid_notes_clusters_with_states_and_edges_no_group_decides() -> None:
     (pic, *_) = _pictures("wave")  # its halves meet: clusters are listed in the note
     assert mermaid_source(replace(pic, clusters=[*pic.clusters, ("c_none", "empty")])) == (
