@@ -16,6 +16,10 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
+
+from models.kernel.diagram import compare, picture
+from models.kernel.spec import Spec
 
 ROOT = Path(__file__).resolve().parent.parent
 SVG = "{http://www.w3.org/2000/svg}"
@@ -171,3 +175,43 @@ def test_report_baseline_puts_the_diff_on_the_page(tmp_path: Path) -> None:
     assert "<td>never-broken</td><td>proved</td><td>violated</td>" in section
     assert re.search(r'class="edge[^"]* added"', section)  # HEAD's diagram, marked
     assert 'class="node state gained"' in section
+
+
+def _lamp(kicked: str, added: str) -> Spec:
+    """LAMP built in this process, so mutation testing sees the drawing called."""
+    scope: dict[str, Any] = {}
+    exec(LAMP.replace("KICKED", kicked).replace("        ADDED\n", added), scope)
+    spec: Spec = scope["SPEC"]
+    return spec
+
+
+def test_compare_marks_each_added_changed_removed_gained_and_lost_part() -> None:
+    fix = '        row("fix", "switch", BROKEN, OFF, cite="t"),\n'
+    base, head = picture(_lamp("SPARE", "")), picture(_lamp("BROKEN", fix))
+    out = compare(base, head, {"kick"})
+    assert [(a.id, a.src, a.dst, a.rows, a.lines, a.change) for a in out.arrows] == [
+        ("e0", "s_OFF", "s_ON", ("switch_on",), ("switch",), ""),
+        ("e1", "s_ON", "s_OFF", ("switch_off",), ("switch",), ""),
+        ("e2", "s_OFF", "s_BROKEN", ("kick",), ("kick",), "added"),
+        ("e3", "s_ON", "s_BROKEN", ("kick",), ("kick",), "added"),
+        ("e4", "s_SPARE", "s_OFF", ("spare_back",), ("switch",), ""),
+        ("e5", "s_BROKEN", "s_OFF", ("fix",), ("switch",), "added"),
+        ("removed2", "s_OFF", "s_SPARE", ("kick",), ("kick",), "removed"),
+        ("removed3", "s_ON", "s_SPARE", ("kick",), ("kick",), "removed"),
+    ]
+    assert [(n.id, n.change, n.greyed) for n in out.nodes] == [
+        ("s_OFF", "", False),
+        ("s_ON", "", False),
+        ("s_SPARE", "lost", True),
+        ("s_BROKEN", "gained", False),
+    ]
+    # A row on an edge both revisions have is "changed"; the rest of the picture is kept.
+    same = compare(base, base, {"switch_on"})
+    assert [(a.id, a.change) for a in same.arrows] == [
+        ("e0", "changed"),
+        ("e1", ""),
+        ("e2", ""),
+        ("e3", ""),
+        ("e4", ""),
+    ]
+    assert [n.change for n in same.nodes] == ["", "", "", ""]
