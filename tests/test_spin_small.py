@@ -479,3 +479,31 @@ def test_a_pan_another_run_is_caching_is_left_to_it(tmp_path: Path) -> None:
     assert (pan, cached) == (cache / key / "pan", False)
     assert list(cache.iterdir()) == [cache / key]
     assert [p.name for p in (cache / key).iterdir()] == ["lamp-1.pml"]
+
+
+@SPIN
+def test_a_spec_that_deadlocks_has_its_properties_decided() -> None:
+    """pan's property searches ignore invalid end states (`-E`): the counter deadlocks at
+    x = 2, after `small` fails at x = 1."""
+    spec = counter(properties=(always("small", lt(var("x"), 1), cite="t"),))
+    small = run_spin(spec).verdicts["small"]
+    assert small.verdict == "violated" and small.trace is not None
+    assert [dict(s.state) for s in small.trace.steps] == [{"x": 1}]
+
+
+@SPIN
+def test_a_trail_is_read_back_from_paths_relative_to_here(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    model = export(lamp())
+    build, there = tmp_path / "build", tmp_path / "there"
+    build.mkdir()
+    there.mkdir()
+    (there / "lamp-1.pml").write_text(model.text)
+    pan, _, _ = compile_pan(model, build, cache=None)
+    env = spin_module._env(model.selector("held-never-three"))
+    spin_module._run([str(pan), "-m100", "-E", "-n", "-w16"], there, env)
+    monkeypatch.chdir(tmp_path)
+    trace, broken = read_trail(lamp(), Path("there/lamp-1.pml"), Path("there/lamp-1.pml.trail"))
+    assert trace == run_spin(lamp()).verdicts["held-never-three"].trace
+    assert broken == ["held-never-three"]
