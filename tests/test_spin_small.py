@@ -27,6 +27,7 @@ from models.kernel import (
     eq,
     eventually,
     infinitely_often,
+    le,
     lt,
     row,
     sometimes,
@@ -508,3 +509,76 @@ def test_a_trail_is_read_back_from_paths_relative_to_here(
     trace, broken = read_trail(lamp(), Path("there/lamp-1.pml"), Path("there/lamp-1.pml.trail"))
     assert trace == run_spin(lamp()).verdicts["held-never-three"].trace
     assert broken == ["held-never-three"]
+
+
+def _all_safe() -> Spec:
+    """picky keeps x below 2: its `always` holds, one `sometimes` is reached, one is not."""
+    return replace(
+        picky(),
+        properties=(
+            always("below-two", lt(var("x"), 2), cite="t"),
+            sometimes("x-two", eq(var("x"), 2), cite="t"),
+            sometimes("x-one", eq(var("x"), 1), cite="t"),
+        ),
+    )
+
+
+@SPIN
+def test_one_search_proves_every_safety_property_when_none_fails(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A search of every always/never, then one per `sometimes`: 3 searches, 1 trail."""
+    _timed(monkeypatch)
+    result = run_spin(_all_safe(), cache=tmp_path)
+    assert (result.states, result.stored, result.transitions) == (2, 3, 20)
+    one = Step(
+        "set",
+        "set",
+        MappingProxyType({"v": 1}),
+        MappingProxyType({"x": 1}),
+        MappingProxyType({}),
+    )
+    assert result.verdicts == {
+        "below-two": SpinVerdict("below-two", "always", "proved"),
+        "x-two": SpinVerdict("x-two", "sometimes", "violated"),
+        "x-one": SpinVerdict(
+            "x-one", "sometimes", "witnessed", Trace(MappingProxyType({"x": 0}), (one,))
+        ),
+    }
+    assert result.seconds == Seconds(1.0, 10.0, 300.0, 1000.0)
+
+
+@SPIN
+def test_an_update_that_leaves_its_range_is_named_by_pans_assertion() -> None:
+    spec = Spec(
+        name="overflow",
+        source="tests/test_spin_small.py",
+        vars=(Var("n", IntRange(0, 2), 0),),
+        triggers=(Trigger("inc"),),
+        rows=(row("inc", "inc", None, sets={"n": add(var("n"), 1)}, cite="t"),),
+        properties=(always("small", le(var("n"), 2), cite="t"),),
+    )
+    with pytest.raises(SpinError) as raised:
+        run_spin(spec)
+    assert str(raised.value) == (
+        "overflow: an update leaves its variable's range: "
+        "pan:1: assertion violated ((0<=(p_n+1))&&((p_n+1)<=2)) (at depth 3)"
+    )
+
+
+@SPIN
+def test_run_spin_compiles_with_the_flags_it_is_given(tmp_path: Path) -> None:
+    with pytest.raises(SpinError, match=r"^`gcc -DSAFETY --no-such-flag -w -o pan pan\.c` failed"):
+        run_spin(lamp(), cache=tmp_path, cflags=("-DSAFETY", "--no-such-flag"))
+
+
+@SPIN
+def test_run_spin_leaves_nothing_where_it_is_called(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Every pan search runs in a directory of its own: no trail is left here."""
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    assert run_spin(lamp(), cache=tmp_path / "cache").verdicts["held-never-three"].trace
+    assert list(here.iterdir()) == []
