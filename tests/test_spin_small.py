@@ -548,9 +548,9 @@ def test_one_search_proves_every_safety_property_when_none_fails(
     assert result.seconds == Seconds(1.0, 10.0, 300.0, 1000.0)
 
 
-@SPIN
-def test_an_update_that_leaves_its_range_is_named_by_pans_assertion() -> None:
-    spec = Spec(
+def _overflow() -> Spec:
+    """n counts past its range's top, 2, at the third step."""
+    return Spec(
         name="overflow",
         source="tests/test_spin_small.py",
         vars=(Var("n", IntRange(0, 2), 0),),
@@ -558,8 +558,12 @@ def test_an_update_that_leaves_its_range_is_named_by_pans_assertion() -> None:
         rows=(row("inc", "inc", None, sets={"n": add(var("n"), 1)}, cite="t"),),
         properties=(always("small", le(var("n"), 2), cite="t"),),
     )
+
+
+@SPIN
+def test_an_update_that_leaves_its_range_is_named_by_pans_assertion() -> None:
     with pytest.raises(SpinError) as raised:
-        run_spin(spec)
+        run_spin(_overflow())
     assert str(raised.value) == (
         "overflow: an update leaves its variable's range: "
         "pan:1: assertion violated ((0<=(p_n+1))&&((p_n+1)<=2)) (at depth 3)"
@@ -576,9 +580,12 @@ def test_run_spin_compiles_with_the_flags_it_is_given(tmp_path: Path) -> None:
 def test_run_spin_leaves_nothing_where_it_is_called(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Every pan search runs in a directory of its own: no trail is left here."""
+    """Every pan search runs in a directory of its own: no trail is left here, even by a
+    search that fails on an update out of range."""
     here = tmp_path / "here"
     here.mkdir()
     monkeypatch.chdir(here)
     assert run_spin(lamp(), cache=tmp_path / "cache").verdicts["held-never-three"].trace
+    with pytest.raises(SpinError, match="leaves its variable's range"):
+        run_spin(_overflow(), cache=tmp_path / "cache")
     assert list(here.iterdir()) == []
