@@ -29,6 +29,8 @@ from models.kernel import (
     infinitely_often,
     le,
     lt,
+    never,
+    param,
     row,
     sometimes,
     var,
@@ -589,3 +591,31 @@ def test_run_spin_leaves_nothing_where_it_is_called(
     with pytest.raises(SpinError, match="leaves its variable's range"):
         run_spin(_overflow(), cache=tmp_path / "cache")
     assert list(here.iterdir()) == []
+
+
+def test_a_step_property_ends_bad_only_on_a_step_it_reads() -> None:
+    """A step property reads the last step's parameters; a trace of no step has none."""
+    by_two = never("by-two", eq(param("by"), 2), cite="t")
+    spec = replace(lamp(), properties=(by_two,))
+    assert spin_module._ends_bad(spec, by_two, Trace(INIT, (TURN_ON, BRIGHTEN)))
+    by_one = _step("brighten", "dim", {"phase": ON, "level": 2, "held": None}, by=1)
+    assert not spin_module._ends_bad(spec, by_two, Trace(INIT, (TURN_ON, by_one)))
+    assert not spin_module._ends_bad(spec, by_two, Trace(INIT, ()))
+
+
+@SPIN
+def test_a_deadlock_pan_left_no_trail_for_is_found_without_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _timed(monkeypatch)
+    timed = spin_module._run
+
+    def no_trail(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+        out = timed(cmd, cwd, env)
+        for trail in cwd.glob("*.trail"):
+            trail.unlink()
+        return out
+
+    monkeypatch.setattr(spin_module, "_run", no_trail)
+    dead = find_deadlock(counter(), cache=None)
+    assert dead == spin_module.SpinDeadlock(True, None, Seconds(1.0, 10.0, 100.0, 0.0))
