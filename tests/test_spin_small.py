@@ -411,6 +411,7 @@ def test_run_spin_times_each_tool_and_says_when_pan_was_cached(
     _timed(monkeypatch)
     first = run_spin(lamp(), cache=tmp_path)
     assert (first.seconds, first.cached) == (Seconds(1.0, 10.0, 900.0, 3000.0), False)
+    assert len(list(tmp_path.iterdir())) == 1
     again = run_spin(lamp(), cache=tmp_path)
     assert (again.seconds, again.cached) == (Seconds(0.0, 0.0, 900.0, 3000.0), True)
     quiet = run_spin(lamp(), cache=tmp_path, trails=False)
@@ -435,6 +436,7 @@ def test_the_deadlock_and_liveness_searches_time_each_tool(
     assert spin_liveness(spec, "top", cache=None).seconds == Seconds(1.0, 10.0, 100.0, 0.0)
     # The deadlock search and two liveness searches, summed; each pan cached once compiled.
     assert spin_beyond(spec, cache=tmp_path).seconds == Seconds(3.0, 30.0, 300.0, 1000.0)
+    assert len(list(tmp_path.iterdir())) == 3
     assert spin_beyond(spec, cache=tmp_path).seconds == Seconds(0.0, 0.0, 300.0, 1000.0)
 
 
