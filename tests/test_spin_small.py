@@ -592,6 +592,14 @@ def test_run_spin_leaves_nothing_where_it_is_called(
     assert run_spin(lamp(), cache=tmp_path / "cache").verdicts["held-never-three"].trace
     with pytest.raises(SpinError, match="leaves its variable's range"):
         run_spin(_overflow(), cache=tmp_path / "cache")
+    # Nor by the deadlock search's trail or a liveness search's failure.
+    spec = counter(
+        fairness=weak("inc"), liveness=(infinitely_often("again", eq(var("x"), 0), cite="t"),)
+    )
+    assert spin_beyond(spec, cache=tmp_path / "cache").verdicts == {
+        "no-deadlock": "violated",
+        "again": "violated",
+    }
     assert list(here.iterdir()) == []
 
 
@@ -621,3 +629,19 @@ def test_a_deadlock_pan_left_no_trail_for_is_found_without_one(
     monkeypatch.setattr(spin_module, "_run", no_trail)
     dead = find_deadlock(counter(), cache=None)
     assert dead == spin_module.SpinDeadlock(True, None, Seconds(1.0, 10.0, 100.0, 0.0))
+
+
+@SPIN
+def test_a_liveness_report_without_an_error_count_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    spec = counter(fairness=weak("inc"), liveness=(eventually("top", eq(var("x"), 2), cite="t"),))
+    run = spin_module._run
+
+    def pan_mute(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+        return run(cmd, cwd, env) if Path(cmd[0]).name != "pan" else "pan: no figures\n"
+
+    monkeypatch.setattr(spin_module, "_run", pan_mute)
+    with pytest.raises(SpinError) as raised:
+        spin_liveness(spec, "top")
+    assert str(raised.value) == "pan's report has no error count"
