@@ -550,6 +550,9 @@ def test_one_search_proves_every_safety_property_when_none_fails(
         ),
     }
     assert result.seconds == Seconds(1.0, 10.0, 300.0, 1000.0)
+    # With no `sometimes`, that one search is all pan's time.
+    safe = replace(picky(), properties=(always("below-two", lt(var("x"), 2), cite="t"),))
+    assert run_spin(safe, cache=tmp_path).seconds == Seconds(1.0, 10.0, 100.0, 0.0)
 
 
 def _overflow() -> Spec:
