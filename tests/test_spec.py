@@ -680,6 +680,7 @@ REFUSALS: list[tuple[dict[str, object], str]] = [
         _with_row(row("r", "kick", OFF, emits={"beep": enabled("kick")}, cite="c")),
         "row 'r' output 'beep': enabled() may be used only in a property",
     ),
+    ({"init": enabled("kick")}, "initial predicate: enabled() may be used only in a property"),
     (
         {"properties": (always("p", eq(param("j"), 1), cite="c"),)},
         "property 'p': unknown parameter 'j'",

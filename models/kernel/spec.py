@@ -655,6 +655,7 @@ def _validate(spec: Spec) -> None:
     if spec.terminal is not None:
         _typed(spec, "terminal predicate", spec.terminal, allowed={"pre"}, params={})
     if spec.init is not None:
+        _reads_no_step("initial predicate", spec.init)
         _typed(spec, "initial predicate", spec.init, allowed={"pre"}, params={})
         if not spec.initial_states():
             raise SpecError(f"spec {spec.name!r}: no initial state satisfies the initial predicate")
@@ -709,12 +710,7 @@ def _validate_row(spec: Spec, r: Row, triggers: set[str]) -> None:
         *((f"output {t!r}", v) for t, v in r.outputs.items()),
     ]
     for part, e in parts:
-        # A row reads the state before it and its arguments: the step it is part of, and
-        # which triggers a state enables, are for properties (no engine compiles them here).
-        for n in walk(e):
-            if isinstance(n, StepIs | Enabled):
-                name = "enabled" if isinstance(n, Enabled) else f"{n.kind}_is"
-                raise SpecError(f"{where} {part}: {name}() may be used only in a property")
+        _reads_no_step(f"{where} {part}", e)
     _typed(spec, where + " guard", r.guard, allowed={"pre", "param"}, params=params)
     for n in walk(r.guard):
         # `enabled()` and totality enumerate parameters, so guards test finite ones only.
@@ -832,6 +828,15 @@ def _validate_liveness(spec: Spec, p: Liveness) -> None:
         _typed(spec, where + label, pred, allowed={"pre"}, params={})
         if partial(pred):
             raise SpecError(f"{where}{label}: head, tail, append and index can be undefined")
+
+
+def _reads_no_step(where: str, expr: Expr) -> None:
+    """A row and the initial predicate read states and arguments: the step a state is part
+    of, and which triggers it enables, are for properties (no engine evaluates them here)."""
+    for n in walk(expr):
+        if isinstance(n, StepIs | Enabled):
+            name = "enabled" if isinstance(n, Enabled) else f"{n.kind}_is"
+            raise SpecError(f"{where}: {name}() may be used only in a property")
 
 
 def _typed(
