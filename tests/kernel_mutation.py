@@ -376,7 +376,10 @@ def _one(module: str, args: argparse.Namespace) -> bool:
         except SystemExit as stop:  # mutmut exits after its run; the rate is still to print
             if stop.code:
                 raise
-        _keep_earlier(module, earlier)
+        finally:
+            # Also when the rerun is stopped part way: mutmut cleared the earlier verdicts.
+            if earlier:
+                _keep_earlier(module, earlier)
     return _rate(module, args.survivors)
 
 
