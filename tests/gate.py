@@ -2,19 +2,20 @@
 
 Not a test: pytest does not collect this file. `phases()` lists what the gate runs, in the
 order its output is shown; `tests/bench.py` times the same list. The phases are independent,
-except the report, which reads what the model checks, the mutant gate and pytest wrote: they
-run side by side, up to SLOTS processes' worth at a time (2 per core: a phase's start-up and
-its last worker leave a core idle that another phase fills), pytest, the longest, first. Each
-phase's output is shown whole, in order, once it ends; while any runs, a progress line every
-PROGRESS_SECONDS says what each running phase has done out of its total, so the gate is
-never silent for long.
+except the report, which reads what the model checks, the mutant gate and pytest wrote, and
+the diagrams, which read the model checks' verdicts: they run side by side, up to SLOTS
+processes' worth at a time (2 per core: a phase's start-up and its last worker leave a core
+idle that another phase fills), the mutant gate, the longest, first. Each phase's output is
+shown whole, in order, once it ends; while any runs, a progress line every PROGRESS_SECONDS
+says what each running phase has done out of its total, so the gate is never silent for long.
 
 The result cache (models/cli/cache.py): the model checks and the mutant gate cache per spec
 themselves; every other phase is cached here, as a whole, under a hash of the files it reads,
 its command and its tools. `--fresh` (`make verify FRESH=1`, what .ci/run runs) bypasses
 the cache: nothing is read, nothing stored. pytest runs the suite without the `slow` and
 `realtime` tests (SPIN agreement, the browser, the real-timer waves, a check that is a phase
-here): `make test` runs those too.
+here) over GATE_PATHS, the specs' conformance and impl's own tests: `make test` runs the
+whole suite, the kernel's and the tools' tests too.
 """
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ PY = str(BIN / "python")
 # pytest-xdist workers for the gate, chosen by `make bench` on 2 cores (README, "Scale").
 WORKERS = int(os.environ.get("PYTEST_JOBS", "2"))
 GATE_TESTS = "not slow and not realtime"
+# What the gate's pytest runs: the verdicts on the specs and `impl/` (conformance/, with its
+# seed drivers, and impl's own tests). The kernel's and the tools' own tests are `make test`'s
+# (which .ci/run runs too): a change to a spec or to impl/ does not need them to merge.
+GATE_PATHS = (
+    "conformance",
+    *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_impl_*.py")),
+)
 SLOTS = 2 * (os.cpu_count() or 1)
 PROGRESS_SECONDS = 5.0
 PY_FILES = ("models", "impl", "conformance", "tests", "conftest.py", "pyproject.toml")
@@ -106,7 +114,7 @@ def pytest_command(workers: int) -> list[str]:
     """The gate's pytest: one process, or `workers` xdist workers."""
     parallel = ["-n", str(workers)] if workers > 1 else ["-p", "no:xdist"]
     # Not -q: the header says how many tests were selected, which the progress line shows.
-    return [str(BIN / "pytest"), "-p", "no:cacheprovider", "-m", GATE_TESTS, *parallel]
+    return [str(BIN / "pytest"), "-p", "no:cacheprovider", "-m", GATE_TESTS, *parallel, *GATE_PATHS]
 
 
 def phases() -> list[Phase]:
@@ -124,6 +132,7 @@ def phases() -> list[Phase]:
             [PY, "-m", "models", "mutants", "--fast", "--json", "reports/mutants.json"],
             "a model mutant survived (above); see reports/mutants.txt and reports/mutants.json",
             weight=2,
+            first=True,
             progress=_mutants_progress,
             shown=_mutants_shown,
         ),
@@ -144,7 +153,6 @@ def phases() -> list[Phase]:
             tools=("dot", "spin", "gcc", "rustc", "node"),
             artifacts=("reports/conformance.json",),
             weight=max(WORKERS, 1),
-            first=True,
             progress=_pytest_progress,
         ),
         Phase(
@@ -153,6 +161,9 @@ def phases() -> list[Phase]:
             "run 'make diagrams' and commit diagrams/*.dot and *.mmd",
             deps=("models", "diagrams", "tests/mermaid"),
             tools=("dot",),
+            # The verdict marks come from the model checks' verify.json: started before it is
+            # written, the phase would prove every spec again (results.py).
+            after=("model checks",),
         ),
         Phase(
             "mypy --strict",
@@ -265,7 +276,7 @@ def gate(fresh: bool) -> int:
                 runs[phase.name].status = -1
                 continue
             if busy and busy + phase.weight > SLOTS:
-                break  # in order: pytest, the longest, first; then as listed
+                break  # in order: the mutant gate, the longest, first; then as listed
             todo.remove(phase)
             start(runs[phase.name], fresh, env)
             busy += phase.weight if runs[phase.name].child else 0
