@@ -293,6 +293,15 @@ def test_a_spec_reading_every_scope_it_may_builds() -> None:
     ]
 
 
+def test_a_renamed_spec_is_the_same_spec_under_another_name() -> None:
+    spec = lamp()
+    copy = spec.renamed("lamp-001")
+    assert (copy.name, spec.name) == ("lamp-001", "lamp")
+    assert replace(copy, name="lamp") == spec
+    # Nothing derived again: the expanded properties are the original's own objects.
+    assert copy.properties is spec.properties and copy.rows is spec.rows
+
+
 def test_fair_cases_are_one_per_constraint_or_per_value_of_each() -> None:
     per = eventually("p", TRUE, cite="c", fair=[strong("fix", each="k")])
     assert SPEC.fair_cases(per) == (

@@ -734,7 +734,7 @@ def generate(
             invalid += 1  # a fault the spec vocabulary refuses to express (say, a type error)
             continue
         mid = f"{spec.name}-{len(mutants) + 1:03d}"
-        mutants.append(Mutant(mid, op, row, detail, replace(mutated, name=mid)))
+        mutants.append(Mutant(mid, op, row, detail, mutated.renamed(mid)))
     return Generation(tuple(mutants), len(candidates_), invalid)
 
 

@@ -12,6 +12,7 @@ a `SpecError` that names the row (or variable, property) and the cause.
 
 from __future__ import annotations
 
+import copy as _copy
 import enum
 import itertools
 import re
@@ -546,6 +547,13 @@ class Spec:
     def expand(self, expr: Expr) -> Expr:
         """Rewrite `enabled(...)` into a disjunction over rows and finite parameters."""
         return _expand_enabled(self, expr)
+
+    def renamed(self, name: str) -> Spec:
+        """This spec under another name. No check reads a spec's name (only its messages
+        do), so the copy is not validated and derived again, as `replace` would."""
+        copy = _copy.copy(self)
+        object.__setattr__(copy, "name", name)
+        return copy
 
     def with_variant(self, name: str) -> Spec:
         for variant in self.variants:
