@@ -65,7 +65,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -201,11 +201,14 @@ def alternate(
     return runs
 
 
-def run_timed(command: list[str], cached: bool = False) -> tuple[float, str | None]:
+def run_timed(
+    command: list[str], cached: bool = False, extra: Mapping[str, str] | None = None
+) -> tuple[float, str | None]:
     """Wall seconds of one command, and why it failed (None when it exited 0). It reads no
-    cached result unless `cached`."""
+    cached result unless `cached`; `extra` adds to its environment."""
     env = {**os.environ, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
     env["STATECHECK_NO_CACHE"] = "" if cached else "1"
+    env.update(extra or {})
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - started
@@ -560,9 +563,13 @@ def bench_gate(repeat: int) -> None:
     print(f"{'phase':<24} {'median':>8} {'min':>8} {'max':>8}   {'of 20 s':>7}   budget")
     failures: dict[str, str] = {}
 
-    def step(name: str, command: list[str], cached: bool = False) -> Callable[[], float]:
+    def step(
+        name: str, command: list[str], cached: bool = False, jobs: int | None = None
+    ) -> Callable[[], float]:
+        extra = None if jobs is None else {"PYTEST_JOBS": str(jobs)}
+
         def run() -> float:
-            seconds, failed = run_timed(command, cached)
+            seconds, failed = run_timed(command, cached, extra)
             if failed:
                 failures[name] = failed
             return seconds
@@ -582,20 +589,26 @@ def bench_gate(repeat: int) -> None:
             flush=True,
         )
     print(f"{'phases one by one (sum)':<24} {total:7.2f}s   {total / GATE_BUDGET:.2f}× of 20 s")
+    # The gate's pytest workers are chosen inside the whole gate, where the other phases
+    # share the cores, not by its pytest alone (bench_workers).
+    other = 2 if gate.WORKERS == 1 else 1
+    alt = f"warm, pytest on {other}"
     print("the whole gate (tests/gate.py: phases side by side), alternated:")
     whole = alternate(
         {
             "warm": step("warm", [*GATE, "--fresh"]),
+            alt: step(alt, [*GATE, "--fresh"], jobs=other),
             "cached": step("cached", GATE, cached=True),  # after a passing warm run
         },
         repeat,
     )
-    for name, budget in (("warm", GATE_BUDGET), ("cached", CACHED_BUDGET)):
+    for name, budget in (("warm", GATE_BUDGET), (alt, GATE_BUDGET), ("cached", CACHED_BUDGET)):
         median, lo, hi = stats(whole[name])
         flag = f"   FAILED ({failures[name]})" if name in failures else ""
+        share = f"   {round_ratio(whole[name], whole['warm'])} of warm" if name == alt else ""
         print(
             f"{'make verify, ' + name:<24} {median:7.2f}s {lo:7.2f}s {hi:7.2f}s   {'':>7}"
-            f"   {median:.2f}s / {budget:.0f}s = {median / budget:.2f}×{flag}",
+            f"   {median:.2f}s / {budget:.0f}s = {median / budget:.2f}×{flag}{share}",
             flush=True,
         )
     bench_workers(repeat)
