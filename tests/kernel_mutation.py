@@ -83,6 +83,7 @@ MODULE_KILLERS = {
     "sequence": ["tests/test_sequence.py", "tests/test_system_views.py", *DIAGRAMS],
     "diagram": [
         *DIAGRAMS,
+        "tests/test_diagram_pictures.py",
         "tests/test_diagram_cli.py",
         "tests/test_system_views.py",
         "tests/test_contrast.py",
@@ -275,13 +276,14 @@ def _changed(old: Path, new: Path) -> list[str]:
 
 
 def _keep_earlier(module: str, earlier: dict[str, int | None]) -> None:
-    """mutmut forgets the mutants a rerun skipped: their earlier verdicts go back in."""
+    """mutmut forgets the mutants a rerun skipped: their earlier verdicts go back in (not
+    those of a function since removed: it has no mutants now)."""
     from mutmut.stats import status_by_exit_code
 
     meta = json.loads(_meta(module).read_text())
     codes = meta["exit_code_by_key"]
     for key, code in earlier.items():
-        if status_by_exit_code[codes.get(key)] == "not checked":
+        if key in codes and status_by_exit_code[codes[key]] == "not checked":
             codes[key] = code
     _meta(module).write_text(json.dumps(meta, indent=4))
 

@@ -1,0 +1,240 @@
+"""The drawing (`models/kernel/diagram.py`) of small specs, text for text.
+
+The committed diagrams (diagrams/*.dot, pinned by tests/test_diagrams.py) have no
+faulty channel, no `compare` with a lost state or a struck footnote, and few trace
+overlays; the small pictures here draw those. The .dot files in tests/pictures/ are
+what `dot_source` printed for the pictures below, read line by line when written. After
+a deliberate change to the drawing, write them again from `dot_source(...)` and read
+the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import replace
+from pathlib import Path
+
+from systems import CTL, DEV, SYSTEM, Cmd, Device, Lamp, Light, Switch
+
+from models.kernel import Finite, Row, Spec, Trigger, Var, row, some
+from models.kernel.compose import channel, compose
+from models.kernel.diagram import (
+    Finding,
+    _Survey,
+    compare,
+    dot_source,
+    footnote_numbers,
+    marks,
+    overlay,
+    picture,
+    pictures,
+)
+from models.kernel.explore import explore
+from models.kernel.layout import Layout
+
+GOLDEN = Path(__file__).parent / "pictures"
+IDLE, RUN = Device.IDLE, Device.RUN
+Clusters = tuple[tuple[str, tuple[enum.Enum, ...]], ...]
+
+
+def _golden(name: str) -> str:
+    return (GOLDEN / f"{name}.dot").read_text()
+
+
+def _finding(id_: str, verdict: str, expected: str = "hold") -> Finding:
+    return Finding(id_, "always" if verdict != "witnessed" else "sometimes", verdict, expected)
+
+
+# Twenty checks, more than are listed one a line: the system's own, and the ones each
+# component's spec brings (`ctl-…`, `dev-…`), some holding, some not.
+PLANT_FINDINGS = [
+    _finding("no-deadlock", "proved"),
+    _finding("lit-once", "witnessed"),
+    *(_finding(f"ctl-safe-{k}", "proved") for k in range(5)),
+    *(_finding(f"dev-safe-{k}", "proved") for k in range(4)),
+    _finding("dev-reach", "witnessed"),
+    _finding("dev-slow", "unknown"),
+    _finding("dev-stuck", "unknown"),
+    _finding("ctl-broken", "violated", "violate"),
+    _finding("lost-start", "violated", "violate"),
+    *(_finding(f"a-check-with-a-long-name-{k}", "unknown") for k in range(3)),
+    _finding("dev-bad", "violated"),
+    _finding("ctl-odd", "unknown"),
+    _finding("lamp-late", "unknown"),
+]
+
+
+def test_a_system_with_a_lossy_channel_and_many_checks_is_drawn_exactly() -> None:
+    """Each component in its box, each channel a node with its arrows in and out and its
+    fault looping on it; the checks that hold counted by whose they are, the rest grouped
+    by verdict, a component's inherited ones collapsed into one entry."""
+    (pic,) = pictures(SYSTEM, PLANT_FINDINGS)
+    assert dot_source(pic) == _golden("plant")
+
+
+def test_a_components_own_layout_is_left_out_and_its_receiver_starts_where_the_system_does() -> (
+    None
+):
+    """A device that also wakes by itself (the system's first step, before the switch's):
+    the channel's arrow still enters the device's initial state. The device's own picture
+    has footnotes, a box and outcome arms; as a component it is drawn plain. Two faults
+    loop on the lane as one arrow."""
+    wakes = replace(
+        DEV,
+        triggers=(Trigger("wake"), *DEV.triggers),
+        rows=(row("wake", "wake", IDLE, RUN, emits={"light": some(Light.ON)}, cite="t"), *DEV.rows),
+        layout=Layout(footnotes=True, clusters=(("asleep", (IDLE,)),), arms=("light", RUN)),
+    )
+    lane = channel(
+        "link",
+        ("ctl", "cmd"),
+        "dev",
+        {Cmd.START: "start", Cmd.STOP: "stop"},
+        capacity=2,
+        faults=("duplication", "reordering"),
+        cite="t",
+    )
+    pair = compose("pair", {"dev": wakes, "ctl": CTL}, [lane], source="t")
+    (pic,) = pictures(pair)
+    assert [(a.id, a.src, a.dst, a.rows, a.tooltip) for a in pic.arrows] == [
+        ("dev__e0", "dev__s_IDLE", "dev__s_RUN", ("wake", "run"), "wake: t; run: t"),
+        ("dev__e1", "dev__s_RUN", "dev__s_IDLE", ("halt",), "halt: t"),
+        ("ctl__e0", "ctl__s_OFF", "ctl__s_ON", ("on",), "on: t"),
+        ("ctl__e1", "ctl__s_ON", "ctl__s_OFF", ("off",), "off: t"),
+        ("c0", "ctl__s_OFF", "ch_link", ("link",), "link: t"),
+        ("c1", "ch_link", "dev__s_IDLE", ("link",), "link: t"),
+        ("f0", "ch_link", "ch_link", ("link",), "link: t"),
+    ]
+    assert not pic.footnotes
+    assert dot_source(pic) == _golden("pair")
+
+
+class Old(enum.Enum):
+    OFF = "off"
+    ON = "on"
+    SPARE = "spare"
+
+
+class New(enum.Enum):
+    OFF = "off"
+    ON = "on"
+    BROKEN = "broken"
+
+
+def _lamp(states: type[enum.Enum], rows: tuple[Row, ...], clusters: Clusters) -> Spec:
+    """A footnoted lamp: `switch` turns it on and off, `kick` (the environment's) more."""
+    return Spec(
+        name="lamp",
+        source="tests/test_diagram_pictures.py",
+        control="state",
+        vars=(Var("state", Finite.of_enum(states), states["OFF"]),),
+        triggers=(Trigger("switch"), Trigger("tap"), Trigger("kick", group="env")),
+        rows=(
+            row("switch_on", "switch", states["OFF"], states["ON"], cite="t"),
+            row("switch_off", "switch", states["ON"], states["OFF"], cite="t"),
+            *rows,
+        ),
+        layout=Layout(footnotes=True, clusters=clusters),
+    )
+
+
+# BASE: `tap` turns the lamp on too (one arrow with `switch_on`), `kick` leaves any state
+# for SPARE. HEAD: no `tap`, no SPARE; `kick` breaks the lamp when it is off.
+BASE = _lamp(
+    Old,
+    (
+        row("tap_on", "tap", Old.OFF, Old.ON, cite="t"),
+        row("kick", "kick", None, Old.SPARE, cite="t"),
+    ),
+    (("lit", (Old.ON,)), ("spare", (Old.SPARE,))),
+)
+HEAD = _lamp(New, (row("kick", "kick", New.OFF, New.BROKEN, cite="t"),), (("lit", (New.ON,)),))
+
+
+def test_compare_strikes_a_removed_rows_footnote_and_keeps_the_lost_state_in_its_box() -> None:
+    # The base picture with a trace over it: what `compare` draws again is not on the trace.
+    path = [("init", "OFF"), ("tap_on", "ON"), ("switch_off", "OFF")]
+    base = overlay(picture(BASE), marks(BASE, [(r, {"state": c}, {}) for r, c in path]), "t")
+    # HEAD keeps BASE's footnote numbers, as a variant's picture beside its base does.
+    (head,) = pictures(HEAD, numbering=footnote_numbers(base))
+    out = compare(base, head, {"switch_off"})
+    assert [(a.id, a.src, a.dst, a.rows, a.lines, a.marks, a.change) for a in out.arrows] == [
+        ("e0", "s_OFF", "s_ON", ("switch_on",), ("switch (1)",), (), ""),
+        ("e1", "s_ON", "s_OFF", ("switch_off",), ("switch (2)",), (), "changed"),
+        ("e2", "s_OFF", "s_BROKEN", ("kick",), ("kick (4)",), (), "added"),
+        # Of an arrow of two rows, the one gone is drawn again, named.
+        ("removed0", "s_OFF", "s_ON", ("tap_on",), ("tap_on",), (), "removed"),
+        ("removed2", "any_state", "s_SPARE", ("kick",), ("kick (4)",), (), "removed"),
+    ]
+    # A state HEAD lacks is drawn again, lost, in its old box (and the "any state" node).
+    assert [(n.id, n.cluster, n.greyed, n.change) for n in out.nodes] == [
+        ("s_OFF", "", False, ""),
+        ("s_ON", "cluster_0", False, ""),
+        ("s_BROKEN", "", False, "gained"),
+        ("s_SPARE", "cluster_1", True, "lost"),
+        ("any_state", "", True, "lost"),
+    ]
+    assert out.clusters == [("cluster_0", "lit"), ("cluster_1", "spare")]
+    # `tap_on` is gone: its footnote stays, struck, under its old number; `kick` is still
+    # drawn, so its footnote is HEAD's.
+    assert out.footnotes == [
+        (1, "switch_on", ["switch_on: OFF → ON"]),
+        (2, "switch_off", ["switch_off: ON → OFF"]),
+        (3, "tap_on", ["t̶a̶p̶_̶o̶n̶:̶ ̶O̶F̶F̶ ̶→̶ ̶O̶N̶"]),
+        (4, "kick", ["kick: OFF → BROKEN"]),
+    ]
+    assert dot_source(out) == _golden("lamp-compare")
+
+
+def test_a_systems_graph_is_read_as_each_components_own() -> None:
+    """Each component's share: its states each once at its shallowest depth, an edge per
+    component row a system step fires (each once), with the component's outputs; and each
+    system row that fires with the source of its first edge."""
+    assert SYSTEM.system is not None
+    survey = _Survey.of(SYSTEM.system, explore(SYSTEM))
+    shares = {
+        name: (
+            s.names,
+            s.states,
+            s.depth,
+            [(e.source, e.row, e.trigger, e.params, e.target, e.outputs) for e in s.edges],
+        )
+        for name, s in survey.shares.items()
+    }
+    assert shares == {
+        "ctl": (
+            ("s",),
+            [(Switch.OFF,), (Switch.ON,)],
+            [0, 1],
+            [
+                (0, "on", "press", {}, 1, {"cmd": Cmd.START, "step": "press"}),
+                (1, "off", "press", {}, 0, {"cmd": Cmd.STOP, "step": "press"}),
+            ],
+        ),
+        "dev": (
+            ("d",),
+            [(Device.IDLE,), (Device.RUN,)],
+            [0, 2],
+            [
+                (0, "run", "start", {}, 1, {"light": Light.ON, "step": "start"}),
+                (1, "halt", "stop", {}, 0, {"light": Light.OFF, "step": "stop"}),
+                (0, "halted", "stop", {}, 0, {"light": None, "step": None}),
+                (1, "running", "start", {}, 1, {"light": None, "step": None}),
+            ],
+        ),
+        "lamp": (
+            ("l",),
+            [(Lamp.DARK,), (Lamp.LIT,)],
+            [0, 2],
+            [(0, "light", "on", {}, 1, {"step": "on"}), (1, "dark", "off", {}, 0, {"step": "off"})],
+        ),
+    }
+    assert survey.first == [
+        ("ctl_on", 0),
+        ("link_deliver_START__dev_run__lamp_light", 1),
+        ("link_lose", 1),
+        ("ctl_off", 2),
+        ("link_deliver_STOP__dev_halt__lamp_dark", 4),
+        ("link_deliver_STOP__dev_halted", 5),
+        ("link_deliver_START__dev_running", 7),
+    ]
