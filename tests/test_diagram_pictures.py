@@ -14,9 +14,23 @@ import enum
 from dataclasses import replace
 from pathlib import Path
 
-from systems import CTL, DEV, SYSTEM, Cmd, Device, Lamp, Light, Switch
+from systems import CTL, DEV, LAMP, SYSTEM, Cmd, Device, Lamp, Light, Switch
 
-from models.kernel import Finite, Row, Spec, Trigger, Var, row, some
+from models.kernel import (
+    Bool,
+    Finite,
+    IntRange,
+    Option,
+    Output,
+    Row,
+    Spec,
+    Trigger,
+    Var,
+    eq,
+    row,
+    some,
+    var,
+)
 from models.kernel.compose import channel, compose
 from models.kernel.diagram import (
     Finding,
@@ -24,6 +38,7 @@ from models.kernel.diagram import (
     compare,
     dot_source,
     footnote_numbers,
+    locate,
     marks,
     overlay,
     picture,
@@ -34,6 +49,7 @@ from models.kernel.layout import Layout
 
 GOLDEN = Path(__file__).parent / "pictures"
 IDLE, RUN = Device.IDLE, Device.RUN
+ARMED = var("armed")
 Clusters = tuple[tuple[str, tuple[enum.Enum, ...]], ...]
 
 
@@ -107,6 +123,32 @@ def test_a_components_own_layout_is_left_out_and_its_receiver_starts_where_the_s
     ]
     assert not pic.footnotes
     assert dot_source(pic) == _golden("pair")
+
+
+class Knob(enum.Enum):
+    LOW = "low"
+    HIGH = "high"
+
+
+def test_a_channel_of_numbers_names_each_message_by_its_value() -> None:
+    knob = Spec(
+        name="knob",
+        source="t",
+        control="k",
+        vars=(Var("k", Finite.of_enum(Knob), Knob.LOW),),
+        triggers=(Trigger("turn"),),
+        outputs=(Output("level", Option(IntRange(1, 2)), None),),
+        rows=(
+            row("up", "turn", Knob.LOW, Knob.HIGH, emits={"level": some(2)}, cite="t"),
+            row("down", "turn", Knob.HIGH, Knob.LOW, emits={"level": some(1)}, cite="t"),
+        ),
+    )
+    wire = channel("wire", ("knob", "level"), "lamp", {2: "on", 1: "off"}, cite="t")
+    (pic,) = pictures(compose("dimmer", {"knob": knob, "lamp": LAMP}, [wire], source="t"))
+    assert [(a.src, a.dst, a.lines) for a in pic.arrows if a.decider == "channel"] == [
+        ("knob__s_LOW", "ch_wire", ("2, 1",)),
+        ("ch_wire", "lamp__s_DARK", ("2: on, 1: off",)),
+    ]
 
 
 class Old(enum.Enum):
@@ -237,4 +279,130 @@ def test_a_systems_graph_is_read_as_each_components_own() -> None:
         ("link_deliver_STOP__dev_halt__lamp_dark", 4),
         ("link_deliver_STOP__dev_halted", 5),
         ("link_deliver_START__dev_running", 7),
+    ]
+
+
+class Phase(enum.Enum):
+    IDLE = "idle"
+    WORK = "work"
+    WAIT = "wait"
+    DONE = "done"
+    SPARE = "spare"
+    LIMBO = "limbo"
+
+
+class Outcome(enum.Enum):
+    NONE = "none"
+    OK = "ok"
+    FAIL = "fail"
+    LOST = "lost"
+    ODD = "odd"
+
+
+def _job(**layout: object) -> Spec:
+    """A job that settles in DONE, drawn once per outcome (`arms`) and per box it settles
+    from. SPARE and LIMBO are never reached (`armed` stays false), so the rows from them
+    are drawn greyed where they would go: into an arm, or from every state for `bail`."""
+    p, o = Phase, Outcome
+    return Spec(
+        name="job",
+        source="tests/test_diagram_pictures.py",
+        control="phase",
+        vars=(Var("phase", Finite.of_enum(p), p.IDLE), Var("armed", Bool(), False)),
+        triggers=(
+            Trigger("go", group="user"),
+            Trigger("tick", group="time"),
+            Trigger("end", group="worker"),
+            Trigger("panic", group="user"),
+        ),
+        outputs=(Output("result", Finite.of_enum(o), o.NONE),),
+        rows=(
+            row("start", "go", p.IDLE, p.WORK, cite="t"),
+            row("again", "go", p.DONE, p.IDLE, cite="t"),
+            row("pause", "tick", p.WORK, p.WAIT, cite="t"),
+            row("resume", "tick", p.WAIT, p.WORK, cite="t"),
+            row("linger", "tick", p.DONE, cite="t"),
+            row("finish", "end", p.WORK, p.DONE, emits={"result": o.OK}, cite="t"),
+            row(
+                "give_up",
+                "end",
+                p.WAIT,
+                p.DONE,
+                guard=eq(ARMED, False),
+                emits={"result": o.FAIL},
+                cite="t",
+            ),
+            row("drop", "panic", p.WAIT, p.DONE, emits={"result": o.LOST}, cite="t"),
+            row("salvage", "end", p.SPARE, p.DONE, emits={"result": o.LOST}, cite="t"),
+            row("stray", "end", p.LIMBO, p.DONE, emits={"result": o.ODD}, cite="t"),
+            row("bail", "panic", None, p.SPARE, guard=eq(ARMED, True), cite="t"),
+        ),
+        layout=Layout(
+            clusters=(("front", (p.IDLE, p.WORK)), ("back", (p.WAIT, p.SPARE))),
+            arms=("result", p.DONE),
+            **layout,  # type: ignore[arg-type]
+        ),
+    )
+
+
+def test_a_job_settles_in_arms_per_box_and_its_rows_that_never_fire_are_drawn_greyed() -> None:
+    pic = picture(_job(footnotes=True))
+    assert [(a.src, a.dst, a.rows, a.greyed) for a in pic.arrows] == [
+        ("s_IDLE", "s_WORK", ("start",), False),
+        ("s_WORK", "s_WAIT", ("pause",), False),
+        ("s_WAIT", "s_WORK", ("resume",), False),
+        ("s_WORK", "a_DONE__OK__cluster_0", ("finish",), False),
+        ("s_WAIT", "a_DONE__FAIL__cluster_1", ("give_up",), False),
+        ("s_WAIT", "a_DONE__LOST__cluster_1", ("drop",), False),
+        # Into the arm its constant names, in the box SPARE settles from.
+        ("s_SPARE", "a_DONE__LOST__cluster_1", ("salvage",), True),
+        ("s_LIMBO", "a_DONE__ODD", ("stray",), True),
+        # From every state but the arms' (whose rows start nowhere), past it too.
+        ("s_IDLE", "s_SPARE", ("bail",), True),
+        ("s_WORK", "s_SPARE", ("bail",), True),
+        ("s_WAIT", "s_SPARE", ("bail",), True),
+        ("s_SPARE", "s_SPARE", ("bail",), True),
+        ("s_LIMBO", "s_SPARE", ("bail",), True),
+    ]
+    assert dot_source(pic) == _golden("job")
+
+
+def test_a_trace_over_the_job_settles_lingers_and_loops_back() -> None:
+    """Each step lights its arrow, numbered; a step folded into a note (from the arms
+    state) is drawn for the trace, from the arm it settled in; the lasso's loop is dashed
+    and its last arrow says where it goes back to."""
+    spec = _job(footnotes=True)
+    steps = [
+        ("init", "IDLE", ""),
+        ("start", "WORK", ""),
+        ("pause", "WAIT", ""),
+        ("drop", "DONE", "LOST"),
+        ("linger", "DONE", ""),
+        ("again", "IDLE", ""),
+    ]
+    path = marks(spec, [(r, {"phase": c}, {"result": o} if o else {}) for r, c, o in steps])
+    pic = picture(spec)
+    assert locate(pic, path) == [
+        ("", "s_IDLE", None),
+        ("s_IDLE", "s_WORK", "e0"),
+        ("s_WORK", "s_WAIT", "e1"),
+        ("s_WAIT", "a_DONE__LOST__cluster_1", "e5"),
+        # Still settled: the arm it settled in; its rows from there are notes.
+        ("a_DONE__LOST__cluster_1", "a_DONE__LOST__cluster_1", "a_note1"),
+        ("a_DONE__LOST__cluster_1", "s_IDLE", "a_note0"),
+    ]
+    shown = overlay(pic, path, "a lasso", loop=0)
+    assert dot_source(shown) == _golden("job-trace")
+
+
+def test_a_step_into_an_arm_not_drawn_from_its_box_is_located_at_the_arm_drawn() -> None:
+    pic = picture(_job())
+    steps = [("init", "IDLE", ""), ("stray", "DONE", "ODD"), ("finish", "DONE", "OK")]
+    path = marks(_job(), [(r, {"phase": c}, {"result": o} if o else {}) for r, c, o in steps])
+    # ODD is drawn once, never reached, outside the front's box; a step on from an arm
+    # stays in it.
+    assert locate(pic, path) == [
+        ("", "s_IDLE", None),
+        ("s_IDLE", "a_DONE__ODD", None),
+        ("a_DONE__ODD", "a_DONE__ODD", None),
     ]
