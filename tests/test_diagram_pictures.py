@@ -289,6 +289,7 @@ class Phase(enum.Enum):
     DONE = "done"
     SPARE = "spare"
     LIMBO = "limbo"
+    HOLD = "hold"
 
 
 class Outcome(enum.Enum):
@@ -301,8 +302,9 @@ class Outcome(enum.Enum):
 
 def _job(**layout: object) -> Spec:
     """A job that settles in DONE, drawn once per outcome (`arms`) and per box it settles
-    from. SPARE and LIMBO are never reached (`armed` stays false), so the rows from them
-    are drawn greyed where they would go: into an arm, or from every state for `bail`."""
+    from (HOLD is in none; nothing settles from LIMBO's). SPARE and LIMBO are never
+    reached and `odd` never fires (`armed` stays false), so those rows are drawn greyed
+    where they would go: into an arm, or from every state for `bail`."""
     p, o = Phase, Outcome
     return Spec(
         name="job",
@@ -318,6 +320,17 @@ def _job(**layout: object) -> Spec:
         outputs=(Output("result", Finite.of_enum(o), o.NONE),),
         rows=(
             row("start", "go", p.IDLE, p.WORK, cite="t"),
+            row("park", "tick", p.IDLE, p.HOLD, cite="t"),
+            row("unpark", "end", p.HOLD, p.DONE, emits={"result": o.OK}, cite="t"),
+            row(
+                "odd",
+                "end",
+                p.HOLD,
+                p.DONE,
+                guard=eq(ARMED, True),
+                emits={"result": o.ODD},
+                cite="t",
+            ),
             row("again", "go", p.DONE, p.IDLE, cite="t"),
             row("pause", "tick", p.WORK, p.WAIT, cite="t"),
             row("resume", "tick", p.WAIT, p.WORK, cite="t"),
@@ -338,7 +351,11 @@ def _job(**layout: object) -> Spec:
             row("bail", "panic", None, p.SPARE, guard=eq(ARMED, True), cite="t"),
         ),
         layout=Layout(
-            clusters=(("front", (p.IDLE, p.WORK)), ("back", (p.WAIT, p.SPARE))),
+            clusters=(
+                ("front", (p.IDLE, p.WORK)),
+                ("back", (p.WAIT, p.SPARE)),
+                ("limbo", (p.LIMBO,)),
+            ),
             arms=("result", p.DONE),
             **layout,  # type: ignore[arg-type]
         ),
@@ -349,20 +366,37 @@ def test_a_job_settles_in_arms_per_box_and_its_rows_that_never_fire_are_drawn_gr
     pic = picture(_job(footnotes=True))
     assert [(a.src, a.dst, a.rows, a.greyed) for a in pic.arrows] == [
         ("s_IDLE", "s_WORK", ("start",), False),
+        ("s_IDLE", "s_HOLD", ("park",), False),
+        ("s_HOLD", "a_DONE__OK", ("unpark",), False),
+        # Into the arm its constant names, in the box its source settles from (none here).
+        ("s_HOLD", "a_DONE__ODD", ("odd",), True),
         ("s_WORK", "s_WAIT", ("pause",), False),
         ("s_WAIT", "s_WORK", ("resume",), False),
         ("s_WORK", "a_DONE__OK__cluster_0", ("finish",), False),
         ("s_WAIT", "a_DONE__FAIL__cluster_1", ("give_up",), False),
         ("s_WAIT", "a_DONE__LOST__cluster_1", ("drop",), False),
-        # Into the arm its constant names, in the box SPARE settles from.
         ("s_SPARE", "a_DONE__LOST__cluster_1", ("salvage",), True),
-        ("s_LIMBO", "a_DONE__ODD", ("stray",), True),
-        # From every state but the arms' (whose rows start nowhere), past it too.
+        # From every state but the arms' (whose rows start nowhere), those after it too.
         ("s_IDLE", "s_SPARE", ("bail",), True),
         ("s_WORK", "s_SPARE", ("bail",), True),
         ("s_WAIT", "s_SPARE", ("bail",), True),
         ("s_SPARE", "s_SPARE", ("bail",), True),
         ("s_LIMBO", "s_SPARE", ("bail",), True),
+        ("s_HOLD", "s_SPARE", ("bail",), True),
+    ]
+    # An arm per box it is entered from; OK also from HOLD, in no box, with ODD, never
+    # reached; no box of arms for LIMBO's, from which nothing settles.
+    assert pic.clusters[3:] == [
+        ("cluster_arms_cluster_0", "DONE from the front"),
+        ("cluster_arms_cluster_1", "DONE from the back"),
+        ("cluster_arms", "DONE, by result"),
+    ]
+    assert [(n.id, n.greyed) for n in pic.nodes if n.kind == "arm"] == [
+        ("a_DONE__OK__cluster_0", False),
+        ("a_DONE__FAIL__cluster_1", False),
+        ("a_DONE__LOST__cluster_1", False),
+        ("a_DONE__OK", False),
+        ("a_DONE__ODD", True),
     ]
     assert dot_source(pic) == _golden("job")
 
@@ -385,8 +419,8 @@ def test_a_trace_over_the_job_settles_lingers_and_loops_back() -> None:
     assert locate(pic, path) == [
         ("", "s_IDLE", None),
         ("s_IDLE", "s_WORK", "e0"),
-        ("s_WORK", "s_WAIT", "e1"),
-        ("s_WAIT", "a_DONE__LOST__cluster_1", "e5"),
+        ("s_WORK", "s_WAIT", "e4"),
+        ("s_WAIT", "a_DONE__LOST__cluster_1", "e8"),
         # Still settled: the arm it settled in; its rows from there are notes.
         ("a_DONE__LOST__cluster_1", "a_DONE__LOST__cluster_1", "a_note1"),
         ("a_DONE__LOST__cluster_1", "s_IDLE", "a_note0"),
@@ -406,3 +440,20 @@ def test_a_step_into_an_arm_not_drawn_from_its_box_is_located_at_the_arm_drawn()
         ("s_IDLE", "a_DONE__ODD", None),
         ("a_DONE__ODD", "a_DONE__ODD", None),
     ]
+
+
+def test_an_arms_box_is_titled_never_reached_only_beside_other_boxes() -> None:
+    """In a view where `armed` holds, the explorer reaches nothing: every arm is never
+    reached. Alone, its box is titled by the output; beside one box or more, so."""
+    titles = {}
+    for k in (0, 1, 3):
+        spec = _job()
+        clusters = spec.layout.clusters[:k]
+        armed = replace(spec, views={"armed": eq(ARMED, True)})
+        pic = picture(replace(armed, layout=replace(spec.layout, clusters=clusters)), "armed")
+        titles[k] = [t for c, t in pic.clusters if c.startswith("cluster_arms")]
+    assert titles == {
+        0: ["DONE, by result"],
+        1: ["DONE, never reached"],
+        3: ["DONE, never reached"],
+    }
