@@ -26,6 +26,7 @@ from models.kernel import (
     Spec,
     Trigger,
     Var,
+    and_,
     eq,
     row,
     some,
@@ -43,6 +44,7 @@ from models.kernel.diagram import (
     overlay,
     picture,
     pictures,
+    write,
 )
 from models.kernel.explore import explore
 from models.kernel.layout import Layout
@@ -310,7 +312,11 @@ def _job(**layout: object) -> Spec:
         name="job",
         source="tests/test_diagram_pictures.py",
         control="phase",
-        vars=(Var("phase", Finite.of_enum(p), p.IDLE), Var("armed", Bool(), False)),
+        vars=(
+            Var("phase", Finite.of_enum(p), p.IDLE),
+            Var("armed", Bool(), False),
+            Var("level", Finite("Level", (1, 2), namer=lambda v: f"L{v}"), 1),
+        ),
         triggers=(
             Trigger("go", group="user"),
             Trigger("tick", group="time"),
@@ -341,7 +347,7 @@ def _job(**layout: object) -> Spec:
                 "end",
                 p.WAIT,
                 p.DONE,
-                guard=eq(ARMED, False),
+                guard=and_(eq(ARMED, False), eq(var("level"), 1)),
                 emits={"result": o.FAIL},
                 cite="t",
             ),
@@ -457,3 +463,22 @@ def test_an_arms_box_is_titled_never_reached_only_beside_other_boxes() -> None:
         1: ["DONE, never reached"],
         3: ["DONE, never reached"],
     }
+
+
+def test_write_puts_the_text_or_the_bytes_whole(tmp_path: Path) -> None:
+    write(tmp_path / "job.dot", "digraph job {}\n")
+    write(tmp_path / "job.svg", b"<svg/>")
+    assert (tmp_path / "job.dot").read_text() == "digraph job {}\n"
+    assert (tmp_path / "job.svg").read_bytes() == b"<svg/>"
+
+
+def test_under_a_view_a_guard_drops_what_the_view_says_and_reads_in_the_specs_labels() -> None:
+    spec = replace(_job(), views={"calm": eq(ARMED, False)})
+    drawn = picture(spec, "calm")
+    assert [a.lines for a in drawn.arrows if "give_up" in a.rows] == [
+        ("end [level = L1]", "/ result=FAIL")
+    ]
+    footnoted = replace(spec, layout=replace(spec.layout, footnotes=True))
+    assert [f for f in picture(footnoted, "calm").footnotes if f[1] == "give_up"] == [
+        (8, "give_up", ["give_up: WAIT → DONE/FAIL", "[level = L1] / result=FAIL"])
+    ]
