@@ -276,14 +276,13 @@ def _changed(old: Path, new: Path) -> list[str]:
 
 
 def _keep_earlier(module: str, earlier: dict[str, int | None]) -> None:
-    """mutmut forgets the mutants a rerun skipped: their earlier verdicts go back in (not
-    those of a function since removed: it has no mutants now)."""
+    """mutmut forgets the mutants a rerun skipped: their earlier verdicts go back in."""
     from mutmut.stats import status_by_exit_code
 
     meta = json.loads(_meta(module).read_text())
     codes = meta["exit_code_by_key"]
     for key, code in earlier.items():
-        if key in codes and status_by_exit_code[codes[key]] == "not checked":
+        if status_by_exit_code[codes.get(key)] == "not checked":
             codes[key] = code
     _meta(module).write_text(json.dumps(meta, indent=4))
 
