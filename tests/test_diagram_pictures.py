@@ -228,6 +228,9 @@ def test_compare_strikes_a_removed_rows_footnote_and_keeps_the_lost_state_in_its
         (4, "kick", ["kick: OFF → BROKEN"]),
     ]
     assert dot_source(out) == _golden("lamp-compare")
+    # A removed row's footnote with no lines reads "removed", struck.
+    bare = replace(base, footnotes=[(n, r, []) for n, r, _ in base.footnotes])
+    assert compare(bare, head).footnotes[2] == (3, "tap_on", ["r̶e̶m̶o̶v̶e̶d̶"])
 
 
 def test_a_systems_graph_is_read_as_each_components_own() -> None:
