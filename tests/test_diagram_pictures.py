@@ -297,6 +297,11 @@ class Phase(enum.Enum):
     HOLD = "hold"
 
 
+class Note(enum.Enum):
+    NONE = "none"
+    ABC = "abc"
+
+
 class Outcome(enum.Enum):
     NONE = "none"
     OK = "ok"
@@ -325,8 +330,12 @@ def _job(**layout: object) -> Spec:
             Trigger("tick", group="time"),
             Trigger("end", group="worker"),
             Trigger("panic", group="user"),
+            Trigger("abort", group="user"),
         ),
-        outputs=(Output("result", Finite.of_enum(o), o.NONE),),
+        outputs=(
+            Output("result", Finite.of_enum(o), o.NONE),
+            Output("note", Finite.of_enum(Note), Note.NONE),
+        ),
         rows=(
             row("start", "go", p.IDLE, p.WORK, cite="t"),
             row("park", "tick", p.IDLE, p.HOLD, cite="t"),
@@ -354,10 +363,18 @@ def _job(**layout: object) -> Spec:
                 emits={"result": o.FAIL},
                 cite="t",
             ),
-            row("drop", "panic", p.WAIT, p.DONE, emits={"result": o.LOST}, cite="t"),
+            row(
+                "drop",
+                "panic",
+                p.WAIT,
+                p.DONE,
+                emits={"result": o.LOST, "note": Note.ABC},
+                cite="t",
+            ),
             row("salvage", "end", p.SPARE, p.DONE, emits={"result": o.LOST}, cite="t"),
             row("stray", "end", p.LIMBO, p.DONE, emits={"result": o.ODD}, cite="t"),
             row("bail", "panic", None, p.SPARE, guard=eq(ARMED, True), cite="t"),
+            row("abort", "abort", None, p.IDLE, cite="t"),
         ),
         layout=Layout(
             clusters=(
@@ -392,6 +409,7 @@ def test_a_job_settles_in_arms_per_box_and_its_rows_that_never_fire_are_drawn_gr
         ("s_SPARE", "s_SPARE", ("bail",), True),
         ("s_LIMBO", "s_SPARE", ("bail",), True),
         ("s_HOLD", "s_SPARE", ("bail",), True),
+        ("any_state", "s_IDLE", ("abort",), False),
     ]
     # An arm per box it is entered from; OK also from HOLD, in no box, with ODD, never
     # reached; no box of arms for LIMBO's, from which nothing settles.
