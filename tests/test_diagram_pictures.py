@@ -22,12 +22,18 @@ from models.kernel import (
     IntRange,
     Option,
     Output,
+    Param,
     Row,
     Spec,
     Trigger,
     Var,
     and_,
     eq,
+    ge,
+    ignore,
+    le,
+    ne,
+    param,
     row,
     some,
     var,
@@ -503,3 +509,48 @@ def test_under_a_view_a_guard_drops_what_the_view_says_and_reads_in_the_specs_la
     assert [f for f in picture(footnoted, "calm").footnotes if f[1] == "give_up"] == [
         (8, "give_up", ["give_up: WAIT → DONE/FAIL", "[level = L1] / result=FAIL"])
     ]
+
+
+class Why(enum.Enum):
+    NONE = "none"
+    FITS = "fits"
+    TOO_BIG = "too big"
+
+
+def test_a_trace_over_a_decision_table_marks_the_rows_it_takes() -> None:
+    """A spec without a control variable is drawn as its table, first match first; a
+    trace marks each row it takes with its steps (an ignore row, not in the table, none)."""
+    size, height = param("size"), param("height")
+    gate = Spec(
+        name="gate",
+        source="tests/test_diagram_pictures.py",
+        vars=(),
+        triggers=(
+            Trigger("ask", (Param("size", IntRange(0, 3)), Param("height", IntRange(0, 3)))),
+        ),
+        outputs=(Output("ok", Bool(), False), Output("why", Finite.of_enum(Why), Why.NONE)),
+        rows=(
+            ignore("nothing", "ask", None, guard=and_(le(size, 0), le(height, 0)), cite="t"),
+            row(
+                "small",
+                "ask",
+                None,
+                guard=and_(le(size, 1), le(height, 2), ne(size, height), ge(height, 0)),
+                emits={"ok": True, "why": Why.FITS},
+                cite="a <b> & c",
+            ),
+            row("big", "ask", None, emits={"why": Why.TOO_BIG}, cite="t"),
+        ),
+    )
+    steps = ["init", "big", "small", "nothing", "big"]
+    shown = overlay(picture(gate), marks(gate, [(r, {}, {}) for r in steps]), "four asks")
+    assert [(d.row, d.when, d.answers, d.marks) for d in shown.table] == [
+        (
+            "small",
+            ("?size ≤ 1 ∧ ?height ≤ 2 ∧ ?size ≠ ?height", "∧ ?height ≥ 0"),
+            "ok=true, why=FITS",
+            (2,),
+        ),
+        ("big", ("true",), "why=TOO_BIG", (1, 4)),
+    ]
+    assert dot_source(shown) == _golden("gate-trace")
