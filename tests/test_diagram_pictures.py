@@ -460,6 +460,14 @@ def test_a_trace_over_the_job_settles_lingers_and_loops_back() -> None:
     ]
     shown = overlay(pic, path, "a lasso", loop=0)
     assert dot_source(shown) == _golden("job-trace")
+    # Top to bottom, the text is one panel over the graph, the trace's steps in it.
+    tall = overlay(picture(_job(footnotes=True, rankdir="TB")), path, "a lasso", loop=0)
+    assert dot_source(tall) == _golden("job-trace-tb")
+
+
+def test_top_to_bottom_the_side_tables_are_cut_into_short_ones_chained_down() -> None:
+    checks = [Finding(f"check-{k}", "always", "proved") for k in range(12)]
+    assert dot_source(picture(_job(rankdir="TB"), findings=checks)) == _golden("job-tb")
 
 
 def test_a_step_into_an_arm_not_drawn_from_its_box_is_located_at_the_arm_drawn() -> None:
