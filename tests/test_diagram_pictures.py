@@ -14,6 +14,8 @@ import enum
 from dataclasses import replace
 from pathlib import Path
 
+import graphviz
+import pytest
 from systems import CTL, DEV, LAMP, SYSTEM, Cmd, Device, Lamp, Light, Switch
 
 from models.kernel import (
@@ -40,6 +42,7 @@ from models.kernel import (
 )
 from models.kernel.compose import channel, compose
 from models.kernel.diagram import (
+    DotMissing,
     Finding,
     _Survey,
     compare,
@@ -50,6 +53,7 @@ from models.kernel.diagram import (
     overlay,
     picture,
     pictures,
+    render,
     write,
 )
 from models.kernel.explore import explore
@@ -562,3 +566,22 @@ def test_a_trace_over_a_decision_table_marks_the_rows_it_takes() -> None:
         ("big", ("true",), "why=TOO_BIG", (1, 4)),
     ]
     assert dot_source(shown) == _golden("gate-trace")
+
+
+def test_render_draws_svg_unless_told_and_names_the_fix_when_dot_is_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    svg = render("digraph a { x }")
+    assert svg.startswith(b'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n<!DOCTYPE svg')
+    assert render("digraph a { x }", "plain").startswith(b"graph 1 ")
+
+    def missing(*args: object) -> bytes:
+        raise graphviz.ExecutableNotFound(["dot"])
+
+    monkeypatch.setattr(graphviz, "pipe", missing)
+    with pytest.raises(DotMissing) as raised:
+        render("digraph a { x }")
+    assert str(raised.value) == (
+        "graphviz's `dot` is not installed: run `apt-get install graphviz` "
+        "(or your system's equivalent), or `make diagrams`, which installs it"
+    )
