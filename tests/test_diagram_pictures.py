@@ -109,7 +109,7 @@ def test_a_components_own_layout_is_left_out_and_its_receiver_starts_where_the_s
     loop on the lane as one arrow."""
     wakes = replace(
         DEV,
-        triggers=(Trigger("wake"), *DEV.triggers),
+        triggers=(Trigger("wake", group="itself"), *DEV.triggers),
         rows=(row("wake", "wake", IDLE, RUN, emits={"light": some(Light.ON)}, cite="t"), *DEV.rows),
         layout=Layout(footnotes=True, clusters=(("asleep", (IDLE,)),), arms=("light", RUN)),
     )
@@ -124,14 +124,16 @@ def test_a_components_own_layout_is_left_out_and_its_receiver_starts_where_the_s
     )
     pair = compose("pair", {"dev": wakes, "ctl": CTL}, [lane], source="t")
     (pic,) = pictures(pair)
-    assert [(a.id, a.src, a.dst, a.rows, a.tooltip) for a in pic.arrows] == [
-        ("dev__e0", "dev__s_IDLE", "dev__s_RUN", ("wake", "run"), "wake: t; run: t"),
-        ("dev__e1", "dev__s_RUN", "dev__s_IDLE", ("halt",), "halt: t"),
-        ("ctl__e0", "ctl__s_OFF", "ctl__s_ON", ("on",), "on: t"),
-        ("ctl__e1", "ctl__s_ON", "ctl__s_OFF", ("off",), "off: t"),
-        ("c0", "ctl__s_OFF", "ch_link", ("link",), "link: t"),
-        ("c1", "ch_link", "dev__s_IDLE", ("link",), "link: t"),
-        ("f0", "ch_link", "ch_link", ("link",), "link: t"),
+    # The device's steps of its own group and of none are told apart by decider.
+    assert [(a.id, a.src, a.dst, a.rows, a.decider, a.tooltip) for a in pic.arrows] == [
+        ("dev__e0", "dev__s_IDLE", "dev__s_RUN", ("wake",), "dev: itself", "wake: t"),
+        ("dev__e1", "dev__s_IDLE", "dev__s_RUN", ("run",), "dev", "run: t"),
+        ("dev__e2", "dev__s_RUN", "dev__s_IDLE", ("halt",), "dev", "halt: t"),
+        ("ctl__e0", "ctl__s_OFF", "ctl__s_ON", ("on",), "ctl", "on: t"),
+        ("ctl__e1", "ctl__s_ON", "ctl__s_OFF", ("off",), "ctl", "off: t"),
+        ("c0", "ctl__s_OFF", "ch_link", ("link",), "channel", "link: t"),
+        ("c1", "ch_link", "dev__s_IDLE", ("link",), "channel", "link: t"),
+        ("f0", "ch_link", "ch_link", ("link",), "fault", "link: t"),
     ]
     assert not pic.footnotes
     assert dot_source(pic) == _golden("pair")
