@@ -587,3 +587,30 @@ def test_render_draws_svg_unless_told_and_names_the_fix_when_dot_is_missing(
         "graphviz's `dot` is not installed: run `apt-get install graphviz` "
         "(or your system's equivalent), or `make diagrams`, which installs it"
     )
+
+
+class Far(enum.Enum):
+    AAAAAAAAA = "a"
+    CCCCCCCCC = "c"
+    BBBBBBBBB = "b"
+
+
+def test_a_footnote_too_wide_for_its_rows_first_edge_lists_the_edges_under_it() -> None:
+    """Its edges are wrapped two narrower than a footnote, under the row's name: two of
+    21 characters fit one line of 44 exactly."""
+    a, c, b = Far
+    name = "a_row_with_a_long_enough_name"
+    spec = Spec(
+        name="far",
+        source="t",
+        control="at",
+        vars=(Var("at", Finite.of_enum(Far), a),),
+        triggers=(Trigger("hop"), Trigger("jump")),
+        rows=(row("hop", "hop", a, c, cite="t"), row(name, "jump", (a, c), b, cite="t")),
+        layout=Layout(footnotes=True),
+    )
+    assert picture(spec).footnotes[1] == (
+        2,
+        name,
+        [f"{name}:", "  AAAAAAAAA → BBBBBBBBB, CCCCCCCCC → BBBBBBBBB"],
+    )
