@@ -54,6 +54,7 @@ from models.kernel.diagram import (
     picture,
     pictures,
     render,
+    split,
     write,
 )
 from models.kernel.explore import explore
@@ -62,6 +63,7 @@ from models.kernel.layout import Layout
 GOLDEN = Path(__file__).parent / "pictures"
 IDLE, RUN = Device.IDLE, Device.RUN
 ARMED = var("armed")
+LEVEL = Finite("Level", (1, 2), namer=lambda v: f"L{v}")
 Clusters = tuple[tuple[str, tuple[enum.Enum, ...]], ...]
 
 
@@ -335,7 +337,7 @@ def _job(**layout: object) -> Spec:
         vars=(
             Var("phase", Finite.of_enum(p), p.IDLE),
             Var("armed", Bool(), False),
-            Var("level", Finite("Level", (1, 2), namer=lambda v: f"L{v}"), 1),
+            Var("level", LEVEL, 1),
         ),
         triggers=(
             Trigger("go", group="user"),
@@ -385,7 +387,16 @@ def _job(**layout: object) -> Spec:
             ),
             row("salvage", "end", p.SPARE, p.DONE, emits={"result": o.LOST}, cite="t"),
             row("stray", "end", p.LIMBO, p.DONE, emits={"result": o.ODD}, cite="t"),
-            row("bail", "panic", None, p.SPARE, guard=eq(ARMED, True), cite="t"),
+            # Its result does not make SPARE an arm: it is drawn into SPARE.
+            row(
+                "bail",
+                "panic",
+                None,
+                p.SPARE,
+                guard=eq(ARMED, True),
+                emits={"result": o.FAIL},
+                cite="t",
+            ),
             row("abort", "abort", None, p.IDLE, cite="t"),
         ),
         layout=Layout(
@@ -466,6 +477,9 @@ def test_a_trace_over_the_job_settles_lingers_and_loops_back() -> None:
     ]
     shown = overlay(pic, path, "a lasso", loop=0)
     assert dot_source(shown) == _golden("job-trace")
+    # A footnote without lines (one given by hand) reads "-".
+    bare = dot_source(replace(shown, footnotes=[(1, "start", [])]))
+    assert 'TITLE="start">-<BR ALIGN="LEFT"/></TD></TR></TABLE>>' in bare
     # Top to bottom, the text is one panel over the graph, the trace's steps in it.
     tall = overlay(picture(_job(footnotes=True, rankdir="TB")), path, "a lasso", loop=0)
     assert dot_source(tall) == _golden("job-trace-tb")
@@ -541,6 +555,7 @@ def test_a_trace_over_a_decision_table_marks_the_rows_it_takes() -> None:
         vars=(),
         triggers=(
             Trigger("ask", (Param("size", IntRange(0, 3)), Param("height", IntRange(0, 3)))),
+            Trigger("knock", (Param("level", LEVEL),)),
         ),
         outputs=(Output("ok", Bool(), False), Output("why", Finite.of_enum(Why), Why.NONE)),
         rows=(
@@ -554,6 +569,7 @@ def test_a_trace_over_a_decision_table_marks_the_rows_it_takes() -> None:
                 cite="a <b> & c",
             ),
             row("big", "ask", None, emits={"why": Why.TOO_BIG}, cite="t"),
+            row("low", "knock", None, guard=eq(param("level"), 1), cite="t"),
         ),
     )
     steps = ["init", "big", "small", "nothing", "big"]
@@ -566,6 +582,8 @@ def test_a_trace_over_a_decision_table_marks_the_rows_it_takes() -> None:
             (2,),
         ),
         ("big", ("true",), "why=TOO_BIG", (1, 4)),
+        # The parameter's value by its domain's label; no answer but the defaults.
+        ("low", ("?level = L1",), "-", ()),
     ]
     assert dot_source(shown) == _golden("gate-trace")
 
@@ -614,3 +632,35 @@ def test_a_footnote_too_wide_for_its_rows_first_edge_lists_the_edges_under_it() 
         name,
         [f"{name}:", "  AAAAAAAAA → BBBBBBBBB, CCCCCCCCC → BBBBBBBBB"],
     )
+
+
+def test_a_job_split_in_halves_keeps_each_halfs_boxes_and_its_share_of_the_trace() -> None:
+    spec = _job(footnotes=True, split=("front", "back"))
+    steps = [("init", "IDLE", ""), ("start", "WORK", ""), ("finish", "DONE", "OK")]
+    path = marks(spec, [(r, {"phase": c}, {"result": o} if o else {}) for r, c, o in steps])
+    parts = split(spec, overlay(picture(spec), path, "t"))
+    assert [(p.name, p.title, p.clusters, p.path_nodes) for p in parts] == [
+        (
+            "job-front",
+            "job: the front",
+            [
+                ("cluster_0", "front"),
+                ("cluster_1", "back"),
+                ("cluster_arms_cluster_0", "DONE from the front"),
+            ],
+            ("s_IDLE", "s_WORK", "a_DONE__OK__cluster_0"),
+        ),
+        (
+            "job-back",
+            "job: the back",
+            [
+                ("cluster_0", "front"),
+                ("cluster_1", "back"),
+                ("cluster_2", "limbo"),
+                ("cluster_arms_cluster_1", "DONE from the back"),
+                ("cluster_arms", "DONE, by result"),
+            ],
+            # The trace's states the back half draws: the ends of arrows into it.
+            ("s_IDLE", "s_WORK"),
+        ),
+    ]
