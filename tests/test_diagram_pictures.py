@@ -664,3 +664,19 @@ def test_a_job_split_in_halves_keeps_each_halfs_boxes_and_its_share_of_the_trace
             ("s_IDLE", "s_WORK"),
         ),
     ]
+
+
+def test_an_overlay_leaves_the_picture_under_it_as_it_was() -> None:
+    """A trace (given by hand) that first takes a step folded into a note draws that step
+    on the overlay only; a trace of no step lights its initial state."""
+    spec = _job()
+    pic = picture(spec)
+    arrows = list(pic.arrows)
+    settled = [("init", "DONE", "OK"), ("linger", "DONE", "")]
+    path = marks(spec, [(r, {"phase": c}, {"result": o} if o else {}) for r, c, o in settled])
+    shown = overlay(pic, path, "t")
+    assert [(a.id, a.src, a.dst, a.marks) for a in shown.arrows[len(arrows) :]] == [
+        ("t1", "a_DONE__OK", "a_DONE__OK", (1,))
+    ]
+    assert pic.arrows == arrows
+    assert overlay(pic, path[:1], "t").path_nodes == ("a_DONE__OK",)
