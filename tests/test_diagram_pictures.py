@@ -44,6 +44,7 @@ from models.kernel.compose import channel, compose
 from models.kernel.diagram import (
     DotMissing,
     Finding,
+    Mark,
     _Survey,
     compare,
     dot_source,
@@ -55,6 +56,7 @@ from models.kernel.diagram import (
     pictures,
     render,
     split,
+    trace_marks,
     write,
 )
 from models.kernel.explore import explore
@@ -680,3 +682,14 @@ def test_an_overlay_leaves_the_picture_under_it_as_it_was() -> None:
     ]
     assert pic.arrows == arrows
     assert overlay(pic, path[:1], "t").path_nodes == ("a_DONE__OK",)
+
+
+def test_a_kernel_trace_reads_as_marks_by_its_labels() -> None:
+    spec = _job()
+    graph = explore(spec)
+    finish = next(e for e in graph.iter_edges() if e.row == "finish")
+    assert trace_marks(spec, graph.path_through(finish)) == [
+        Mark("init", "IDLE", {}, "0. init"),
+        Mark("start", "WORK", {"result": "NONE", "note": "NONE"}, "1. start"),
+        Mark("finish", "DONE", {"result": "OK", "note": "NONE"}, "2. finish"),
+    ]
