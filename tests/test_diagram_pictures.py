@@ -575,7 +575,15 @@ def test_a_trace_over_a_decision_table_marks_the_rows_it_takes() -> None:
         ),
     )
     steps = ["init", "big", "small", "nothing", "big"]
-    shown = overlay(picture(gate), marks(gate, [(r, {}, {}) for r in steps]), "four asks")
+    path = marks(gate, [(r, {}, {}) for r in steps])
+    assert locate(picture(gate), path) == [
+        ("", "", None),
+        ("", "", "a_t_big"),
+        ("", "", "a_t_small"),
+        ("", "", None),
+        ("", "", "a_t_big"),
+    ]
+    shown = overlay(picture(gate), path, "four asks")
     assert [(d.row, d.when, d.answers, d.marks) for d in shown.table] == [
         (
             "small",
