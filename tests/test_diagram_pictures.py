@@ -19,7 +19,9 @@ import pytest
 from systems import CTL, DEV, LAMP, SYSTEM, Cmd, Device, Lamp, Light, Switch
 
 from models.kernel import (
+    TRUE,
     Bool,
+    Expr,
     Finite,
     IntRange,
     Option,
@@ -701,3 +703,62 @@ def test_a_kernel_trace_reads_as_marks_by_its_labels() -> None:
         Mark("start", "WORK", {"result": "NONE", "note": "NONE"}, "1. start"),
         Mark("finish", "DONE", {"result": "OK", "note": "NONE"}, "2. finish"),
     ]
+
+
+class Door(enum.Enum):
+    SHUT = "shut"
+    OPEN = "open"
+
+
+class Bell(enum.Enum):
+    NONE = "none"
+    DING = "ding"
+    DONG = "dong"
+
+
+def _door(ding: Bell, dong: Bell, again: Expr) -> Spec:
+    """A door two rows of `push` open, by a counter `n` (its rows are notes)."""
+    n = var("n")
+    return Spec(
+        name="door",
+        source="t",
+        control="door",
+        vars=(Var("door", Finite.of_enum(Door), Door.SHUT), Var("n", IntRange(0, 1), 0)),
+        triggers=(Trigger("push"), Trigger("pull"), Trigger("count")),
+        outputs=(Output("bell", Finite.of_enum(Bell), Bell.NONE),),
+        rows=(
+            row("up", "count", None, guard=eq(n, 0), sets={"n": 1}, cite="t"),
+            row("down", "count", None, guard=eq(n, 1), sets={"n": 0}, cite="t"),
+            row(
+                "first",
+                "push",
+                Door.SHUT,
+                Door.OPEN,
+                guard=eq(n, 0),
+                emits={"bell": ding},
+                cite="t",
+            ),
+            row("again", "push", Door.SHUT, Door.OPEN, guard=again, emits={"bell": dong}, cite="t"),
+            row("pull", "pull", Door.OPEN, Door.SHUT, cite="t"),
+        ),
+    )
+
+
+def test_rows_of_one_trigger_on_one_arrow_share_it_by_their_guards() -> None:
+    """Guarded rows of one trigger between the same states: the trigger once, each guard
+    under it, and their outputs once if the same, else each under its guard. A row
+    without a guard among them: each row's label in full."""
+    at_one = eq(var("n"), 1)
+    arrows = {
+        name: picture(spec).arrows[0].lines
+        for name, spec in (
+            ("same", _door(Bell.DING, Bell.DING, at_one)),
+            ("apart", _door(Bell.DING, Bell.DONG, at_one)),
+            ("unguarded", _door(Bell.DING, Bell.DONG, TRUE)),
+        )
+    }
+    assert arrows == {
+        "same": ("push", "  [n = 0]", "  [n = 1]", "/ bell=DING"),
+        "apart": ("push", "  [n = 0]", "  / bell=DING", "  [n = 1]", "  / bell=DONG"),
+        "unguarded": ("push [n = 0]", "/ bell=DING", "push", "/ bell=DONG"),
+    }
