@@ -762,3 +762,21 @@ def test_rows_of_one_trigger_on_one_arrow_share_it_by_their_guards() -> None:
         "apart": ("push", "  [n = 0]", "  / bell=DING", "  [n = 1]", "  / bell=DONG"),
         "unguarded": ("push [n = 0]", "/ bell=DING", "push", "/ bell=DONG"),
     }
+
+
+def test_a_guard_goes_beside_its_trigger_while_the_line_fits_the_width() -> None:
+    # With " [n = 0]", the first trigger's line is 34 characters, the width; the second's 35.
+    t26, t27 = "t" * 26, "u" * 27
+    at_zero = eq(var("n"), 0)
+    spec = Spec(
+        name="knock",
+        source="t",
+        control="door",
+        vars=(Var("door", Finite.of_enum(Door), Door.SHUT), Var("n", IntRange(0, 1), 0)),
+        triggers=(Trigger(t26), Trigger(t27)),
+        rows=(
+            row("opens", t26, Door.SHUT, Door.OPEN, guard=at_zero, cite="t"),
+            row("shuts", t27, Door.OPEN, Door.SHUT, guard=at_zero, cite="t"),
+        ),
+    )
+    assert [a.lines for a in picture(spec).arrows] == [(f"{t26} [n = 0]",), (t27, "  [n = 0]")]
