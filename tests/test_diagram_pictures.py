@@ -67,6 +67,7 @@ from models.kernel.layout import Layout
 GOLDEN = Path(__file__).parent / "pictures"
 IDLE, RUN = Device.IDLE, Device.RUN
 ARMED = var("armed")
+SAYS = 'say "hi" \\ bye'  # a value to escape in a label
 LEVEL = Finite("Level", (1, 2), namer=lambda v: f"L{v}")
 Clusters = tuple[tuple[str, tuple[enum.Enum, ...]], ...]
 
@@ -340,8 +341,11 @@ def _job(**layout: object) -> Spec:
         control="phase",
         vars=(
             Var("phase", Finite.of_enum(p), p.IDLE),
-            Var("armed", Bool(), False),
-            Var("level", LEVEL, 1),
+            # With "armed: ", the note is 61 characters: one more than a line of the side's.
+            Var(
+                "armed", Bool(), False, doc="never set by a row here.  The rows it guards never run"
+            ),
+            Var("level", LEVEL, 1, doc="fixed"),
         ),
         triggers=(
             Trigger("go", group="user"),
@@ -353,9 +357,10 @@ def _job(**layout: object) -> Spec:
         outputs=(
             Output("result", Finite.of_enum(o), o.NONE),
             Output("note", Finite.of_enum(Note), Note.NONE),
+            Output("says", Finite("Says", ("", SAYS)), ""),
         ),
         rows=(
-            row("start", "go", p.IDLE, p.WORK, cite="t"),
+            row("start", "go", p.IDLE, p.WORK, emits={"says": SAYS}, cite="t"),
             row("park", "tick", p.IDLE, p.HOLD, cite="t"),
             row("unpark", "end", p.HOLD, p.DONE, emits={"result": o.OK}, cite="t"),
             row(
@@ -491,7 +496,9 @@ def test_a_trace_over_the_job_settles_lingers_and_loops_back() -> None:
 
 def test_top_to_bottom_the_side_tables_are_cut_into_short_ones_chained_down() -> None:
     checks = [Finding(f"check-{k}", "always", "proved") for k in range(12)]
-    assert dot_source(picture(_job(rankdir="TB"), findings=checks)) == _golden("job-tb")
+    # The variables in the notes; a value's quote and backslash escaped in its edge's label.
+    tb = picture(_job(rankdir="TB", variables=True), findings=checks)
+    assert dot_source(tb) == _golden("job-tb")
 
 
 def test_a_step_into_an_arm_not_drawn_from_its_box_is_located_at_the_arm_drawn() -> None:
@@ -700,8 +707,8 @@ def test_a_kernel_trace_reads_as_marks_by_its_labels() -> None:
     finish = next(e for e in graph.iter_edges() if e.row == "finish")
     assert trace_marks(spec, graph.path_through(finish)) == [
         Mark("init", "IDLE", {}, "0. init"),
-        Mark("start", "WORK", {"result": "NONE", "note": "NONE"}, "1. start"),
-        Mark("finish", "DONE", {"result": "OK", "note": "NONE"}, "2. finish"),
+        Mark("start", "WORK", {"result": "NONE", "note": "NONE", "says": SAYS}, "1. start"),
+        Mark("finish", "DONE", {"result": "OK", "note": "NONE", "says": ""}, "2. finish"),
     ]
 
 
