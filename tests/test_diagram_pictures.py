@@ -787,3 +787,9 @@ def test_a_guard_goes_beside_its_trigger_while_the_line_fits_the_width() -> None
         ),
     )
     assert [a.lines for a in picture(spec).arrows] == [(f"{t26} [n = 0]",), (t27, "  [n = 0]")]
+
+
+def test_a_job_that_reaches_what_a_view_of_it_did_not_gains_its_arms_bold() -> None:
+    spec = _job(footnotes=True)
+    before = picture(replace(spec, views={"armed": eq(ARMED, True)}), "armed")
+    assert dot_source(compare(before, picture(spec))) == _golden("job-compare")
