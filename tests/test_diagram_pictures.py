@@ -793,3 +793,29 @@ def test_a_job_that_reaches_what_a_view_of_it_did_not_gains_its_arms_bold() -> N
     spec = _job(footnotes=True)
     before = picture(replace(spec, views={"armed": eq(ARMED, True)}), "armed")
     assert dot_source(compare(before, picture(spec))) == _golden("job-compare")
+
+
+def test_an_arrow_taken_twice_is_numbered_with_both_steps() -> None:
+    spec = _job()
+    steps = [("init", "IDLE"), ("start", "WORK"), ("pause", "WAIT"), ("resume", "WORK")]
+    path = marks(spec, [(r, {"phase": c}, {}) for r, c in [*steps, ("pause", "WAIT")]])
+    dot = dot_source(overlay(picture(spec), path, "t"))
+    assert [line for line in dot.splitlines() if "s_WORK -> s_WAIT" in line] == [
+        '\ts_WORK -> s_WAIT [label="#2,4 tick\\l" class="edge-time path" color="#B3123A" '
+        'fontcolor="#B3123A" id=e4 penwidth=2.5 style=solid tooltip="pause: t"]'
+    ]
+
+
+def test_a_removed_arrow_of_two_lines_is_struck_line_by_line() -> None:
+    spec = _job()
+    after = replace(spec, rows=tuple(r for r in spec.rows if r.name != "drop"))
+    dot = dot_source(compare(picture(spec), picture(after)))
+    # Without `drop`, LOST is not reached from the back: `salvage`'s greyed arrow goes too.
+    assert [line for line in dot.splitlines() if "removed" in line and " -> " in line] == [
+        '\ts_WAIT -> a_DONE__LOST__cluster_1 [label="− removed\\lp̶a̶n̶i̶c̶\\l'
+        '/̶ ̶r̶e̶s̶u̶l̶t̶=̶L̶O̶S̶T̶,̶ ̶n̶o̶t̶e̶=̶A̶B̶C̶\\l" class="edge-user removed" color="#6E6E6E" '
+        'fontcolor="#6E6E6E" id=removed8 penwidth=2 style=dotted tooltip="removed: drop: t"]',
+        '\ts_SPARE -> a_DONE__LOST__cluster_1 [label="− removed\\le̶n̶d̶\\l/̶ ̶r̶e̶s̶u̶l̶t̶=̶L̶O̶S̶T̶\\l" '
+        'class="unreachable removed" color="#6E6E6E" fontcolor="#6E6E6E" id=removed9 '
+        'penwidth=2 style=dotted tooltip="removed: salvage: t (never fires here)"]',
+    ]
