@@ -35,8 +35,11 @@ from models.kernel import (
     eq,
     ge,
     ignore,
+    is_in,
     le,
     ne,
+    not_,
+    or_,
     param,
     row,
     some,
@@ -51,6 +54,7 @@ from models.kernel.diagram import (
     compare,
     dot_source,
     footnote_numbers,
+    guard_lines,
     locate,
     marks,
     overlay,
@@ -819,3 +823,14 @@ def test_a_removed_arrow_of_two_lines_is_struck_line_by_line() -> None:
         'class="unreachable removed" color="#6E6E6E" fontcolor="#6E6E6E" id=removed9 '
         'penwidth=2 style=dotted tooltip="removed: salvage: t (never fires here)"]',
     ]
+
+
+def test_a_guard_is_broken_where_it_outgrows_its_width_and_not_before() -> None:
+    spec = _job()
+    member = is_in(var("phase"), Phase.IDLE, Phase.WORK, Phase.WAIT)
+    assert guard_lines(spec, member, 26) == ("phase ∈ {IDLE, WORK, WAIT}",)
+    assert guard_lines(spec, member, 25) == ("phase ∈ {IDLE, WORK,", "         WAIT}")
+    # A part still too long is broken the same way, inside, in the spec's labels.
+    level = var("level")
+    nested = and_(eq(ARMED, False), not_(or_(eq(level, 1), eq(level, 2))))
+    assert guard_lines(spec, nested, 20) == ("armed = false", "∧ ¬(level = L1", "  ∨ level = L2)")
