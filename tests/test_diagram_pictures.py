@@ -36,6 +36,7 @@ from models.kernel import (
     ge,
     ignore,
     is_in,
+    ite,
     le,
     ne,
     not_,
@@ -379,7 +380,14 @@ def _job(**layout: object) -> Spec:
             row("again", "go", p.DONE, p.IDLE, cite="t"),
             row("pause", "tick", p.WORK, p.WAIT, cite="t"),
             row("resume", "tick", p.WAIT, p.WORK, cite="t"),
-            row("linger", "tick", p.DONE, cite="t"),
+            row(
+                "linger",
+                "tick",
+                p.DONE,
+                guard=and_(eq(ARMED, False), eq(var("level"), 1)),
+                sets={"level": ite(eq(var("level"), 1), 1, 2)},
+                cite="t",
+            ),
             row("finish", "end", p.WORK, p.DONE, emits={"result": o.OK}, cite="t"),
             row(
                 "give_up",
@@ -548,6 +556,10 @@ def test_under_a_view_a_guard_drops_what_the_view_says_and_reads_in_the_specs_la
     assert [a.lines for a in drawn.arrows if "give_up" in a.rows] == [
         ("end [level = L1]", "/ result=FAIL")
     ]
+    # A row folded into a note too.
+    assert drawn.notes[1] == (
+        "tick [level = L1]; sets level := (if level = L1 then 1 else 2) — from DONE"
+    )
     footnoted = replace(spec, layout=replace(spec.layout, footnotes=True))
     assert [f for f in picture(footnoted, "calm").footnotes if f[1] == "give_up"] == [
         (8, "give_up", ["give_up: WAIT → DONE/FAIL", "[level = L1] / result=FAIL"])
