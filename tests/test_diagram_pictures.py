@@ -41,6 +41,7 @@ from models.kernel import (
     ne,
     not_,
     or_,
+    others,
     param,
     row,
     some,
@@ -319,6 +320,7 @@ class Phase(enum.Enum):
     SPARE = "spare"
     LIMBO = "limbo"
     HOLD = "hold"
+    AFTER = "after"
 
 
 class Note(enum.Enum):
@@ -358,6 +360,7 @@ def _job(**layout: object) -> Spec:
             Trigger("end", group="worker"),
             Trigger("panic", group="user"),
             Trigger("abort", group="user"),
+            Trigger("poll", group="time"),
         ),
         outputs=(
             Output("result", Finite.of_enum(o), o.NONE),
@@ -377,7 +380,9 @@ def _job(**layout: object) -> Spec:
                 emits={"result": o.ODD},
                 cite="t",
             ),
-            row("again", "go", p.DONE, p.IDLE, cite="t"),
+            # From the arms' state (a note) and from AFTER, first reached after it.
+            row("again", "go", (p.DONE, p.AFTER), p.IDLE, cite="t"),
+            row("archive", "end", p.DONE, p.AFTER, cite="t"),
             row("pause", "tick", p.WORK, p.WAIT, cite="t"),
             row("resume", "tick", p.WAIT, p.WORK, cite="t"),
             row(
@@ -419,6 +424,13 @@ def _job(**layout: object) -> Spec:
                 cite="t",
             ),
             row("abort", "abort", None, p.IDLE, cite="t"),
+            row(
+                "poll",
+                "poll",
+                others(p.DONE),  # settled, it is not polled
+                guard=and_(eq(ARMED, False), eq(var("level"), 1)),
+                cite="t",
+            ),
         ),
         layout=Layout(
             clusters=(
@@ -440,6 +452,8 @@ def test_a_job_settles_in_arms_per_box_and_its_rows_that_never_fire_are_drawn_gr
         ("s_HOLD", "a_DONE__OK", ("unpark",), False),
         # Into the arm its constant names, in the box its source settles from (none here).
         ("s_HOLD", "a_DONE__ODD", ("odd",), True),
+        # `again` from DONE is a note; the rest of it, after, is drawn.
+        ("s_AFTER", "s_IDLE", ("again",), False),
         ("s_WORK", "s_WAIT", ("pause",), False),
         ("s_WAIT", "s_WORK", ("resume",), False),
         ("s_WORK", "a_DONE__OK__cluster_0", ("finish",), False),
@@ -453,6 +467,7 @@ def test_a_job_settles_in_arms_per_box_and_its_rows_that_never_fire_are_drawn_gr
         ("s_SPARE", "s_SPARE", ("bail",), True),
         ("s_LIMBO", "s_SPARE", ("bail",), True),
         ("s_HOLD", "s_SPARE", ("bail",), True),
+        ("s_AFTER", "s_SPARE", ("bail",), True),
         ("any_state", "s_IDLE", ("abort",), False),
     ]
     # An arm per box it is entered from; OK also from HOLD, in no box, with ODD, never
@@ -490,10 +505,10 @@ def test_a_trace_over_the_job_settles_lingers_and_loops_back() -> None:
     assert locate(pic, path) == [
         ("", "s_IDLE", None),
         ("s_IDLE", "s_WORK", "e0"),
-        ("s_WORK", "s_WAIT", "e4"),
-        ("s_WAIT", "a_DONE__LOST__cluster_1", "e8"),
+        ("s_WORK", "s_WAIT", "e5"),
+        ("s_WAIT", "a_DONE__LOST__cluster_1", "e9"),
         # Still settled: the arm it settled in; its rows from there are notes.
-        ("a_DONE__LOST__cluster_1", "a_DONE__LOST__cluster_1", "a_note1"),
+        ("a_DONE__LOST__cluster_1", "a_DONE__LOST__cluster_1", "a_note2"),
         ("a_DONE__LOST__cluster_1", "s_IDLE", "a_note0"),
     ]
     shown = overlay(pic, path, "a lasso", loop=0)
@@ -557,12 +572,13 @@ def test_under_a_view_a_guard_drops_what_the_view_says_and_reads_in_the_specs_la
         ("end [level = L1]", "/ result=FAIL")
     ]
     # A row folded into a note too.
-    assert drawn.notes[1] == (
+    assert drawn.notes[3] == "poll [level = L1] — in every state, staying there"
+    assert drawn.notes[2] == (
         "tick [level = L1]; sets level := (if level = L1 then 1 else 2) — from DONE"
     )
     footnoted = replace(spec, layout=replace(spec.layout, footnotes=True))
     assert [f for f in picture(footnoted, "calm").footnotes if f[1] == "give_up"] == [
-        (8, "give_up", ["give_up: WAIT → DONE/FAIL", "[level = L1] / result=FAIL"])
+        (9, "give_up", ["give_up: WAIT → DONE/FAIL", "[level = L1] / result=FAIL"])
     ]
 
 
@@ -818,7 +834,7 @@ def test_an_arrow_taken_twice_is_numbered_with_both_steps() -> None:
     dot = dot_source(overlay(picture(spec), path, "t"))
     assert [line for line in dot.splitlines() if "s_WORK -> s_WAIT" in line] == [
         '\ts_WORK -> s_WAIT [label="#2,4 tick\\l" class="edge-time path" color="#B3123A" '
-        'fontcolor="#B3123A" id=e4 penwidth=2.5 style=solid tooltip="pause: t"]'
+        'fontcolor="#B3123A" id=e5 penwidth=2.5 style=solid tooltip="pause: t"]'
     ]
 
 
@@ -830,9 +846,9 @@ def test_a_removed_arrow_of_two_lines_is_struck_line_by_line() -> None:
     assert [line for line in dot.splitlines() if "removed" in line and " -> " in line] == [
         '\ts_WAIT -> a_DONE__LOST__cluster_1 [label="− removed\\lp̶a̶n̶i̶c̶\\l'
         '/̶ ̶r̶e̶s̶u̶l̶t̶=̶L̶O̶S̶T̶,̶ ̶n̶o̶t̶e̶=̶A̶B̶C̶\\l" class="edge-user removed" color="#6E6E6E" '
-        'fontcolor="#6E6E6E" id=removed8 penwidth=2 style=dotted tooltip="removed: drop: t"]',
+        'fontcolor="#6E6E6E" id=removed9 penwidth=2 style=dotted tooltip="removed: drop: t"]',
         '\ts_SPARE -> a_DONE__LOST__cluster_1 [label="− removed\\le̶n̶d̶\\l/̶ ̶r̶e̶s̶u̶l̶t̶=̶L̶O̶S̶T̶\\l" '
-        'class="unreachable removed" color="#6E6E6E" fontcolor="#6E6E6E" id=removed9 '
+        'class="unreachable removed" color="#6E6E6E" fontcolor="#6E6E6E" id=removed10 '
         'penwidth=2 style=dotted tooltip="removed: salvage: t (never fires here)"]',
     ]
 
