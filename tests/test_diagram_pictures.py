@@ -75,6 +75,7 @@ IDLE, RUN = Device.IDLE, Device.RUN
 ARMED = var("armed")
 SAYS = 'say "hi" \\ bye'  # a value to escape in a label
 LEVEL = Finite("Level", (1, 2), namer=lambda v: f"L{v}")
+TOGGLE = ite(eq(var("level"), 1), 1, 2)  # an update that reads in the spec's labels
 Clusters = tuple[tuple[str, tuple[enum.Enum, ...]], ...]
 
 
@@ -384,13 +385,13 @@ def _job(**layout: object) -> Spec:
             row("again", "go", (p.DONE, p.AFTER), p.IDLE, cite="t"),
             row("archive", "end", p.DONE, p.AFTER, cite="t"),
             row("pause", "tick", p.WORK, p.WAIT, cite="t"),
-            row("resume", "tick", p.WAIT, p.WORK, cite="t"),
+            row("resume", "tick", p.WAIT, p.WORK, sets={"level": TOGGLE}, cite="t"),
             row(
                 "linger",
                 "tick",
                 p.DONE,
                 guard=and_(eq(ARMED, False), eq(var("level"), 1)),
-                sets={"level": ite(eq(var("level"), 1), 1, 2)},
+                sets={"level": TOGGLE},
                 cite="t",
             ),
             row("finish", "end", p.WORK, p.DONE, emits={"result": o.OK}, cite="t"),
@@ -439,6 +440,7 @@ def _job(**layout: object) -> Spec:
                 ("limbo", (p.LIMBO,)),
             ),
             arms=("result", p.DONE),
+            updates=("level",),
             **layout,  # type: ignore[arg-type]
         ),
     )
@@ -862,3 +864,28 @@ def test_a_guard_is_broken_where_it_outgrows_its_width_and_not_before() -> None:
     level = var("level")
     nested = and_(eq(ARMED, False), not_(or_(eq(level, 1), eq(level, 2))))
     assert guard_lines(spec, nested, 20) == ("armed = false", "∧ ¬(level = L1", "  ∨ level = L2)")
+
+
+def test_an_edges_guard_is_broken_beyond_its_width_and_not_before() -> None:
+    # With "w = " and " ∧ n = 0", the first guard is 30 characters, the width; the second 32.
+    short, long = "s" * 18, "l" * 20
+    w, n = var("w"), var("n")
+    spec = Spec(
+        name="say",
+        source="t",
+        control="door",
+        vars=(
+            Var("door", Finite.of_enum(Door), Door.SHUT),
+            Var("n", IntRange(0, 1), 0),
+            Var("w", Finite("Word", (short, long)), short),
+        ),
+        triggers=(Trigger("a"), Trigger("b")),
+        rows=(
+            row("opens", "a", Door.SHUT, Door.OPEN, guard=and_(eq(w, short), eq(n, 0)), cite="t"),
+            row("shuts", "b", Door.OPEN, Door.SHUT, guard=and_(eq(w, long), eq(n, 0)), cite="t"),
+        ),
+    )
+    assert [a.lines for a in picture(spec).arrows] == [
+        (f"a [w = {short} ∧ n = 0]",),
+        (f"b [w = {long}", "  ∧ n = 0]"),
+    ]
