@@ -112,6 +112,12 @@ def test_a_system_with_a_lossy_channel_and_many_checks_is_drawn_exactly() -> Non
     by verdict, a component's inherited ones collapsed into one entry."""
     (pic,) = pictures(SYSTEM, PLANT_FINDINGS)
     assert dot_source(pic) == _golden("plant")
+    # Sixteen are listed one a line, each by its name.
+    (few,) = pictures(SYSTEM, PLANT_FINDINGS[:16])
+    dot = dot_source(few)
+    assert [f.id for f in PLANT_FINDINGS[:16] if f'<TD ALIGN="LEFT">{f.id}</TD>' in dot] == [
+        f.id for f in PLANT_FINDINGS[:16]
+    ]
 
 
 def test_a_components_own_layout_is_left_out_and_its_receiver_starts_where_the_system_does() -> (
@@ -578,6 +584,14 @@ def test_under_a_view_a_guard_drops_what_the_view_says_and_reads_in_the_specs_la
     assert drawn.notes[2] == (
         "tick [level = L1]; sets level := (if level = L1 then 1 else 2) — from DONE"
     )
+    # A view of two conjuncts drops each; what is left of a guard is drawn as itself.
+    both = and_(eq(ARMED, False), ne(var("level"), 2))
+    either = and_(eq(ARMED, False), or_(eq(var("level"), 1), eq(var("level"), 2)))
+    rows = tuple(replace(r, guard=either) if r.name == "give_up" else r for r in spec.rows)
+    pic = picture(replace(spec, rows=rows, views={"both": both}), "both")
+    assert [a.lines for a in pic.arrows if "give_up" in a.rows] == [
+        ("end [level = L1 ∨ level = L2]", "/ result=FAIL")
+    ]
     footnoted = replace(spec, layout=replace(spec.layout, footnotes=True))
     assert [f for f in picture(footnoted, "calm").footnotes if f[1] == "give_up"] == [
         (9, "give_up", ["give_up: WAIT → DONE/FAIL", "[level = L1] / result=FAIL"])
