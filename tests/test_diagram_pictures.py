@@ -903,3 +903,19 @@ def test_an_edges_guard_is_broken_beyond_its_width_and_not_before() -> None:
         (f"a [w = {short} ∧ n = 0]",),
         (f"b [w = {long}", "  ∧ n = 0]"),
     ]
+
+
+def test_beside_a_table_of_sixteen_rows_seventeen_checks_are_listed_one_a_line() -> None:
+    size = param("size")
+    table = Spec(
+        name="sizes",
+        source="t",
+        vars=(),
+        triggers=(Trigger("ask", (Param("size", IntRange(0, 15)),)),),
+        rows=tuple(row(f"is_{k}", "ask", None, guard=eq(size, k), cite="t") for k in range(16)),
+    )
+    checks = [Finding(f"check-{k}", "always", "proved") for k in range(17)]
+    dot = dot_source(picture(table, findings=checks))
+    assert [f.id for f in checks if f'<TD ALIGN="LEFT">{f.id}</TD>' in dot] == [
+        f.id for f in checks
+    ]
