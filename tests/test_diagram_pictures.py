@@ -919,3 +919,8 @@ def test_beside_a_table_of_sixteen_rows_seventeen_checks_are_listed_one_a_line()
     assert [f.id for f in checks if f'<TD ALIGN="LEFT">{f.id}</TD>' in dot] == [
         f.id for f in checks
     ]
+
+
+def test_a_variants_picture_is_named_for_a_file() -> None:
+    variant = replace(_job(), name="job:late", views={"calm": eq(ARMED, False)})
+    assert picture(variant, "calm").name == "job--late-calm"
