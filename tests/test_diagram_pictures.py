@@ -64,6 +64,7 @@ from models.kernel.diagram import (
     pictures,
     render,
     split,
+    state_id,
     trace_marks,
     write,
 )
@@ -878,6 +879,15 @@ def test_a_guard_is_broken_where_it_outgrows_its_width_and_not_before() -> None:
     level = var("level")
     nested = and_(eq(ARMED, False), not_(or_(eq(level, 1), eq(level, 2))))
     assert guard_lines(spec, nested, 20) == ("armed = false", "∧ ¬(level = L1", "  ∨ level = L2)")
+    # Inside, two narrower: "level = L1 ∨ level = L2" fits 23 exactly.
+    assert guard_lines(spec, nested, 25) == ("armed = false", "∧ ¬(level = L1 ∨ level = L2)")
+    # A set's members take at least 12 characters a line ("SPARE, AFTER}" is 13).
+    spare = is_in(var("phase"), Phase.SPARE, Phase.AFTER)
+    assert guard_lines(spec, spare, 20) == ("phase ∈ {SPARE,", "         AFTER}")
+
+
+def test_a_labels_id_keeps_its_letters_and_digits_only() -> None:
+    assert [state_id(label) for label in ("(X)", "∅", "a b-c")] == ["s_X", "s_x", "s_a_b_c"]
 
 
 def test_an_edges_guard_is_broken_beyond_its_width_and_not_before() -> None:
