@@ -934,3 +934,26 @@ def test_beside_a_table_of_sixteen_rows_seventeen_checks_are_listed_one_a_line()
 def test_a_variants_picture_is_named_for_a_file() -> None:
     variant = replace(_job(), name="job:late", views={"calm": eq(ARMED, False)})
     assert picture(variant, "calm").name == "job--late-calm"
+
+
+def test_an_edge_draws_the_outputs_its_layout_names_in_the_specs_labels() -> None:
+    dial = Spec(
+        name="dial",
+        source="t",
+        control="door",
+        vars=(Var("door", Finite.of_enum(Door), Door.SHUT), Var("level", LEVEL, 1)),
+        triggers=(Trigger("turn"),),
+        outputs=(Output("bell", Finite.of_enum(Bell), Bell.NONE), Output("echo", LEVEL, 1)),
+        rows=(
+            row(
+                "turn",
+                "turn",
+                Door.SHUT,
+                Door.OPEN,
+                emits={"bell": Bell.DING, "echo": TOGGLE},
+                cite="t",
+            ),
+        ),
+        layout=Layout(edge_outputs=("echo",)),
+    )
+    assert picture(dial).arrows[0].lines == ("turn", "/ echo=(if level = L1 then 1 else 2)")
