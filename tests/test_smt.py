@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import signal
+import threading
 from types import SimpleNamespace
 
 import pytest
@@ -1443,4 +1444,207 @@ def test_spacer_past_its_budget_is_an_unknown_of_its_own(monkeypatch: pytest.Mon
     engines = Engines(Encoding(TALLY), Budget(1.0))
     assert engines.spacer(gt(var("n"), 3), step=False) == Unknown(
         "spacer", "the check's budget of 1s is spent"
+    )
+
+
+def test_the_watcher_interrupts_z3_on_a_ctrl_c_until_z3_returns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Python's wakeup fd is a stand-in whose reads are scripted: a SIGTERM byte, a SIGINT
+    # byte, then the end. Each read is recorded, so the thread's order is the test's.
+    events: list[object] = []
+    chunks = iter([bytes([signal.SIGTERM]), bytes([signal.SIGINT]), b""])
+    done = threading.Event()
+    watcher: list[threading.Thread] = []
+
+    class Reader:
+        def recv(self, size: int) -> bytes:
+            watcher.append(threading.current_thread())
+            events.append(("recv", size))
+            chunk = next(chunks)
+            if not chunk:
+                done.set()
+            return chunk
+
+    class Writer:
+        def setblocking(self, flag: bool) -> None:
+            events.append(("blocking", flag))
+
+        def fileno(self) -> int:
+            return 7
+
+    def interrupt() -> None:
+        events.append("interrupt")
+        if events.count("interrupt") == 2:  # z3 returns after the second
+            smt._SOLVING.clear()
+
+    reader, writer = Reader(), Writer()
+    monkeypatch.setattr(smt, "_WATCHING", [])
+    monkeypatch.setattr(smt, "socket", SimpleNamespace(socketpair=lambda: (reader, writer)))
+    monkeypatch.setattr(
+        signal,
+        "set_wakeup_fd",
+        lambda fd, *, warn_on_full_buffer: events.append(("wakeup", fd, warn_on_full_buffer)),
+    )
+    monkeypatch.setattr(z3, "main_ctx", lambda: SimpleNamespace(interrupt=interrupt))
+    monkeypatch.setattr(smt, "time", SimpleNamespace(sleep=lambda s: events.append(("sleep", s))))
+    smt._SOLVING.set()
+    try:
+        smt._watch()
+        assert done.wait(timeout=60)
+        watcher[0].join(timeout=60)
+    finally:
+        smt._SOLVING.clear()
+    assert not watcher[0].is_alive()
+    assert watcher[0].name == "z3-ctrl-c" and watcher[0].daemon
+    assert events == [
+        ("blocking", False),
+        ("wakeup", 7, False),
+        ("recv", 64),
+        ("recv", 64),
+        *["interrupt", ("sleep", 0.01)] * 2,
+        ("recv", 64),
+    ]
+    assert [reader, writer] == smt._WATCHING
+    smt._watch()  # once: the second call starts nothing
+    assert len(events) == 9
+
+
+def test_the_watcher_is_not_started_where_python_refuses_a_wakeup_fd(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(fd: int, *, warn_on_full_buffer: bool) -> None:
+        raise ValueError("set_wakeup_fd only works in main thread of the main interpreter")
+
+    started: list[object] = []
+    monkeypatch.setattr(smt, "_WATCHING", [])
+    monkeypatch.setattr(signal, "set_wakeup_fd", refuse)
+    monkeypatch.setattr(smt, "threading", SimpleNamespace(Thread=lambda **kw: started.append(kw)))
+    smt._watch()
+    assert smt._WATCHING == [] and started == []
+
+
+class _Fixedpoint:
+    """z3's Spacer fixedpoint, whose query fails one way or whose invariant is another."""
+
+    def __init__(
+        self,
+        real: object,
+        *,
+        answer: object = None,
+        error: Exception | None = None,
+        cover: object = None,
+    ) -> None:
+        self.real, self.answer, self.error, self.cover = real, answer, error, cover
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.real, name)
+
+    def query(self, goal: object) -> object:
+        if self.error is not None:
+            raise self.error
+        return self.answer if self.answer is not None else self.real.query(goal)  # type: ignore[attr-defined]
+
+    def reason_unknown(self) -> str:
+        return self.why
+
+    why = "incomplete quantifiers"
+
+    def get_cover_delta(self, level: int, relation: object) -> object:
+        assert level == -1  # the invariant: the cover at every level
+        return self.cover
+
+
+def _spacer_answering(spec: Spec, **fake: object) -> Engines:
+    engines = Engines(Encoding(spec))
+    fp, *rest = engines._spacer()
+    engines._fp = (_Fixedpoint(fp, **fake), *rest)  # type: ignore[arg-type]
+    return engines
+
+
+def test_spacer_failing_is_an_unknown_and_its_fixedpoint_is_built_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(signal, "getsignal", lambda sig: signal.default_int_handler)
+    bad = gt(var("n"), 3)
+    engines = _spacer_answering(TALLY, error=z3.Z3Exception(b"out of memory"))
+    assert engines.spacer(bad, step=False) == Unknown("spacer", "z3 error: out of memory")
+    assert engines._fp is None  # canceled: the next query builds a fresh one
+    assert isinstance(engines.spacer(bad, step=False), Proved)
+    engines = _spacer_answering(TALLY, answer=z3.unknown)
+    assert engines.spacer(bad, step=False) == Unknown(
+        "spacer", "z3 unknown: incomplete quantifiers"
+    )
+    assert engines._fp is None
+    # Its invariant is checked: `true` does not exclude n > 3.
+    engines = _spacer_answering(TALLY, cover=z3.BoolVal(True))
+    assert engines.spacer(bad, step=False) == Unknown(
+        "spacer", "Spacer's invariant did not check: it does not exclude the bad states"
+    )
+    assert engines._fp is not None
+
+
+def test_spacer_canceled_by_a_ctrl_c_raises_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(signal, "getsignal", lambda sig: signal.default_int_handler)
+    engines = _spacer_answering(TALLY, error=z3.Z3Exception(b"canceled"))
+    with pytest.raises(KeyboardInterrupt):
+        engines.spacer(gt(var("n"), 3), step=False)
+    assert engines._fp is None
+    engines = _spacer_answering(TALLY, answer=z3.unknown)
+    engines._fp[0].why = "canceled"
+    with pytest.raises(KeyboardInterrupt):
+        engines.spacer(gt(var("n"), 3), step=False)
+    assert engines._fp is None
+
+
+# Two triggers with an argument of one name and two domains: `a`'s never reaches 3.
+TWO_X = Spec(
+    name="two_x",
+    source=SRC,
+    vars=(Var("n", IntRange(0, 1), 0),),
+    triggers=(Trigger("a", (Param("x", IntRange(0, 1)),)), Trigger("b", (Param("x", SLOT),))),
+    rows=(
+        row("a", "a", None, sets={"n": param("x")}, cite=SRC),
+        ignore("b", "b", None, cite=SRC),
+    ),
+)
+
+
+def test_a_state_predicate_reads_the_named_triggers_typed_arguments() -> None:
+    three = eq(param("x"), 3)
+    engines = Engines(Encoding(TWO_X))
+    assert engines.bmc(three, step=False, max_depth=1, params_of="a") == Unknown(
+        "bmc", "nothing found up to depth 1"
+    )
+    assert engines.bmc(three, step=False, max_depth=1, params_of="b") == Found(
+        "bmc", Trace({"n": 0}, ())
+    )
+    assert engines.k_induction(not_(three), step=False, max_k=0, params_of="a") == Proved(
+        "k-induction", 0, "0-inductive over simple paths"
+    )
+    assert isinstance(engines.spacer(three, step=False, params_of="a"), Proved)
+    assert engines.spacer(three, step=False, params_of="b") is None
+    assert engines.impossible(three, params_of="a")
+    assert not engines.impossible(three, params_of="b")
+
+
+def test_k_induction_gives_each_hypothesis_its_own_arguments() -> None:
+    # Only 0 is reachable; 2 -> 3 -> 4 is a path of good states only if 2 and 3 may each
+    # read their own x (2 with x = 0, 3 with x = 1): it fails k = 2, and k = 3 proves.
+    climb = Spec(
+        name="climb",
+        source=SRC,
+        vars=(Var("n", IntRange(0, 5), 0),),
+        triggers=(Trigger("t", (Param("x", IntRange(0, 1)),)),),
+        rows=(
+            row("up", "t", None, guard=ge(var("n"), 2), sets={"n": add(var("n"), 1)}, cite=SRC),
+            ignore("stay", "t", None, guard=lt(var("n"), 2), cite=SRC),
+        ),
+        totality="enabled-only",
+    )
+    n, x = var("n"), param("x")
+    good = or_(le(n, 1), and_(eq(n, 2), eq(x, 0)), and_(eq(n, 3), eq(x, 1)))
+    engines = Engines(Encoding(climb))
+    assert engines.k_induction(good, step=False, max_k=3, params_of="t") == Proved(
+        "k-induction", 3, "3-inductive over simple paths"
     )
