@@ -15,6 +15,7 @@ import z3  # to read the encoding's terms, as the module's callers never do
 
 from models.kernel import (
     TRUE,
+    AnyOf,
     Bool,
     Finite,
     Func,
@@ -1648,3 +1649,53 @@ def test_k_induction_gives_each_hypothesis_its_own_arguments() -> None:
     assert engines.k_induction(good, step=False, max_k=3, params_of="t") == Proved(
         "k-induction", 3, "3-inductive over simple paths"
     )
+
+
+# ---------------------------------------------------------------- the full run's survivors
+
+# Options whose inner slot is unused where unset: o is never set, and p starts at 4 (its
+# unset start fails the initial predicate). The explorer reads `unwrap` of an unset option
+# as None, which meets neither; z3 agrees only because it keeps the unused slot at its
+# default (3), in every state it reads, the first one and those of R too.
+LEVEL3 = Option(IntRange(3, 5))
+OPEN = Spec(
+    name="open",
+    source=SRC,
+    vars=(Var("o", LEVEL3, None), Var("p", LEVEL3, AnyOf(None, 4)), Var("n", IntRange(0, 1), 0)),
+    init=eq(unwrap(var("p")), 4),
+    triggers=(Trigger("t"),),
+    rows=(row("t", "t", None, guard=eq(unwrap(var("o")), 5), sets={"n": 1}, cite=SRC),),
+    totality="enabled-only",
+)
+OPEN_STATES: list[dict[str, Value]] = [{"o": None, "p": 4, "n": 0}]
+
+
+def test_the_set_checks_keep_an_unset_options_slot_at_its_default() -> None:
+    enc = Encoding(OPEN)
+    assert smt.check_reachable_set(enc, OPEN_STATES, []) == SetCheck(
+        True, "1 state: init ⊆ R, R closed under T, 0 tree edges are z3 transitions"
+    )
+    assert smt.check_reachable_sample(enc, OPEN_STATES, 1, [(OPEN_STATES[0], [])]) == SetCheck(
+        True,
+        "sampled 1 of 1 states (seed 0): init = z3's; from each, z3's successors = the "
+        "explorer's (0 steps)",
+    )
+
+
+def test_the_gates_queries_keep_an_unset_options_slot_at_its_default() -> None:
+    assert smt.prove_equivalent(OPEN, dataclasses.replace(OPEN), OPEN_STATES) == smt.Equivalence(
+        True,
+        "same initial states, and every step of every trigger the same on the 1 reachable states",
+    )
+    assert smt.absent(OPEN, OPEN_STATES, eq(var("n"), 1), step=False) is None
+    # R's finite view says only that o is unset; its typing fixes the slot `unwrap` reads.
+    assert smt.absent(OPEN, OPEN_STATES, eq(unwrap(var("o")), 5), step=False) is None
+
+
+def test_the_engines_keep_an_unset_options_slot_at_its_default() -> None:
+    engines = Engines(Encoding(OPEN))
+    unset = not_(is_some(var("p")))
+    assert engines.bmc(unset, step=False, max_depth=1) == Unknown(
+        "bmc", "nothing found up to depth 1"
+    )
+    assert engines.spacer(unset, step=False) == Proved("spacer", None, "inv: p.0")
