@@ -1709,3 +1709,14 @@ def test_the_engines_keep_an_unset_options_slot_at_its_default() -> None:
         "bmc", "nothing found up to depth 1"
     )
     assert engines.spacer(unset, step=False) == Proved("spacer", None, "inv: p.0")
+
+
+def test_a_step_target_reads_the_state_the_step_reaches() -> None:
+    # Fresh engines: an unrolling grown by an earlier query would hold frames past the step.
+    two = eq(nxt("n"), 2)
+    assert Engines(Encoding(TALLY)).bmc(two, step=True, max_depth=3) == Found(
+        "bmc", Trace(_state(0), (_inc(1), _inc(2)))
+    )
+    assert Engines(Encoding(TALLY)).k_induction(not_(two), step=True, max_k=3) == Found(
+        "k-induction", Trace(_state(0), (_inc(1), _inc(2)))
+    )
