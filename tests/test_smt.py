@@ -1502,8 +1502,8 @@ def test_the_watcher_interrupts_z3_on_a_ctrl_c_until_z3_returns(
     smt._SOLVING.set()
     try:
         smt._watch()
-        assert done.wait(timeout=60)
-        watcher[0].join(timeout=60)
+        assert done.wait(timeout=30)
+        watcher[0].join(timeout=30)
     finally:
         smt._SOLVING.clear()
     assert not watcher[0].is_alive()
