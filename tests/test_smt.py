@@ -1720,3 +1720,38 @@ def test_a_step_target_reads_the_state_the_step_reaches() -> None:
     assert Engines(Encoding(TALLY)).k_induction(not_(two), step=True, max_k=3) == Found(
         "k-induction", Trace(_state(0), (_inc(1), _inc(2)))
     )
+
+
+def test_a_budget_with_a_millisecond_left_still_asks(monkeypatch: pytest.MonkeyPatch) -> None:
+    _clock(monkeypatch, 0.0, 0.998046875, 0.9990234375)  # 1.95 ms left, then 0.98
+    budget = Budget(1.0)
+    assert budget.remaining_ms("bmc") == 1
+    with pytest.raises(SolverLimit, match="^bmc: the check's budget of 1s is spent$"):
+        budget.remaining_ms("bmc")
+
+
+def test_check_raises_a_ctrl_c_that_z3_swallowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(signal, "getsignal", lambda sig: signal.default_int_handler)
+    _clock(monkeypatch, 0.0, 0.5, 0.5, 0.0, 0.5, 0.5, 0.0, 0.5, 0.5)
+    with pytest.raises(KeyboardInterrupt):  # canceled long before the deadline
+        smt._check(Budget(1.0), "bmc", _Solver(error=z3.Z3Exception(b"canceled")))
+    canceled = _Solver(answer=z3.unknown)
+    canceled.reason_unknown = lambda: "canceled"  # type: ignore[method-assign]
+    with pytest.raises(KeyboardInterrupt):
+        smt._check(Budget(1.0), "bmc", canceled)
+    with pytest.raises(SolverLimit, match="^bmc: z3 error: out of memory$"):
+        smt._check(Budget(1.0), "bmc", _Solver(error=z3.Z3Exception(b"out of memory")))
+
+
+def test_a_value_the_domain_does_not_list_is_encoded_by_its_label() -> None:
+    assert str(encode_value(COLOUR, "RED")[0]) == "RED"
+
+
+def test_a_domain_at_the_address_of_another_gets_its_own_constants(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hue, tint = Finite("Hue", ("a", "b")), Finite("Tint", ("a", "b"))
+    encode_value(hue, "a")
+    # As when `hue` is gone and `tint` is made at its address: the cache's entry is hue's.
+    monkeypatch.setitem(smt._BY_DOMAIN, id(tint), smt._BY_DOMAIN[id(hue)])
+    assert encode_value(tint, "a")[0].sort().name() == "Tint"
