@@ -431,6 +431,8 @@ def test_a_step_predicate_outside_a_step_is_refused() -> None:
     enc = Encoding(TALLY)
     with pytest.raises(AssertionError, match="^step predicate used outside a step$"):
         enc.expr(row_is("inc"), pre=enc.frame("x"))
+    with pytest.raises(AssertionError, match="^after-state used outside a step$"):
+        enc.expr(eq(nxt("n"), 1), pre=enc.frame("x"))
 
 
 def test_a_property_reads_the_argument_of_whichever_trigger_fired() -> None:
