@@ -402,6 +402,10 @@ class _Lamp(enum.Enum):
     BRIGHT = "bright"
 
 
+class _Hue(str, enum.Enum):
+    RED = "red"
+
+
 def _as_tuples(monkeypatch: pytest.MonkeyPatch) -> None:
     """The explorer keeps every state as a tuple of values instead of packing it."""
     monkeypatch.setattr(explore_module, "_few", lambda domain: False)
@@ -685,11 +689,15 @@ def test_the_states_and_index_read_packed_keys_as_tuples() -> None:
     assert list(index) == list(states[:]) and index[states[7]] == 7
     assert all(index[s] == i for i, s in enumerate(states))
     # Not a state: x has no code for 9 (its code once spilt into the next field, and 9
-    # read as state 60, `(DIM, True, 5, 0, "a")`), nor for 1, nor `tag` for "c".
+    # read as state 60, `(DIM, True, 5, 0, "a")`), nor for 6 (one past its last code), nor
+    # for 1, nor `tag` for "c"; nor is a tuple of too few or too many values.
     for outside in [
         (_Lamp.DIM, True, 9, None, "a"),
+        (_Lamp.DIM, True, 6, None, "a"),
         (_Lamp.DIM, True, 1, None, "a"),
         (_Lamp.DIM, True, 2, None, "c"),
+        (_Lamp.OFF, False, 2, None),
+        (_Lamp.OFF, False, 2, None, "a", "a"),
     ]:
         with pytest.raises(KeyError) as raised:
             index[outside]
@@ -775,6 +783,9 @@ def test_the_specialising_thresholds() -> None:
     assert not (hashed(1) or hashed("a") or hashed((1, "a")) or hashed(frozenset()) or hashed(None))
     by_id = explore_module._by_identity
     assert by_id([None, _Lamp.OFF]) and not by_id([]) and not by_id(["a"]) and not by_id([1])
+    # An enum member with an equality of its own equals a plain value too; an object with
+    # only object's equality is not an enum member: neither is looked up by id.
+    assert not by_id([_Hue.RED]) and not by_id([object()])
     assert (explore_module._SPECIALISE_UP_TO, explore_module._SPECIALISE_AFTER) == (512, 1024)
     assert (explore_module._PACK_DATA_UP_TO, explore_module._GIVEN_UP_TO) == (1 << 16, 8)
 

@@ -1115,7 +1115,7 @@ class _Index(Mapping[State, int]):
     def __getitem__(self, state: State) -> int:
         try:
             return self._index[self._code.key(state)]
-        except _NoPacking:
+        except (_NoPacking, ValueError):  # no code for a value; too few or many (zip's strict)
             raise KeyError(state) from None
 
     def __iter__(self) -> Iterator[State]:
