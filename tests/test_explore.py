@@ -311,6 +311,7 @@ def test_a_state_mask_is_the_predicate_evaluated_at_each_state(spec: Spec) -> No
 @pytest.mark.parametrize("spec", [*DATA_SPECS, duplex_product(2), _scale()], ids=lambda s: s.name)
 def test_a_search_keeping_its_moves_records_every_edge_it_would_generate(spec: Spec) -> None:
     plain, keeping = explore(spec), explore(spec, keep_moves=True)
+    assert plain._moves is None and keeping._moves is not None  # 8 bytes an edge: if asked
     assert keeping._keys == plain._keys and keeping.depth == plain.depth
     assert keeping._psrc == plain._psrc and keeping._pcode == plain._pcode
     starts, codes, targets = keeping.move_table()
@@ -719,6 +720,11 @@ def test_the_state_limit_is_exact_in_the_search_and_at_the_initial_states(
         explore(spread, max_states=3)
     with pytest.raises(ExplorationLimit, match=r"^spec 'dial': more than 2 reachable states$"):
         explore(spread, max_states=2)  # among the initial states
+    # Every state initial: the bound is met by the initial states alone.
+    every = dataclasses.replace(_dial(), vars=(Var("x", IntRange(0, 3), AnyOf(0, 1, 2, 3)),))
+    assert list(explore(every, max_states=4).depth) == [0, 0, 0, 0]
+    with pytest.raises(ExplorationLimit, match=r"^spec 'dial': more than 3 reachable states$"):
+        explore(every, max_states=3)
     # Past the switch to code specialised per firing, the same bound.
     monkeypatch.setattr(explore_module, "_hashed_in_python", lambda value: True)
     monkeypatch.setattr(explore_module, "_SPECIALISE_AFTER", 3)
