@@ -403,7 +403,7 @@ class _Lamp(enum.Enum):
     BRIGHT = "bright"
 
 
-class _Hue(str, enum.Enum):
+class _Hue(enum.StrEnum):
     RED = "red"
 
 
@@ -774,6 +774,28 @@ def test_arithmetic_leaving_its_range_is_the_rows_error(
     with pytest.raises(OracleError) as raised:
         explore(_overflow(x, bump))
     assert str(raised.value) == message
+
+
+@pytest.mark.parametrize("hashed", [False, True], ids=["ints", "hashed-in-python"])
+def test_a_search_switches_code_once_past_its_first_states_only_where_it_pays(
+    hashed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # dial's firings pass ints, which hash in C: its loop is never built again. Where the
+    # parameters hash in Python, the search stops after `_SPECIALISE_AFTER` states and goes
+    # on with code built again, specialised per firing.
+    monkeypatch.setattr(explore_module, "_SPECIALISE_AFTER", 2)
+    monkeypatch.setattr(explore_module, "_hashed_in_python", lambda value: hashed)
+    builds: list[bool] = []
+    build = explore_module._Compiled.__init__
+
+    def counted(self: Any, spec: Spec, **options: Any) -> None:
+        builds.append(options.get("reuse") is not None)
+        build(self, spec, **options)
+
+    monkeypatch.setattr(explore_module._Compiled, "__init__", counted)
+    graph = explore(_dial())
+    assert len(graph.states) == 4
+    assert builds == ([False, True] if hashed else [False])
 
 
 def test_the_specialising_thresholds() -> None:
