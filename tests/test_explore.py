@@ -953,7 +953,8 @@ def test_packed_tests_read_bits_and_a_state_decodes_only_what_it_reads() -> None
 
 
 def _weights() -> Spec:
-    """Reals that stay among the samples pack: a variable's own start joins its values."""
+    """Reals that stay among the samples pack: a variable's own start, optional or not,
+    joins its values."""
     kg = Real(samples=(2.0, 1.0))
     return Spec(
         name="weights",
@@ -962,6 +963,7 @@ def _weights() -> Spec:
             Var("w", kg, 0.5),
             Var("last", Option(kg), None),
             Var("one", Finite("one", ("only",)), "only"),
+            Var("first", Option(kg), 3.0),
         ),
         triggers=(Trigger("put", (Param("kg", kg),)), Trigger("clear")),
         rows=(
@@ -979,12 +981,14 @@ def test_reals_pack_as_their_samples() -> None:
         (0, 3, (1.0, 2.0, 0.5)),
         (2, 3, (None, 1.0, 2.0)),
         (4, 1, ("only",)),
+        (5, 3, (None, 1.0, 2.0, 3.0)),
     ]
-    assert set(graph.states) == {(0.5, None, "only")} | {
-        (w, last, "only") for w in (1.0, 2.0) for last in (None, w)
+    assert set(graph.states) == {(0.5, None, "only", 3.0)} | {
+        (w, last, "only", 3.0) for w in (1.0, 2.0) for last in (None, w)
     }
     assert len(graph.states) == 5 and graph.diameter == 2
-    assert graph.index[(2.0, 2.0, "only")] == graph.states[:].index((2.0, 2.0, "only"))
+    state = (2.0, 2.0, "only", 3.0)
+    assert graph.index[state] == graph.states[:].index(state)
 
 
 def test_constants_are_written_inline_or_named_once() -> None:
