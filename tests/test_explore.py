@@ -758,6 +758,8 @@ def _overflow(x: Domain, bump: Expr) -> Spec:
     [
         (IntRange(0, 3), add(var("x"), 1), "row 'up' sets 'x' to 4, outside int 0..3"),
         (IntRange(1, 3), sub(var("x"), 1), "row 'up' sets 'x' to 0, outside int 1..3"),
+        # A constant once folded: the spec's type check knows integers, not their ranges.
+        (IntRange(0, 3), add(3, 4), "row 'up' sets 'x' to 7, outside int 0..3"),
         (
             Option(IntRange(0, 1)),
             ite(is_some(var("x")), some(add(unwrap(var("x")), 1)), some(0)),
@@ -991,6 +993,20 @@ def test_reals_pack_as_their_samples() -> None:
     assert graph.index[state] == graph.states[:].index(state)
 
 
+def test_a_real_variables_samples_pack_without_a_parameter_of_its_domain() -> None:
+    tare = Real(samples=(0.25, 0.75))
+    spec = Spec(
+        name="tare",
+        source="tests/test_explore.py",
+        vars=(Var("t", tare, 0.25),),
+        triggers=(Trigger("set"),),
+        rows=(row("set", "set", None, sets={"t": 0.75}, cite="toy"),),
+    )
+    graph = explore(spec)
+    assert graph.code.layout is not None and graph.code.layout.fields[0][3] == (0.25, 0.75)
+    assert graph.states[:] == [(0.25,), (0.75,)]
+
+
 def test_constants_are_written_inline_or_named_once() -> None:
     gen = explore(_dial()).code.gen
     assert [gen.const(v) for v in (None, True, 3, "a")] == ["None", "True", "3", "'a'"]
@@ -1003,6 +1019,8 @@ def test_constants_are_written_inline_or_named_once() -> None:
 
 def test_an_exploration_compiles_its_spec_when_it_has_no_code() -> None:
     assert Exploration(_panel()).code.layout is not None
+    # With no search to switch part way, its code is specialised per firing from the start.
+    assert Exploration(_panel()).code.budget == 512
     assert Exploration(_scale()).code.layout is not None  # packs until a value leaves it
     fresh = Exploration(_panel())
     assert fresh.code is fresh.code
@@ -1272,6 +1290,10 @@ def test_firings_whose_parameters_hash_in_python_are_specialised_within_a_budget
     looped = explore_module._Compiled(small, specialise=False)
     assert looped.budget == 0 and looped.specialisable  # 9 of 11 would unroll
     assert shape(looped) == [(True, 3, {}), (True, 2, {}), (True, 6, {})]
+    # Summed over the triggers: with `light` last, still 9 of 11.
+    light, count, both = small.triggers
+    last = dataclasses.replace(small, triggers=(both, count, light))
+    assert explore_module._Compiled(last, specialise=False).specialisable
     unrolled = explore_module._Compiled(small)
     assert unrolled.budget == 512 and not unrolled.specialisable  # none left to unroll
     assert shape(unrolled) == [
@@ -1331,6 +1353,7 @@ def test_a_data_variable_with_too_many_values_to_number_is_kept_as_tuples() -> N
         ),
     )
     assert explore_module._Compiled.of(spec).layout is None
+    assert explore_module._Compiled.of(spec).budget == 512
     assert explore_module._Compiled.of(spec, specialise=False).budget == 0
     graph = explore(spec)
     assert graph.code.layout is None and graph.states == [((),), ((7,),), ((7, 7),)]
