@@ -384,6 +384,9 @@ _P, _Q, _R = lt(var("x"), 1), lt(var("x"), 2), lt(var("x"), 3)
         (or_(_P, and_(_P, _Q)), _P),
         (or_(and_(_P, _Q), _Q), or_(and_(_P, _Q), _Q)),  # an Or's false And says nothing
         (or_(not_(_P), _P), TRUE),
+        # An Or's false Or says each of its arguments is false; a false Not(And), each true.
+        (or_(or_(_P, _Q), _P), or_(_P, _Q)),
+        (or_(not_(and_(_P, _Q)), _Q), TRUE),
         (implies(_P, and_(_P, _Q)), implies(_P, _Q)),
         (implies(not_(_P), _P), _P),
     ],
@@ -550,6 +553,7 @@ _PANEL_PREDICATES = [
     is_in(var("lamp"), _Lamp.OFF, _Lamp.BRIGHT),
     is_in(var("x"), 2, 5, 9),
     is_in(var("x"), 9),
+    is_in(var("x"), 6),  # one past the last code: never either
     is_in(var("tag"), "b", "z"),
     eq(var("x"), 3),
     eq(4, var("x")),
@@ -854,6 +858,7 @@ def test_packed_tests_read_bits_and_a_state_decodes_only_what_it_reads() -> None
         "((s & 3) in [0, 2])",
         "((s & 24) in [0, 24])",
         "False",
+        "False",
         "((s & 128) == 128)",
         "((s & 24) == 8)",
         "((s & 24) == 16)",
@@ -1015,6 +1020,9 @@ def test_constants_are_written_inline_or_named_once() -> None:
     assert re.fullmatch(r"K\d+", name) and gen.consts[name] == 0.5
     assert gen.const(half) == name and gen.const(pair) != name
     assert gen.consts[gen.const(pair)] is pair
+    # Options that do not hash are a tuple, tested by equality.
+    gen.params = {}
+    assert _shown(gen, gen.src(is_in(var("x"), [1], [2]))) == "(v0 in ([1], [2]))"
 
 
 def test_an_exploration_compiles_its_spec_when_it_has_no_code() -> None:
