@@ -347,6 +347,7 @@ def test_each_rows_witness_is_its_first_edge_in_bfs_then_firing_order(spec: Spec
 # ---------------------------------------------------------------- folding, exactly
 
 _P, _Q, _R = lt(var("x"), 1), lt(var("x"), 2), lt(var("x"), 3)
+_SEVEN = [lt(var("x"), k) for k in range(1, 8)]  # _P first
 
 
 @pytest.mark.parametrize(
@@ -380,6 +381,10 @@ _P, _Q, _R = lt(var("x"), 1), lt(var("x"), 2), lt(var("x"), 3)
         # Later arguments read with what the earlier ones say.
         (and_(_P, not_(_P)), FALSE),
         (and_(_P, _Q, or_(_P, _R)), and_(_P, _Q)),
+        (and_(_P, _Q, or_(_Q, _R)), and_(_P, _Q)),  # what the second says too
+        # Up to eight arguments: the ninth is not read with what the first says.
+        (and_(*_SEVEN, not_(_P)), FALSE),
+        (and_(*_SEVEN, _R, not_(_P)), and_(*_SEVEN, _R, not_(_P))),
         (and_(not_(_P), or_(_P, _Q)), and_(not_(_P), _Q)),
         (or_(_P, and_(_P, _Q)), _P),
         (or_(and_(_P, _Q), _Q), or_(and_(_P, _Q), _Q)),  # an Or's false And says nothing
