@@ -1128,10 +1128,7 @@ def dot_source(pic: Picture) -> str:
     )
     dot.attr("node", shape="box", style="rounded", fontname=FONT, fontsize="11")
     dot.attr("edge", fontname=FONT, fontsize="9", arrowsize="0.7")
-    left, right = ([], []) if under else _side(pic)
-    if right:
-        for name, attrs in left:
-            dot.node(name, **attrs)  # first in the source: dot puts this column on the left
+    side = [] if under else _side(pic)
     on_path = set(pic.path_nodes)
     colours = {d: k for k, (d, _) in enumerate(pic.deciders)}
     by_cluster: dict[str, list[Node]] = {}
@@ -1160,12 +1157,11 @@ def dot_source(pic: Picture) -> str:
         dot.edge(a.src, a.dst, **attrs)
     if pic.table:
         dot.node(TABLE, _table_label(pic), shape="plain", id=TABLE)
-    for name, attrs in right if right else left:
+    for name, attrs in side:
         dot.node(name, **attrs)
     if pic.rankdir == "TB":
-        for column in (left, right):
-            for (first, _), (second, _) in zip(column, column[1:], strict=False):
-                dot.edge(first, second, style="invis", weight="10")
+        for (first, _), (second, _) in zip(side, side[1:], strict=False):
+            dot.edge(first, second, style="invis", weight="10")
     if under:
         # Above every node no arrow enters (the initial state, an unreached arm): the panel
         # is the first rank alone, and the graph hangs under it within its width.
@@ -1179,7 +1175,7 @@ def dot_source(pic: Picture) -> str:
                 if n.id not in targets or n.initial:
                     weight = {"weight": "10"} if n.id == centre else {}
                     dot.edge(name, n.id, style="invis", **weight)
-    return str(dot.source).replace("class_=", "class=")
+    return str(dot.source)
 
 
 def _wrap_note(note: str, width: int = 60) -> str:
@@ -1355,19 +1351,16 @@ def _tables(pic: Picture) -> list[tuple[str, list[str], str]]:
     return tables
 
 
-def _side(pic: Picture) -> tuple[Side, Side]:
-    """Legend, checks and trace steps (one column); footnotes and notes (another).
+def _side(pic: Picture) -> Side:
+    """Legend, checks, trace steps, footnotes and notes: one column beside the graph (a
+    top-to-bottom picture with footnotes has its panel over the graph instead, `_below`).
 
-    Top to bottom, each column is cut into short tables chained by invisible
-    edges, so that it runs down one side rank by rank instead of making the top
-    rank tall.
+    Top to bottom, the column is cut into short tables chained by invisible edges, so
+    that it runs down one side rank by rank instead of making the top rank tall.
     """
-    tables = _tables(pic)
     size = SIDE_ROWS if pic.rankdir == "TB" else 10_000
-    left: Side = []
-    right: Side = []
-    for name, rows, colour in tables:
-        column = right if name == "footnotes" and pic.rankdir == "TB" else left
+    column: Side = []
+    for name, rows, colour in _tables(pic):
         chunks: list[list[str]] = [[]]
         lines = 0
         for row in rows:
@@ -1392,10 +1385,8 @@ def _side(pic: Picture) -> tuple[Side, Side]:
         )
         notes = f'<<TABLE BORDER="0" CELLSPACING="0" CELLPADDING="1">{cells}</TABLE>>'
         attrs = {"label": notes, "shape": "note", "fontsize": "9", "id": NOTES, "style": ""}
-        # The notes go to the shorter column: a tall column makes the whole picture tall.
-        shorter = right if right and _lines(right) < _lines(left) else left
-        shorter.append((NOTES, {**attrs, "class": "note"}))
-    return left, right
+        column.append((NOTES, {**attrs, "class": "note"}))
+    return column
 
 
 BELOW_COLUMNS = 3  # the panel over a footnoted picture, in this many columns
@@ -1441,11 +1432,6 @@ def _below(pic: Picture) -> Side:
         )
     label = f'<<TABLE BORDER="0" CELLSPACING="0"><TR>{"".join(cells)}</TR></TABLE>>'
     return [(PANEL, {"label": label, "shape": "plain", "id": PANEL, "fontsize": "9"})]
-
-
-def _lines(column: Side) -> int:
-    """About how many text lines a side column holds."""
-    return sum(attrs["label"].count("<BR") + attrs["label"].count("<TR") for _, attrs in column)
 
 
 def _side_rows(pic: Picture) -> list[str]:
