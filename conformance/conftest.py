@@ -18,8 +18,11 @@ from typing import Any
 
 import pytest
 
-from conformance.harness import COVERAGE, coverage_for, write_coverage
-from models.cli.registry import UnknownSpec, lookup
+from conformance.harness import COVERAGE
+from conformance.harness import coverage_for
+from conformance.harness import write_coverage
+from models.cli.registry import UnknownSpec
+from models.cli.registry import lookup
 
 # The row hit counts of the last run, which the verification report shows.
 CONFORMANCE_JSON = Path(__file__).resolve().parent.parent / "reports" / "conformance.json"

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import selectors
-from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from collections.abc import Callable
+from collections.abc import Coroutine
+from typing import Any
+from typing import TypeVar
 
-from impl.waves import (
-    MemoryWaveAdapter,
-    WaveAggregate,
-    WaveCompletion,
-    WavePing,
-    WaveRunHandle,
-    WaveSpawnParams,
-)
+from impl.waves import MemoryWaveAdapter
+from impl.waves import WaveAggregate
+from impl.waves import WaveCompletion
+from impl.waves import WavePing
+from impl.waves import WaveRunHandle
+from impl.waves import WaveSpawnParams
 
 T = TypeVar("T")
 

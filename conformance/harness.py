@@ -17,30 +17,53 @@ import copy
 import json
 import os
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any
+from typing import Protocol
+from typing import cast
 
-from hypothesis import HealthCheck, event, note, target
+from hypothesis import HealthCheck
+from hypothesis import event
+from hypothesis import note
 from hypothesis import settings as Settings
 from hypothesis import strategies as st
-from hypothesis.errors import InvalidDefinition, Unsatisfiable
-from hypothesis.stateful import (
-    RuleBasedStateMachine,
-    initialize,
-    invariant,
-    precondition,
-    rule,
-    run_state_machine_as_test,
-)
+from hypothesis import target
+from hypothesis.errors import InvalidDefinition
+from hypothesis.errors import Unsatisfiable
+from hypothesis.stateful import RuleBasedStateMachine
+from hypothesis.stateful import initialize
+from hypothesis.stateful import invariant
+from hypothesis.stateful import precondition
+from hypothesis.stateful import rule
+from hypothesis.stateful import run_state_machine_as_test
 
-from models.kernel.domains import Bool, Domain, Finite, IntRange, Option, Real, Value
-from models.kernel.explore import Edge, Exploration, explore, initial_states
-from models.kernel.expr import Const, Env, Eq, In, Ref, evaluate, walk
+from models.kernel.domains import Bool
+from models.kernel.domains import Domain
+from models.kernel.domains import Finite
+from models.kernel.domains import IntRange
+from models.kernel.domains import Option
+from models.kernel.domains import Real
+from models.kernel.domains import Value
+from models.kernel.explore import Edge
+from models.kernel.explore import Exploration
+from models.kernel.explore import explore
+from models.kernel.explore import initial_states
+from models.kernel.expr import Const
+from models.kernel.expr import Env
+from models.kernel.expr import Eq
+from models.kernel.expr import In
+from models.kernel.expr import Ref
+from models.kernel.expr import evaluate
+from models.kernel.expr import walk
 from models.kernel.oracle import Oracle
 from models.kernel.spec import Spec
-from models.kernel.trace import Step, Trace
+from models.kernel.trace import Step
+from models.kernel.trace import Trace
 
 
 class Driver(Protocol):

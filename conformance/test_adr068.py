@@ -23,18 +23,17 @@ from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
 import impl.ecc as ecc
-from conformance.drivers.adr068 import ERL, played
-from conformance.harness import (
-    EXAMPLES_PER_MISSED_ROW,
-    TARGETED_RUNS,
-    Coverage,
-    Driver,
-    SystemDriver,
-    coverage_for,
-    lockstep,
-    replay,
-    row_witnesses,
-)
+from conformance.drivers.adr068 import ERL
+from conformance.drivers.adr068 import played
+from conformance.harness import EXAMPLES_PER_MISSED_ROW
+from conformance.harness import TARGETED_RUNS
+from conformance.harness import Coverage
+from conformance.harness import Driver
+from conformance.harness import SystemDriver
+from conformance.harness import coverage_for
+from conformance.harness import lockstep
+from conformance.harness import replay
+from conformance.harness import row_witnesses
 from models import adr068
 from models.kernel.compose import Origin
 from models.kernel.trace import Trace

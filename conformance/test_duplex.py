@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.drivers.duplex import DRIVER, OBSERVATIONS, VERDICTS
-from conformance.harness import replay_row, run_lockstep
+from conformance.drivers.duplex import DRIVER
+from conformance.drivers.duplex import OBSERVATIONS
+from conformance.drivers.duplex import VERDICTS
+from conformance.harness import replay_row
+from conformance.harness import run_lockstep
 from models import duplex as m
 
 

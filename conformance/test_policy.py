@@ -25,12 +25,24 @@ import itertools
 import pytest
 
 import impl.mode as i
-from conformance.drivers.admission import ADMISSION, REFUSALS, Outcome, gate_allows
-from conformance.drivers.policy import ALL_POLICIES, CELL, NOTED, to_impl
-from conformance.harness import compare, replay_row, run_lockstep
+from conformance.drivers.admission import ADMISSION
+from conformance.drivers.admission import REFUSALS
+from conformance.drivers.admission import Outcome
+from conformance.drivers.admission import gate_allows
+from conformance.drivers.policy import ALL_POLICIES
+from conformance.drivers.policy import CELL
+from conformance.drivers.policy import NOTED
+from conformance.drivers.policy import to_impl
+from conformance.harness import compare
+from conformance.harness import replay_row
+from conformance.harness import run_lockstep
 from models import policy as m
 from models.kernel.explore import initial_states
-from models.kernel.expr import Const, Ref, eq, param, walk
+from models.kernel.expr import Const
+from models.kernel.expr import Ref
+from models.kernel.expr import eq
+from models.kernel.expr import param
+from models.kernel.expr import walk
 from models.kernel.oracle import Oracle
 
 

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from hypothesis import settings
 
 import impl.mode as i
-from conformance.drivers.policy import ALL_POLICIES, START
+from conformance.drivers.policy import ALL_POLICIES
+from conformance.drivers.policy import START
 
 GATES = 4
 MIN_WAVES = 50  # the gates read until the writer has run this many waves

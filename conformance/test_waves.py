@@ -20,24 +20,29 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from hypothesis import Phase, settings
+from hypothesis import Phase
+from hypothesis import settings
 
 import impl.waves as w
-from conformance.drivers.wave import (
-    AGG_STATE,
-    AGG_VALUE,
-    DRIVER,
-    GROUPS,
-    HANDLE,
-    WaveDriver,
-    child,
-    completion,
-)
+from conformance.drivers.wave import AGG_STATE
+from conformance.drivers.wave import AGG_VALUE
+from conformance.drivers.wave import DRIVER
+from conformance.drivers.wave import GROUPS
+from conformance.drivers.wave import HANDLE
+from conformance.drivers.wave import WaveDriver
+from conformance.drivers.wave import child
+from conformance.drivers.wave import completion
 from conformance.fakes import run_virtual
-from conformance.harness import coverage_for, replay, replay_row, run_lockstep, transitions
+from conformance.harness import coverage_for
+from conformance.harness import replay
+from conformance.harness import replay_row
+from conformance.harness import run_lockstep
+from conformance.harness import transitions
 from models import wave as m
-from models.kernel.explore import Edge, explore
-from models.kernel.trace import Step, Trace
+from models.kernel.explore import Edge
+from models.kernel.explore import explore
+from models.kernel.trace import Step
+from models.kernel.trace import Trace
 
 
 def test_every_trigger_is_driven() -> None:

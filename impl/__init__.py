@@ -8,6 +8,10 @@ implementation are written apart. The public names are fixed by
 `mypy --strict` checks against these annotations.
 """
 
-from . import duplex, ecc, edge, mode, waves
+from . import duplex
+from . import ecc
+from . import edge
+from . import mode
+from . import waves
 
 __all__ = ["duplex", "ecc", "edge", "mode", "waves"]

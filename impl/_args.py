@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 import numbers
 from enum import StrEnum
-from typing import TypeVar, cast
+from typing import TypeVar
+from typing import cast
 
 E = TypeVar("E", bound=StrEnum)
 

@@ -25,7 +25,9 @@ import enum
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from ._args import expect, real, type_error
+from ._args import expect
+from ._args import real
+from ._args import type_error
 
 
 class DuplexState(enum.Enum):

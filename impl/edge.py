@@ -28,8 +28,15 @@ silent)` (§8's transmit rule); the squelch is the user's knob, since no input i
 
 import enum
 
-from ._args import expect, type_error
-from .duplex import Cancel, EdgeCommand, Erl, Mute, Play, Resume, Silence
+from ._args import expect
+from ._args import type_error
+from .duplex import Cancel
+from .duplex import EdgeCommand
+from .duplex import Erl
+from .duplex import Mute
+from .duplex import Play
+from .duplex import Resume
+from .duplex import Silence
 
 
 class EdgeState(enum.Enum):

@@ -21,10 +21,12 @@ only the fragments the seed's tests pin are load-bearing.
 import threading
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING
+from typing import TypeAlias
 
 from ._args import expect as _expect
-from ._args import expect_optional_bool, member
+from ._args import expect_optional_bool
+from ._args import member
 
 # --- §7 kernel enums: member order is the kernel's `ALL` order ---------------
 

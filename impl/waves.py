@@ -86,12 +86,21 @@ import os
 import re
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Coroutine
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
 from decimal import Decimal
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any
+from typing import Literal
+from typing import Protocol
+from typing import TypeVar
 
 __all__ = [
     "WAVE_ACCEPTANCE",

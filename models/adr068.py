@@ -32,41 +32,43 @@ from __future__ import annotations
 import enum
 
 from models import duplex
-from models.duplex import COMMANDS, OVERLAP, SPEAKING, Command, Impulse
-from models.kernel import (
-    Bool,
-    Expr,
-    Finite,
-    Option,
-    Output,
-    Param,
-    Row,
-    Spec,
-    Trigger,
-    Var,
-    Variant,
-    always,
-    and_,
-    channel,
-    compose,
-    eq,
-    ignore,
-    implies,
-    is_in,
-    is_none,
-    is_some,
-    ne,
-    not_,
-    nxt,
-    or_,
-    out,
-    param,
-    row,
-    some,
-    sometimes,
-    trigger_is,
-    var,
-)
+from models.duplex import COMMANDS
+from models.duplex import OVERLAP
+from models.duplex import SPEAKING
+from models.duplex import Command
+from models.duplex import Impulse
+from models.kernel import Bool
+from models.kernel import Expr
+from models.kernel import Finite
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Row
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import Variant
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import channel
+from models.kernel import compose
+from models.kernel import eq
+from models.kernel import ignore
+from models.kernel import implies
+from models.kernel import is_in
+from models.kernel import is_none
+from models.kernel import is_some
+from models.kernel import ne
+from models.kernel import not_
+from models.kernel import nxt
+from models.kernel import or_
+from models.kernel import out
+from models.kernel import param
+from models.kernel import row
+from models.kernel import some
+from models.kernel import sometimes
+from models.kernel import trigger_is
+from models.kernel import var
 from models.kernel.compose import with_domain
 from models.kernel.layout import Layout
 

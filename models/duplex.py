@@ -15,42 +15,40 @@ import enum
 import itertools
 from typing import NamedTuple
 
-from models.kernel import (
-    AnyOf,
-    Expr,
-    Finite,
-    Option,
-    Output,
-    Param,
-    Real,
-    Spec,
-    Trigger,
-    Var,
-    Variant,
-    always,
-    and_,
-    eq,
-    group_is,
-    ignore,
-    implies,
-    is_in,
-    is_none,
-    is_some,
-    leads_to,
-    ne,
-    never,
-    nxt,
-    or_,
-    others,
-    out,
-    param,
-    row,
-    some,
-    sometimes,
-    trigger_is,
-    var,
-    weak,
-)
+from models.kernel import AnyOf
+from models.kernel import Expr
+from models.kernel import Finite
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Real
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import Variant
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import eq
+from models.kernel import group_is
+from models.kernel import ignore
+from models.kernel import implies
+from models.kernel import is_in
+from models.kernel import is_none
+from models.kernel import is_some
+from models.kernel import leads_to
+from models.kernel import ne
+from models.kernel import never
+from models.kernel import nxt
+from models.kernel import or_
+from models.kernel import others
+from models.kernel import out
+from models.kernel import param
+from models.kernel import row
+from models.kernel import some
+from models.kernel import sometimes
+from models.kernel import trigger_is
+from models.kernel import var
+from models.kernel import weak
 from models.kernel.layout import Layout
 
 

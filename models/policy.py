@@ -45,50 +45,52 @@ from __future__ import annotations
 import enum
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from dataclasses import replace
 from typing import NamedTuple
 
-from models.kernel import (
-    Bool,
-    Expr,
-    Finite,
-    IntRange,
-    Option,
-    Output,
-    Param,
-    Property,
-    Row,
-    Spec,
-    Trigger,
-    Var,
-    Variant,
-    add,
-    always,
-    and_,
-    eq,
-    implies,
-    is_in,
-    is_none,
-    is_some,
-    ite,
-    leads_to,
-    lt,
-    ne,
-    not_,
-    nxt,
-    or_,
-    out,
-    param,
-    row,
-    some,
-    sometimes,
-    trigger_is,
-    unchanged,
-    unwrap,
-    var,
-    weak,
-)
-from models.kernel.expr import Const, Enabled, Ref, StepIs
+from models.kernel import Bool
+from models.kernel import Expr
+from models.kernel import Finite
+from models.kernel import IntRange
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Property
+from models.kernel import Row
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import Variant
+from models.kernel import add
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import eq
+from models.kernel import implies
+from models.kernel import is_in
+from models.kernel import is_none
+from models.kernel import is_some
+from models.kernel import ite
+from models.kernel import leads_to
+from models.kernel import lt
+from models.kernel import ne
+from models.kernel import not_
+from models.kernel import nxt
+from models.kernel import or_
+from models.kernel import out
+from models.kernel import param
+from models.kernel import row
+from models.kernel import some
+from models.kernel import sometimes
+from models.kernel import trigger_is
+from models.kernel import unchanged
+from models.kernel import unwrap
+from models.kernel import var
+from models.kernel import weak
+from models.kernel.expr import Const
+from models.kernel.expr import Enabled
+from models.kernel.expr import Ref
+from models.kernel.expr import StepIs
 from models.kernel.layout import Layout
 
 # ---------------------------------------------------------------- the policy domain (§7)

@@ -73,51 +73,49 @@ from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 
-from models.kernel import (
-    TRUE,
-    Bool,
-    Expr,
-    Finite,
-    IntRange,
-    Option,
-    Output,
-    Param,
-    Row,
-    Spec,
-    Trigger,
-    Var,
-    Variant,
-    add,
-    always,
-    and_,
-    enabled,
-    eq,
-    eventually,
-    ge,
-    group_is,
-    ignore,
-    implies,
-    is_in,
-    is_none,
-    is_some,
-    ite,
-    le,
-    lt,
-    ne,
-    not_,
-    nxt,
-    or_,
-    others,
-    out,
-    param,
-    row,
-    row_is,
-    some,
-    trigger_is,
-    unchanged,
-    var,
-    weak,
-)
+from models.kernel import TRUE
+from models.kernel import Bool
+from models.kernel import Expr
+from models.kernel import Finite
+from models.kernel import IntRange
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Row
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import Variant
+from models.kernel import add
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import enabled
+from models.kernel import eq
+from models.kernel import eventually
+from models.kernel import ge
+from models.kernel import group_is
+from models.kernel import ignore
+from models.kernel import implies
+from models.kernel import is_in
+from models.kernel import is_none
+from models.kernel import is_some
+from models.kernel import ite
+from models.kernel import le
+from models.kernel import lt
+from models.kernel import ne
+from models.kernel import not_
+from models.kernel import nxt
+from models.kernel import or_
+from models.kernel import others
+from models.kernel import out
+from models.kernel import param
+from models.kernel import row
+from models.kernel import row_is
+from models.kernel import some
+from models.kernel import trigger_is
+from models.kernel import unchanged
+from models.kernel import var
+from models.kernel import weak
 from models.kernel.layout import Layout
 
 # ---------------------------------------------------------------- vocabulary

@@ -65,7 +65,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,22 +76,27 @@ BIN = Path(sys.executable).parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import gate  # noqa: E402
-from families import counters, duplex_product, transaction_commit  # noqa: E402
+from families import counters  # noqa: E402
+from families import duplex_product  # noqa: E402
+from families import transaction_commit  # noqa: E402
 
-from models.cli.registry import expand, load  # noqa: E402
-from models.kernel import Kind, Spec  # noqa: E402
-from models.kernel.checks import Checker, verify  # noqa: E402
+from models.cli.registry import expand  # noqa: E402
+from models.cli.registry import load  # noqa: E402
+from models.kernel import Kind  # noqa: E402
+from models.kernel import Spec  # noqa: E402
+from models.kernel.checks import Checker  # noqa: E402
+from models.kernel.checks import verify  # noqa: E402
 from models.kernel.explore import explore  # noqa: E402
 from models.kernel.expr import Not  # noqa: E402
-from models.kernel.smt import Budget, Encoding, Engines  # noqa: E402
+from models.kernel.smt import Budget  # noqa: E402
+from models.kernel.smt import Encoding  # noqa: E402
+from models.kernel.smt import Engines  # noqa: E402
 from models.kernel.spin import CFLAGS as SPIN_COMMAND_CFLAGS  # noqa: E402
-from models.kernel.spin import (  # noqa: E402
-    SpinResult,
-    disagreements,
-    run_spin,
-    spin_beyond,
-    tools_missing,
-)
+from models.kernel.spin import SpinResult  # noqa: E402
+from models.kernel.spin import disagreements  # noqa: E402
+from models.kernel.spin import run_spin  # noqa: E402
+from models.kernel.spin import spin_beyond  # noqa: E402
+from models.kernel.spin import tools_missing  # noqa: E402
 
 PY = str(BIN / "python")
 # Every phase of `make verify` (tests/gate.py's list, so the two never drift), with the budget
@@ -719,7 +726,8 @@ def bench_check_trace(repeat: int, steps: int = 100_000, budget: float = 5.0) ->
 def bench_check_trace_memory(megabytes: int = 50, budget_mb: float = 200.0) -> None:
     """Issue 20: check-trace of a 50 MB log stays under 200 MB, because it streams the log:
     its peak beside a log a tenth the size shows that memory does not grow with the length."""
-    from logs import duplex_log, peak_mb
+    from logs import duplex_log
+    from logs import peak_mb
 
     sample = duplex_log(ROOT / ".cache" / "bench" / "duplex-sample.jsonl", 1000)
     per_step = sample.stat().st_size // 1001  # an init line and 1,000 steps

@@ -41,53 +41,55 @@ import random
 from typing import Any
 
 from models import duplex
-from models.kernel import (
-    AnyOf,
-    Bool,
-    Finite,
-    IntRange,
-    Option,
-    Output,
-    Param,
-    Property,
-    Real,
-    Row,
-    Spec,
-    Trigger,
-    Var,
-    add,
-    always,
-    and_,
-    eq,
-    eventually,
-    ge,
-    gt,
-    ignore,
-    implies,
-    is_in,
-    is_none,
-    is_some,
-    ite,
-    le,
-    lt,
-    ne,
-    never,
-    not_,
-    nxt,
-    or_,
-    out,
-    param,
-    row,
-    some,
-    sometimes,
-    sub,
-    trigger_is,
-    unchanged,
-    unwrap,
-    var,
-    weak,
-)
-from models.kernel.expr import Enabled, Expr, Ref, StepIs, as_expr
+from models.kernel import AnyOf
+from models.kernel import Bool
+from models.kernel import Finite
+from models.kernel import IntRange
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Property
+from models.kernel import Real
+from models.kernel import Row
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import add
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import eq
+from models.kernel import eventually
+from models.kernel import ge
+from models.kernel import gt
+from models.kernel import ignore
+from models.kernel import implies
+from models.kernel import is_in
+from models.kernel import is_none
+from models.kernel import is_some
+from models.kernel import ite
+from models.kernel import le
+from models.kernel import lt
+from models.kernel import ne
+from models.kernel import never
+from models.kernel import not_
+from models.kernel import nxt
+from models.kernel import or_
+from models.kernel import out
+from models.kernel import param
+from models.kernel import row
+from models.kernel import some
+from models.kernel import sometimes
+from models.kernel import sub
+from models.kernel import trigger_is
+from models.kernel import unchanged
+from models.kernel import unwrap
+from models.kernel import var
+from models.kernel import weak
+from models.kernel.expr import Enabled
+from models.kernel.expr import Expr
+from models.kernel.expr import Ref
+from models.kernel.expr import StepIs
+from models.kernel.expr import as_expr
 
 TOP = 9
 

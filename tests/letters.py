@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import enum
 
-from models.kernel import Finite, IntRange
+from models.kernel import Finite
+from models.kernel import IntRange
 
 
 class Msg(enum.Enum):

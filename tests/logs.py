@@ -10,7 +10,9 @@ import subprocess
 from pathlib import Path
 
 from models.duplex import SPEC
-from models.kernel.tracecheck import LogStep, step_json, stepper_for
+from models.kernel.tracecheck import LogStep
+from models.kernel.tracecheck import step_json
+from models.kernel.tracecheck import stepper_for
 
 
 def duplex_log(path: Path, steps: int, seed: int = 100) -> Path:

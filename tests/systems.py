@@ -13,8 +13,17 @@ from __future__ import annotations
 
 import enum
 
-from models.kernel import Finite, Option, Output, Spec, Trigger, Var, ignore, row, some
-from models.kernel.compose import channel, compose
+from models.kernel import Finite
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import ignore
+from models.kernel import row
+from models.kernel import some
+from models.kernel.compose import channel
+from models.kernel.compose import compose
 from models.kernel.explore import explore
 from models.kernel.trace import Trace
 

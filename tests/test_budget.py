@@ -20,10 +20,18 @@ from families import counters
 
 from models import duplex
 from models.cli.main import main
-from models.kernel import TRUE, and_, eq, smt, var
+from models.kernel import TRUE
+from models.kernel import and_
+from models.kernel import eq
+from models.kernel import smt
+from models.kernel import var
 from models.kernel.checks import verify
 from models.kernel.explore import explore
-from models.kernel.smt import Budget, Encoding, Engines, SolverLimit, Unknown
+from models.kernel.smt import Budget
+from models.kernel.smt import Encoding
+from models.kernel.smt import Engines
+from models.kernel.smt import SolverLimit
+from models.kernel.smt import Unknown
 from models.kernel.trace import Trace
 
 TOP = and_(*(eq(var(f"c{i}"), 9) for i in range(3)))

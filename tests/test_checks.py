@@ -20,59 +20,68 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from test_checks_teeth import (
-    CITES,
-    DONE,
-    IS_DONE,
-    OFF,
-    ON,
-    PUSH_FULL,
-    PUSH_ON,
-    ROWS,
-    TICK_DONE,
-    TICK_IDLE,
-    TICK_WAIT,
-    TRUE_N,
-    lamp,
-    make,
-)
+from test_checks_teeth import CITES
+from test_checks_teeth import DONE
+from test_checks_teeth import IS_DONE
+from test_checks_teeth import OFF
+from test_checks_teeth import ON
+from test_checks_teeth import PUSH_FULL
+from test_checks_teeth import PUSH_ON
+from test_checks_teeth import ROWS
+from test_checks_teeth import TICK_DONE
+from test_checks_teeth import TICK_IDLE
+from test_checks_teeth import TICK_WAIT
+from test_checks_teeth import TRUE_N
+from test_checks_teeth import lamp
+from test_checks_teeth import make
 
-from models.kernel import (
-    Bool,
-    Finite,
-    IntRange,
-    Param,
-    Real,
-    Row,
-    Seq,
-    Spec,
-    Trigger,
-    Var,
-    add,
-    always,
-    and_,
-    eq,
-    eventually,
-    ge,
-    ignore,
-    implies,
-    ite,
-    le,
-    leads_to,
-    lt,
-    never,
-    param,
-    row,
-    sometimes,
-    sub,
-    var,
-    weak,
-)
+from models.kernel import Bool
+from models.kernel import Finite
+from models.kernel import IntRange
+from models.kernel import Param
+from models.kernel import Real
+from models.kernel import Row
+from models.kernel import Seq
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import add
+from models.kernel import always
+from models.kernel import and_
 from models.kernel import checks as checks_module
-from models.kernel.checks import Checker, CheckResult, Head, Method, _result, verify
+from models.kernel import eq
+from models.kernel import eventually
+from models.kernel import ge
+from models.kernel import ignore
+from models.kernel import implies
+from models.kernel import ite
+from models.kernel import le
+from models.kernel import leads_to
+from models.kernel import lt
+from models.kernel import never
+from models.kernel import param
+from models.kernel import row
+from models.kernel import sometimes
+from models.kernel import sub
+from models.kernel import var
+from models.kernel import weak
+from models.kernel.checks import Checker
+from models.kernel.checks import CheckResult
+from models.kernel.checks import Head
+from models.kernel.checks import Method
+from models.kernel.checks import _result
+from models.kernel.checks import verify
 from models.kernel.explore import explore
-from models.kernel.expr import append, head, length, tail
-from models.kernel.smt import Budget, Found, Proved, SetCheck, SolverLimit, Unknown
+from models.kernel.expr import append
+from models.kernel.expr import head
+from models.kernel.expr import length
+from models.kernel.expr import tail
+from models.kernel.smt import Budget
+from models.kernel.smt import Found
+from models.kernel.smt import Proved
+from models.kernel.smt import SetCheck
+from models.kernel.smt import SolverLimit
+from models.kernel.smt import Unknown
 
 STRUCTURAL = [
     "determinism",

@@ -23,54 +23,58 @@ from typing import Any
 
 import pytest
 
-from models.kernel import (
-    AnyOf,
-    Bool,
-    Finite,
-    IntRange,
-    Output,
-    Param,
-    Row,
-    Spec,
-    Trigger,
-    Var,
-    add,
-    always,
-    and_,
-    eq,
-    exists,
-    forall,
-    ge,
-    gt,
-    ignore,
-    implies,
-    le,
-    lt,
-    never,
-    nxt,
-    param,
-    row,
-    sometimes,
-    trigger_is,
-    unchanged,
-    var,
-)
+from models.kernel import AnyOf
+from models.kernel import Bool
+from models.kernel import Finite
+from models.kernel import IntRange
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Row
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import add
+from models.kernel import always
+from models.kernel import and_
 from models.kernel import checks as checks_module
-from models.kernel.checks import Checker, CheckResult, Method
+from models.kernel import eq
+from models.kernel import exists
+from models.kernel import forall
+from models.kernel import ge
+from models.kernel import gt
+from models.kernel import ignore
+from models.kernel import implies
+from models.kernel import le
+from models.kernel import lt
+from models.kernel import never
+from models.kernel import nxt
+from models.kernel import param
+from models.kernel import row
+from models.kernel import sometimes
+from models.kernel import trigger_is
+from models.kernel import unchanged
+from models.kernel import var
+from models.kernel.checks import Checker
+from models.kernel.checks import CheckResult
+from models.kernel.checks import Method
 from models.kernel.explore import explore
-from models.kernel.expr import Env, evaluate
-from models.kernel.oracle import NotEnabled, NotTotal, Oracle, OracleError
+from models.kernel.expr import Env
+from models.kernel.expr import evaluate
+from models.kernel.oracle import NotEnabled
+from models.kernel.oracle import NotTotal
+from models.kernel.oracle import Oracle
+from models.kernel.oracle import OracleError
 from models.kernel.printer import show
-from models.kernel.smt import (
-    Encoding,
-    Found,
-    SolverLimit,
-    Unknown,
-    check_reachable_sample,
-    check_reachable_set,
-)
-from models.kernel.trace import Step, Trace
-from models.kernel.vacuity import premises, vacuous
+from models.kernel.smt import Encoding
+from models.kernel.smt import Found
+from models.kernel.smt import SolverLimit
+from models.kernel.smt import Unknown
+from models.kernel.smt import check_reachable_sample
+from models.kernel.smt import check_reachable_set
+from models.kernel.trace import Step
+from models.kernel.trace import Trace
+from models.kernel.vacuity import premises
+from models.kernel.vacuity import vacuous
 
 
 class Mode(enum.Enum):

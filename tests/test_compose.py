@@ -20,60 +20,71 @@ from dataclasses import replace
 
 import pytest
 
-from models.kernel import (
-    TRUE,
-    AnyOf,
-    Finite,
-    IntRange,
-    Kind,
-    Option,
-    Output,
-    Param,
-    Row,
-    Seq,
-    Spec,
-    SpecError,
-    Trigger,
-    Var,
-    Variant,
-    always,
-    and_,
-    append,
-    eq,
-    ge,
-    group_is,
-    head,
-    ignore,
-    implies,
-    is_in,
-    ite,
-    le,
-    leads_to,
-    length,
-    lt,
-    not_,
-    nxt,
-    out,
-    param,
-    row,
-    row_is,
-    some,
-    sometimes,
-    tail,
-    trigger_is,
-    unchanged,
-    var,
-    weak,
-)
+from models.kernel import TRUE
+from models.kernel import AnyOf
+from models.kernel import Finite
+from models.kernel import IntRange
+from models.kernel import Kind
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Row
+from models.kernel import Seq
+from models.kernel import Spec
+from models.kernel import SpecError
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import Variant
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import append
+from models.kernel import eq
+from models.kernel import ge
+from models.kernel import group_is
+from models.kernel import head
+from models.kernel import ignore
+from models.kernel import implies
+from models.kernel import is_in
+from models.kernel import ite
+from models.kernel import le
+from models.kernel import leads_to
+from models.kernel import length
+from models.kernel import lt
+from models.kernel import not_
+from models.kernel import nxt
+from models.kernel import out
+from models.kernel import param
+from models.kernel import row
+from models.kernel import row_is
+from models.kernel import some
+from models.kernel import sometimes
+from models.kernel import tail
+from models.kernel import trigger_is
+from models.kernel import unchanged
+from models.kernel import var
+from models.kernel import weak
 from models.kernel.checks import verify
-from models.kernel.compose import Channel, Fault, Origin, channel, compose, with_domain
+from models.kernel.compose import Channel
+from models.kernel.compose import Fault
+from models.kernel.compose import Origin
+from models.kernel.compose import channel
+from models.kernel.compose import compose
+from models.kernel.compose import with_domain
 from models.kernel.explore import explore
-from models.kernel.expr import And, Const, Expr, Implies, In, Or
-from models.kernel.itf import itf_text, read_itf
+from models.kernel.expr import And
+from models.kernel.expr import Const
+from models.kernel.expr import Expr
+from models.kernel.expr import Implies
+from models.kernel.expr import In
+from models.kernel.expr import Or
+from models.kernel.itf import itf_text
+from models.kernel.itf import read_itf
 from models.kernel.layout import Layout
 from models.kernel.oracle import Oracle
-from models.kernel.spin import disagreements, run_spin
-from models.kernel.tracecheck import check_trace, trace_to_log
+from models.kernel.spin import disagreements
+from models.kernel.spin import run_spin
+from models.kernel.tracecheck import check_trace
+from models.kernel.tracecheck import trace_to_log
 
 
 class S(enum.Enum):

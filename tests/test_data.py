@@ -14,63 +14,71 @@ import json
 from dataclasses import replace
 
 import pytest
-from letters import MSG, NODE, Msg
+from letters import MSG
+from letters import NODE
+from letters import Msg
 
-from models.kernel import (
-    AnyOf,
-    Bool,
-    Func,
-    IntRange,
-    Param,
-    Real,
-    Seq,
-    Set,
-    Spec,
-    SpecError,
-    Trigger,
-    Var,
-    always,
-    and_,
-    append,
-    at,
-    bound,
-    eq,
-    exists,
-    forall,
-    func,
-    gt,
-    head,
-    index,
-    ite,
-    le,
-    length,
-    lt,
-    member,
-    ne,
-    not_,
-    param,
-    row,
-    set_add,
-    set_remove,
-    size,
-    sometimes,
-    tail,
-    total,
-    update,
-    var,
-)
+from models.kernel import AnyOf
+from models.kernel import Bool
+from models.kernel import Func
+from models.kernel import IntRange
+from models.kernel import Param
+from models.kernel import Real
+from models.kernel import Seq
+from models.kernel import Set
+from models.kernel import Spec
+from models.kernel import SpecError
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import append
+from models.kernel import at
+from models.kernel import bound
+from models.kernel import eq
+from models.kernel import exists
+from models.kernel import forall
+from models.kernel import func
+from models.kernel import gt
+from models.kernel import head
+from models.kernel import index
+from models.kernel import ite
+from models.kernel import le
+from models.kernel import length
+from models.kernel import lt
+from models.kernel import member
+from models.kernel import ne
+from models.kernel import not_
+from models.kernel import param
+from models.kernel import row
+from models.kernel import set_add
+from models.kernel import set_remove
+from models.kernel import size
+from models.kernel import sometimes
+from models.kernel import tail
+from models.kernel import total
+from models.kernel import update
+from models.kernel import var
 from models.kernel.checks import Checker
 from models.kernel.diagram import picture
 from models.kernel.explore import explore
-from models.kernel.itf import read_itf, to_itf
-from models.kernel.mutants import Baseline, generate, model_kill
-from models.kernel.oracle import NotEnabled, Oracle
+from models.kernel.itf import read_itf
+from models.kernel.itf import to_itf
+from models.kernel.mutants import Baseline
+from models.kernel.mutants import generate
+from models.kernel.mutants import model_kill
+from models.kernel.oracle import NotEnabled
+from models.kernel.oracle import Oracle
 from models.kernel.printer import show
 from models.kernel.promela import export
 from models.kernel.readable import why
-from models.kernel.spin import disagreements, run_spin, tools_missing
-from models.kernel.tracecheck import check_trace, parse_jsonl
-from models.kernel.values import decode, encode
+from models.kernel.spin import disagreements
+from models.kernel.spin import run_spin
+from models.kernel.spin import tools_missing
+from models.kernel.tracecheck import check_trace
+from models.kernel.tracecheck import parse_jsonl
+from models.kernel.values import decode
+from models.kernel.values import encode
 
 QUEUE = Seq(MSG, 2)
 SEEN = Func(NODE, Set(MSG))

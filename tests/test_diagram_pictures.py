@@ -16,58 +16,63 @@ from pathlib import Path
 
 import graphviz
 import pytest
-from systems import CTL, DEV, LAMP, SYSTEM, Cmd, Device, Lamp, Light, Switch
+from systems import CTL
+from systems import DEV
+from systems import LAMP
+from systems import SYSTEM
+from systems import Cmd
+from systems import Device
+from systems import Lamp
+from systems import Light
+from systems import Switch
 
-from models.kernel import (
-    TRUE,
-    Bool,
-    Expr,
-    Finite,
-    IntRange,
-    Option,
-    Output,
-    Param,
-    Row,
-    Spec,
-    Trigger,
-    Var,
-    and_,
-    eq,
-    ge,
-    ignore,
-    is_in,
-    ite,
-    le,
-    ne,
-    not_,
-    or_,
-    others,
-    param,
-    row,
-    some,
-    var,
-)
-from models.kernel.compose import channel, compose
-from models.kernel.diagram import (
-    DotMissing,
-    Finding,
-    Mark,
-    _Survey,
-    compare,
-    dot_source,
-    footnote_numbers,
-    guard_lines,
-    locate,
-    marks,
-    overlay,
-    picture,
-    pictures,
-    render,
-    split,
-    state_id,
-    trace_marks,
-    write,
-)
+from models.kernel import TRUE
+from models.kernel import Bool
+from models.kernel import Expr
+from models.kernel import Finite
+from models.kernel import IntRange
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Row
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import and_
+from models.kernel import eq
+from models.kernel import ge
+from models.kernel import ignore
+from models.kernel import is_in
+from models.kernel import ite
+from models.kernel import le
+from models.kernel import ne
+from models.kernel import not_
+from models.kernel import or_
+from models.kernel import others
+from models.kernel import param
+from models.kernel import row
+from models.kernel import some
+from models.kernel import var
+from models.kernel.compose import channel
+from models.kernel.compose import compose
+from models.kernel.diagram import DotMissing
+from models.kernel.diagram import Finding
+from models.kernel.diagram import Mark
+from models.kernel.diagram import _Survey
+from models.kernel.diagram import compare
+from models.kernel.diagram import dot_source
+from models.kernel.diagram import footnote_numbers
+from models.kernel.diagram import guard_lines
+from models.kernel.diagram import locate
+from models.kernel.diagram import marks
+from models.kernel.diagram import overlay
+from models.kernel.diagram import picture
+from models.kernel.diagram import pictures
+from models.kernel.diagram import render
+from models.kernel.diagram import split
+from models.kernel.diagram import state_id
+from models.kernel.diagram import trace_marks
+from models.kernel.diagram import write
 from models.kernel.explore import explore
 from models.kernel.layout import Layout
 

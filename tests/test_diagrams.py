@@ -22,25 +22,30 @@ from pathlib import Path
 import pytest
 from families import swing
 
-from models.cli.registry import all_specs, expand, lookup
-from models.cli.results import SpecResults, findings, load
+from models.cli.registry import all_specs
+from models.cli.registry import expand
+from models.cli.registry import lookup
+from models.cli.results import SpecResults
+from models.cli.results import findings
+from models.cli.results import load
 from models.kernel.checks import Checker
-from models.kernel.diagram import (
-    ANY,
-    Picture,
-    dot_source,
-    marks,
-    overlay,
-    picture,
-    pictures,
-    render,
-    split,
-    trace_marks,
-    views,
-)
-from models.kernel.explore import Exploration, explore
-from models.kernel.expr import Env, evaluate
-from models.kernel.mermaid import mermaid_source, sequence_source
+from models.kernel.diagram import ANY
+from models.kernel.diagram import Picture
+from models.kernel.diagram import dot_source
+from models.kernel.diagram import marks
+from models.kernel.diagram import overlay
+from models.kernel.diagram import picture
+from models.kernel.diagram import pictures
+from models.kernel.diagram import render
+from models.kernel.diagram import split
+from models.kernel.diagram import trace_marks
+from models.kernel.diagram import views
+from models.kernel.explore import Exploration
+from models.kernel.explore import explore
+from models.kernel.expr import Env
+from models.kernel.expr import evaluate
+from models.kernel.mermaid import mermaid_source
+from models.kernel.mermaid import sequence_source
 from models.kernel.sequence import chart
 from models.kernel.spec import Spec
 

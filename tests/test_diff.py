@@ -18,7 +18,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-from models.kernel.diagram import compare, picture
+from models.kernel.diagram import compare
+from models.kernel.diagram import picture
 from models.kernel.spec import Spec
 
 ROOT = Path(__file__).resolve().parent.parent

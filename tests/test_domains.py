@@ -14,22 +14,20 @@ import math
 import pytest
 
 from models.kernel import domains
-from models.kernel.domains import (
-    Bool,
-    Domain,
-    Finite,
-    Func,
-    FuncValue,
-    IntRange,
-    Option,
-    Real,
-    Seq,
-    Set,
-    all_assignments,
-    count,
-    is_data,
-    product_size,
-)
+from models.kernel.domains import Bool
+from models.kernel.domains import Domain
+from models.kernel.domains import Finite
+from models.kernel.domains import Func
+from models.kernel.domains import FuncValue
+from models.kernel.domains import IntRange
+from models.kernel.domains import Option
+from models.kernel.domains import Real
+from models.kernel.domains import Seq
+from models.kernel.domains import Set
+from models.kernel.domains import all_assignments
+from models.kernel.domains import count
+from models.kernel.domains import is_data
+from models.kernel.domains import product_size
 
 
 class Msg(enum.Enum):

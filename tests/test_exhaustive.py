@@ -14,13 +14,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from families import counters, transaction_commit
+from families import counters
+from families import transaction_commit
 
 from models import duplex
 from models.cli.main import main
 from models.kernel.checks import verify
 from models.kernel.explore import explore
-from models.kernel.smt import Engines, Found
+from models.kernel.smt import Engines
+from models.kernel.smt import Found
 
 TCOMMIT = """
 from families import transaction_commit

@@ -18,73 +18,83 @@ import types
 from typing import Any
 
 import pytest
-from families import counters, duplex_product
+from families import counters
+from families import duplex_product
 from protocols import FIXTURES
 
 from models.cli.registry import expand
-from models.kernel import (
-    FALSE,
-    TRUE,
-    AnyOf,
-    Bool,
-    Domain,
-    Expr,
-    Finite,
-    Func,
-    FuncValue,
-    IntRange,
-    Option,
-    Output,
-    Param,
-    Real,
-    Seq,
-    Set,
-    Spec,
-    Trigger,
-    Var,
-    add,
-    and_,
-    append,
-    at,
-    eq,
-    func,
-    ge,
-    group_is,
-    gt,
-    head,
-    ignore,
-    implies,
-    index,
-    is_in,
-    is_none,
-    is_some,
-    ite,
-    le,
-    length,
-    lt,
-    member,
-    not_,
-    nxt,
-    or_,
-    out,
-    param,
-    row,
-    row_is,
-    set_add,
-    set_remove,
-    size,
-    some,
-    sub,
-    tail,
-    trigger_is,
-    unwrap,
-    update,
-    var,
-)
+from models.kernel import FALSE
+from models.kernel import TRUE
+from models.kernel import AnyOf
+from models.kernel import Bool
+from models.kernel import Domain
+from models.kernel import Expr
+from models.kernel import Finite
+from models.kernel import Func
+from models.kernel import FuncValue
+from models.kernel import IntRange
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Real
+from models.kernel import Seq
+from models.kernel import Set
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import add
+from models.kernel import and_
+from models.kernel import append
+from models.kernel import at
+from models.kernel import eq
 from models.kernel import explore as explore_module
-from models.kernel.explore import Edge, Exploration, ExplorationLimit, explore, initial_states
-from models.kernel.expr import And, Const, Enabled, Env, ExprTypeError, evaluate
-from models.kernel.oracle import NotTotal, Oracle, OracleError
+from models.kernel import func
+from models.kernel import ge
+from models.kernel import group_is
+from models.kernel import gt
+from models.kernel import head
+from models.kernel import ignore
+from models.kernel import implies
+from models.kernel import index
+from models.kernel import is_in
+from models.kernel import is_none
+from models.kernel import is_some
+from models.kernel import ite
+from models.kernel import le
+from models.kernel import length
+from models.kernel import lt
+from models.kernel import member
+from models.kernel import not_
+from models.kernel import nxt
+from models.kernel import or_
+from models.kernel import out
+from models.kernel import param
+from models.kernel import row
+from models.kernel import row_is
+from models.kernel import set_add
+from models.kernel import set_remove
+from models.kernel import size
+from models.kernel import some
+from models.kernel import sub
+from models.kernel import tail
+from models.kernel import trigger_is
+from models.kernel import unwrap
+from models.kernel import update
+from models.kernel import var
+from models.kernel.explore import Edge
+from models.kernel.explore import Exploration
+from models.kernel.explore import ExplorationLimit
+from models.kernel.explore import explore
+from models.kernel.explore import initial_states
+from models.kernel.expr import And
+from models.kernel.expr import Const
+from models.kernel.expr import Enabled
+from models.kernel.expr import Env
+from models.kernel.expr import ExprTypeError
+from models.kernel.expr import evaluate
+from models.kernel.oracle import NotTotal
+from models.kernel.oracle import Oracle
+from models.kernel.oracle import OracleError
 
 # Above this many states a seeded sample of states is compared (the oracle is slow).
 SAMPLE = 120

@@ -13,19 +13,19 @@ from __future__ import annotations
 import pytest
 
 from models.kernel import expr as ex
-from models.kernel.domains import (
-    Bool,
-    Domain,
-    Func,
-    FuncValue,
-    IntRange,
-    Option,
-    Real,
-    Seq,
-    Set,
-    Value,
-)
-from models.kernel.expr import Env, ExprTypeError, UndefinedError
+from models.kernel.domains import Bool
+from models.kernel.domains import Domain
+from models.kernel.domains import Func
+from models.kernel.domains import FuncValue
+from models.kernel.domains import IntRange
+from models.kernel.domains import Option
+from models.kernel.domains import Real
+from models.kernel.domains import Seq
+from models.kernel.domains import Set
+from models.kernel.domains import Value
+from models.kernel.expr import Env
+from models.kernel.expr import ExprTypeError
+from models.kernel.expr import UndefinedError
 
 BIG = IntRange(-(2**31), 2**31)
 

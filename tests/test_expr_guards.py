@@ -9,26 +9,24 @@ from __future__ import annotations
 
 import pytest
 
-from models.kernel import (
-    IntRange,
-    Spec,
-    SpecError,
-    Trigger,
-    Var,
-    add,
-    always,
-    and_,
-    eq,
-    gt,
-    ignore,
-    le,
-    lt,
-    never,
-    row,
-    sometimes,
-    sub,
-    var,
-)
+from models.kernel import IntRange
+from models.kernel import Spec
+from models.kernel import SpecError
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import add
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import eq
+from models.kernel import gt
+from models.kernel import ignore
+from models.kernel import le
+from models.kernel import lt
+from models.kernel import never
+from models.kernel import row
+from models.kernel import sometimes
+from models.kernel import sub
+from models.kernel import var
 from models.kernel.checks import verify
 from models.kernel.printer import show
 

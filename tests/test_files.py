@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from models.kernel.files import NotRegular, kind, write_atomic
+from models.kernel.files import NotRegular
+from models.kernel.files import kind
+from models.kernel.files import write_atomic
 
 
 @pytest.fixture

@@ -14,30 +14,28 @@ from pathlib import Path
 
 import pytest
 
-from impl.duplex import (
-    Cancel,
-    Config,
-    DuplexChannel,
-    DuplexImpulse,
-    DuplexState,
-    Erl,
-    FloorVerdict,
-    HeartbeatLost,
-    ImpulseType,
-    LinkRestored,
-    Mute,
-    PayloadKind,
-    Pcm,
-    Play,
-    PlaybackDrained,
-    RenderedText,
-    Resume,
-    Silence,
-    SmartTurnEou,
-    StreamObservation,
-    VadOffset,
-    VadOnset,
-)
+from impl.duplex import Cancel
+from impl.duplex import Config
+from impl.duplex import DuplexChannel
+from impl.duplex import DuplexImpulse
+from impl.duplex import DuplexState
+from impl.duplex import Erl
+from impl.duplex import FloorVerdict
+from impl.duplex import HeartbeatLost
+from impl.duplex import ImpulseType
+from impl.duplex import LinkRestored
+from impl.duplex import Mute
+from impl.duplex import PayloadKind
+from impl.duplex import Pcm
+from impl.duplex import Play
+from impl.duplex import PlaybackDrained
+from impl.duplex import RenderedText
+from impl.duplex import Resume
+from impl.duplex import Silence
+from impl.duplex import SmartTurnEou
+from impl.duplex import StreamObservation
+from impl.duplex import VadOffset
+from impl.duplex import VadOnset
 
 S = DuplexState
 V = FloorVerdict

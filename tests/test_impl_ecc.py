@@ -11,17 +11,17 @@ from fractions import Fraction
 
 import pytest
 
-from impl.duplex import (
-    DuplexChannel,
-    FloorVerdict,
-    Mute,
-    PayloadKind,
-    Resume,
-    SmartTurnEou,
-    VadOnset,
-)
+from impl.duplex import DuplexChannel
 from impl.duplex import Erl as ErlObs
-from impl.ecc import ERL_BARGE_FLOOR, barge_admitted, floor_verdict_from_erl
+from impl.duplex import FloorVerdict
+from impl.duplex import Mute
+from impl.duplex import PayloadKind
+from impl.duplex import Resume
+from impl.duplex import SmartTurnEou
+from impl.duplex import VadOnset
+from impl.ecc import ERL_BARGE_FLOOR
+from impl.ecc import barge_admitted
+from impl.ecc import floor_verdict_from_erl
 
 GRANT, DENY = FloorVerdict.GRANT_USER, FloorVerdict.DENY_BARGE
 

@@ -13,24 +13,23 @@ import math
 
 import pytest
 
-from impl.duplex import (
-    Cancel,
-    Config,
-    DuplexChannel,
-    EdgeCommand,
-    Erl,
-    FloorVerdict,
-    Mute,
-    PayloadKind,
-    Pcm,
-    Play,
-    RenderedText,
-    Resume,
-    Silence,
-    SmartTurnEou,
-    VadOnset,
-)
-from impl.edge import EdgeReflex, EdgeState
+from impl.duplex import Cancel
+from impl.duplex import Config
+from impl.duplex import DuplexChannel
+from impl.duplex import EdgeCommand
+from impl.duplex import Erl
+from impl.duplex import FloorVerdict
+from impl.duplex import Mute
+from impl.duplex import PayloadKind
+from impl.duplex import Pcm
+from impl.duplex import Play
+from impl.duplex import RenderedText
+from impl.duplex import Resume
+from impl.duplex import Silence
+from impl.duplex import SmartTurnEou
+from impl.duplex import VadOnset
+from impl.edge import EdgeReflex
+from impl.edge import EdgeState
 
 E = EdgeState
 QUIETING: list[EdgeCommand] = [Mute(), Silence(), Cancel()]

@@ -23,21 +23,24 @@ from typing import Any
 
 import pytest
 
-from conformance.fakes import VirtualClock, run_virtual
+from conformance.fakes import VirtualClock
+from conformance.fakes import run_virtual
 from impl import waves
 from impl.duplex import Erl
-from impl.mode import AxCode, AxError, PolicyCell, PolicyReader, RunPolicy
-from impl.waves import (
-    MemoryWaveAdapter,
-    WaveAggregate,
-    WaveCompletion,
-    WavePing,
-    WaveRunHandle,
-    WaveScriptSpec,
-    WaveSpawnParams,
-    run_wave_script,
-    start_wave_script,
-)
+from impl.mode import AxCode
+from impl.mode import AxError
+from impl.mode import PolicyCell
+from impl.mode import PolicyReader
+from impl.mode import RunPolicy
+from impl.waves import MemoryWaveAdapter
+from impl.waves import WaveAggregate
+from impl.waves import WaveCompletion
+from impl.waves import WavePing
+from impl.waves import WaveRunHandle
+from impl.waves import WaveScriptSpec
+from impl.waves import WaveSpawnParams
+from impl.waves import run_wave_script
+from impl.waves import start_wave_script
 
 FLOW = "f"
 

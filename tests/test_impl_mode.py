@@ -10,32 +10,31 @@ from collections.abc import Callable
 from typing import Literal
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from impl.mode import (
-    DEV_ENTRY,
-    TOOLS,
-    AdmissionRequirement,
-    AxCode,
-    AxError,
-    CatalogEntry,
-    LandingPolicy,
-    Lands,
-    Mode,
-    PolicyCell,
-    Produced,
-    Refused,
-    RunPolicy,
-    WriteLimit,
-    admits,
-    catalog_entry,
-    core_tools,
-    dev_entry,
-    in_some_core,
-    mode_admits,
-    policy_note,
-)
+from impl.mode import DEV_ENTRY
+from impl.mode import TOOLS
+from impl.mode import AdmissionRequirement
+from impl.mode import AxCode
+from impl.mode import AxError
+from impl.mode import CatalogEntry
+from impl.mode import LandingPolicy
+from impl.mode import Lands
+from impl.mode import Mode
+from impl.mode import PolicyCell
+from impl.mode import Produced
+from impl.mode import Refused
+from impl.mode import RunPolicy
+from impl.mode import WriteLimit
+from impl.mode import admits
+from impl.mode import catalog_entry
+from impl.mode import core_tools
+from impl.mode import dev_entry
+from impl.mode import in_some_core
+from impl.mode import mode_admits
+from impl.mode import policy_note
 
 A = AdmissionRequirement
 ALL_POLICIES = [

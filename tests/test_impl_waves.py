@@ -12,37 +12,41 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import math
-from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar, cast
+from collections.abc import Callable
+from collections.abc import Coroutine
+from typing import Any
+from typing import TypeVar
+from typing import cast
 
 import pytest
 
-from conformance.fakes import Faulty, VirtualClock, forever, run_virtual
+from conformance.fakes import Faulty
+from conformance.fakes import VirtualClock
+from conformance.fakes import forever
+from conformance.fakes import run_virtual
 from impl import waves
-from impl.waves import (
-    WAVE_ACCEPTANCE,
-    WAVE_STOP_GRACE_MS,
-    WAVE_TIMEOUT_MS,
-    MemoryWaveAdapter,
-    MemoryWaveCalls,
-    TerminalOutcome,
-    WaveAdapter,
-    WaveAggregate,
-    WaveChildReceipt,
-    WaveCompletion,
-    WavePing,
-    WaveReceiptState,
-    WaveRunFailure,
-    WaveRunFailureReason,
-    WaveRunHandle,
-    WaveScriptReceipt,
-    WaveScriptResult,
-    WaveScriptSpec,
-    WaveScriptStart,
-    WaveSpawnParams,
-    run_wave_script,
-    start_wave_script,
-)
+from impl.waves import WAVE_ACCEPTANCE
+from impl.waves import WAVE_STOP_GRACE_MS
+from impl.waves import WAVE_TIMEOUT_MS
+from impl.waves import MemoryWaveAdapter
+from impl.waves import MemoryWaveCalls
+from impl.waves import TerminalOutcome
+from impl.waves import WaveAdapter
+from impl.waves import WaveAggregate
+from impl.waves import WaveChildReceipt
+from impl.waves import WaveCompletion
+from impl.waves import WavePing
+from impl.waves import WaveReceiptState
+from impl.waves import WaveRunFailure
+from impl.waves import WaveRunFailureReason
+from impl.waves import WaveRunHandle
+from impl.waves import WaveScriptReceipt
+from impl.waves import WaveScriptResult
+from impl.waves import WaveScriptSpec
+from impl.waves import WaveScriptStart
+from impl.waves import WaveSpawnParams
+from impl.waves import run_wave_script
+from impl.waves import start_wave_script
 
 _T = TypeVar("_T")
 Reason = WaveRunFailureReason

@@ -11,25 +11,27 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from collections.abc import Callable, Coroutine
-from typing import Any, cast
+from collections.abc import Callable
+from collections.abc import Coroutine
+from typing import Any
+from typing import cast
 
 import pytest
 
-from conformance.fakes import Faulty, forever, run_virtual
+from conformance.fakes import Faulty
+from conformance.fakes import forever
+from conformance.fakes import run_virtual
 from impl import waves
-from impl.waves import (
-    MemoryWaveAdapter,
-    TerminalOutcome,
-    WaveAggregate,
-    WaveCompletion,
-    WaveRunHandle,
-    WaveScriptResult,
-    WaveScriptSpec,
-    WaveScriptStart,
-    run_wave_script,
-    start_wave_script,
-)
+from impl.waves import MemoryWaveAdapter
+from impl.waves import TerminalOutcome
+from impl.waves import WaveAggregate
+from impl.waves import WaveCompletion
+from impl.waves import WaveRunHandle
+from impl.waves import WaveScriptResult
+from impl.waves import WaveScriptSpec
+from impl.waves import WaveScriptStart
+from impl.waves import run_wave_script
+from impl.waves import start_wave_script
 
 FLOW = "f"
 

@@ -11,26 +11,34 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from letters import MSG, NODE, Msg
+from letters import MSG
+from letters import NODE
+from letters import Msg
 
-from models.kernel import (
-    Bool,
-    Finite,
-    Func,
-    IntRange,
-    Option,
-    Output,
-    Param,
-    Seq,
-    Set,
-    Spec,
-    Trigger,
-    Var,
-    row,
-)
-from models.kernel.itf import ADR, itf_text, looks_like_itf, read_itf, to_itf, write_itf
-from models.kernel.trace import Step, Trace
-from models.kernel.tracecheck import Log, LogStep, TraceInputError
+from models.kernel import Bool
+from models.kernel import Finite
+from models.kernel import Func
+from models.kernel import IntRange
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Seq
+from models.kernel import Set
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import row
+from models.kernel.itf import ADR
+from models.kernel.itf import itf_text
+from models.kernel.itf import looks_like_itf
+from models.kernel.itf import read_itf
+from models.kernel.itf import to_itf
+from models.kernel.itf import write_itf
+from models.kernel.trace import Step
+from models.kernel.trace import Trace
+from models.kernel.tracecheck import Log
+from models.kernel.tracecheck import LogStep
+from models.kernel.tracecheck import TraceInputError
 
 BIG = 2**53  # the first integer ITF writes as #bigint
 HUGE = IntRange(BIG - 1, BIG, "Huge")

@@ -11,44 +11,47 @@ from dataclasses import replace
 
 import pytest
 
-from models.kernel import (
-    AnyOf,
-    Bool,
-    Finite,
-    IntRange,
-    Option,
-    Output,
-    Param,
-    Real,
-    Spec,
-    SpecError,
-    Trigger,
-    Var,
-    Variant,
-    add,
-    always,
-    and_,
-    eq,
-    ge,
-    ignore,
-    implies,
-    is_none,
-    ite,
-    lt,
-    never,
-    nxt,
-    out,
-    param,
-    row,
-    some,
-    sometimes,
-    trigger_is,
-    var,
-)
-from models.kernel.checks import Checker, verify
+from models.kernel import AnyOf
+from models.kernel import Bool
+from models.kernel import Finite
+from models.kernel import IntRange
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Real
+from models.kernel import Spec
+from models.kernel import SpecError
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import Variant
+from models.kernel import add
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import eq
+from models.kernel import ge
+from models.kernel import ignore
+from models.kernel import implies
+from models.kernel import is_none
+from models.kernel import ite
+from models.kernel import lt
+from models.kernel import never
+from models.kernel import nxt
+from models.kernel import out
+from models.kernel import param
+from models.kernel import row
+from models.kernel import some
+from models.kernel import sometimes
+from models.kernel import trigger_is
+from models.kernel import var
+from models.kernel.checks import Checker
+from models.kernel.checks import verify
 from models.kernel.explore import explore
-from models.kernel.oracle import Oracle, OracleError
-from models.kernel.trace import Step, Trace, render_trace, trace_json
+from models.kernel.oracle import Oracle
+from models.kernel.oracle import OracleError
+from models.kernel.trace import Step
+from models.kernel.trace import Trace
+from models.kernel.trace import render_trace
+from models.kernel.trace import trace_json
 
 
 class Door(enum.Enum):

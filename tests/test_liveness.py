@@ -10,36 +10,40 @@ from pathlib import Path
 
 import pytest
 
-from models import duplex, policy, wave
+from models import duplex
+from models import policy
+from models import wave
 from models.cli.main import main
-from models.cli.report_cards import Sources, card
-from models.kernel import (
-    Bool,
-    IntRange,
-    Spec,
-    SpecError,
-    Trigger,
-    Var,
-    Variant,
-    add,
-    and_,
-    eq,
-    eventually,
-    infinitely_often,
-    leads_to,
-    lt,
-    not_,
-    nxt,
-    row,
-    strong,
-    sub,
-    var,
-    weak,
-)
-from models.kernel.checks import Checker, CheckResult
+from models.cli.report_cards import Sources
+from models.cli.report_cards import card
+from models.kernel import Bool
+from models.kernel import IntRange
+from models.kernel import Spec
+from models.kernel import SpecError
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import Variant
+from models.kernel import add
+from models.kernel import and_
+from models.kernel import eq
+from models.kernel import eventually
+from models.kernel import infinitely_often
+from models.kernel import leads_to
+from models.kernel import lt
+from models.kernel import not_
+from models.kernel import nxt
+from models.kernel import row
+from models.kernel import strong
+from models.kernel import sub
+from models.kernel import var
+from models.kernel import weak
+from models.kernel.checks import Checker
+from models.kernel.checks import CheckResult
 from models.kernel.explore import explore
-from models.kernel.itf import itf_text, read_itf
-from models.kernel.liveness import Graph, check_liveness
+from models.kernel.itf import itf_text
+from models.kernel.itf import read_itf
+from models.kernel.liveness import Graph
+from models.kernel.liveness import check_liveness
 from models.kernel.trace import Trace
 from models.kernel.tracecheck import check_trace
 

@@ -123,10 +123,12 @@ mermaid.render('s' + Math.floor(Math.random() * 1e9), arguments[0]).then(functio
 def _system_views() -> list[tuple[str, str, list[str]]]:
     """(name, Mermaid text, texts the rendering must show) for each system view that is not
     a committed file: the plant's diagram (tests/systems.py) and its lost-message trace."""
-    from systems import SYSTEM, trace_of
+    from systems import SYSTEM
+    from systems import trace_of
 
     from models.kernel.diagram import pictures
-    from models.kernel.mermaid import mermaid_source, sequence_source
+    from models.kernel.mermaid import mermaid_source
+    from models.kernel.mermaid import sequence_source
     from models.kernel.sequence import chart
 
     lost = chart(

@@ -12,8 +12,10 @@ import pytest
 
 from models import adr068 as m
 from models import duplex
-from models.kernel import Spec, compose
-from models.kernel.checks import CheckResult, verify
+from models.kernel import Spec
+from models.kernel import compose
+from models.kernel.checks import CheckResult
+from models.kernel.checks import verify
 from models.kernel.compose import channel
 from models.kernel.explore import explore
 

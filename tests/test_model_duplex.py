@@ -13,11 +13,17 @@ from dataclasses import replace
 import pytest
 
 from models import duplex as m
-from models.kernel import Spec, Variant, some, var
-from models.kernel.checks import Checker, verify
+from models.kernel import Spec
+from models.kernel import Variant
+from models.kernel import some
+from models.kernel import var
+from models.kernel.checks import Checker
+from models.kernel.checks import verify
 from models.kernel.explore import explore
-from models.kernel.expr import Const, eq
-from models.kernel.trace import Trace, render_trace
+from models.kernel.expr import Const
+from models.kernel.expr import eq
+from models.kernel.trace import Trace
+from models.kernel.trace import render_trace
 
 
 def test_the_duplex_model_verifies() -> None:

@@ -13,11 +13,19 @@ from dataclasses import replace
 import pytest
 
 from models import wave as m
-from models.kernel import TRUE, Row, Spec, Variant, ignore
+from models.kernel import TRUE
+from models.kernel import Row
+from models.kernel import Spec
+from models.kernel import Variant
+from models.kernel import ignore
 from models.kernel.checks import Checker
-from models.kernel.explore import Exploration, explore
-from models.kernel.expr import Const, Env, evaluate
-from models.kernel.trace import Trace, render_trace
+from models.kernel.explore import Exploration
+from models.kernel.explore import explore
+from models.kernel.expr import Const
+from models.kernel.expr import Env
+from models.kernel.expr import evaluate
+from models.kernel.trace import Trace
+from models.kernel.trace import render_trace
 
 GRAPH = explore(m.SPEC)
 

@@ -17,69 +17,77 @@ import pytest
 from hypothesis import settings
 
 import conformance.harness as harness
-from conformance.harness import conformance_kill, drivers, run_lockstep
+from conformance.harness import conformance_kill
+from conformance.harness import drivers
+from conformance.harness import run_lockstep
 from models.cli import mutants as cli_mutants
 from models.cli.main import main
 from models.cli.registry import all_specs
-from models.kernel import (
-    IntRange,
-    Row,
-    Spec,
-    Variant,
-    add,
-    always,
-    and_,
-    eventually,
-    exists,
-    forall,
-    ge,
-    ignore,
-    implies,
-    is_in,
-    le,
-    lt,
-    never,
-    not_,
-    param,
-    row,
-    sometimes,
-    strong,
-    var,
-    weak,
-)
+from models.kernel import IntRange
+from models.kernel import Row
+from models.kernel import Spec
+from models.kernel import Variant
+from models.kernel import add
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import eventually
+from models.kernel import exists
+from models.kernel import forall
+from models.kernel import ge
+from models.kernel import ignore
+from models.kernel import implies
+from models.kernel import is_in
+from models.kernel import le
+from models.kernel import lt
 from models.kernel import mutants as kernel_mutants
+from models.kernel import never
+from models.kernel import not_
+from models.kernel import param
+from models.kernel import row
+from models.kernel import sometimes
+from models.kernel import strong
+from models.kernel import var
+from models.kernel import weak
 from models.kernel.checks import verify
-from models.kernel.domains import Bool, Finite, Real, Value
+from models.kernel.domains import Bool
+from models.kernel.domains import Finite
+from models.kernel.domains import Real
+from models.kernel.domains import Value
 from models.kernel.explore import explore
-from models.kernel.expr import (
-    TRUE,
-    And,
-    Const,
-    Env,
-    Expr,
-    Not,
-    compiled,
-    eq,
-    nxt,
-    out,
-    total,
-    trigger_is,
-)
-from models.kernel.mutants import (
-    Baseline,
-    Kill,
-    candidates,
-    confirmed,
-    definition_candidates,
-    generate,
-    liveness_candidates,
-    model_kill,
-    mutant_graph,
-    same_fairness,
-    toothless,
-)
-from models.kernel.smt import Equivalence, SolverLimit, prove_equivalent
-from models.kernel.spec import AnyOf, Fairness, Kind, Output, Param, Property, Trigger, Var
+from models.kernel.expr import TRUE
+from models.kernel.expr import And
+from models.kernel.expr import Const
+from models.kernel.expr import Env
+from models.kernel.expr import Expr
+from models.kernel.expr import Not
+from models.kernel.expr import compiled
+from models.kernel.expr import eq
+from models.kernel.expr import nxt
+from models.kernel.expr import out
+from models.kernel.expr import total
+from models.kernel.expr import trigger_is
+from models.kernel.mutants import Baseline
+from models.kernel.mutants import Kill
+from models.kernel.mutants import candidates
+from models.kernel.mutants import confirmed
+from models.kernel.mutants import definition_candidates
+from models.kernel.mutants import generate
+from models.kernel.mutants import liveness_candidates
+from models.kernel.mutants import model_kill
+from models.kernel.mutants import mutant_graph
+from models.kernel.mutants import same_fairness
+from models.kernel.mutants import toothless
+from models.kernel.smt import Equivalence
+from models.kernel.smt import SolverLimit
+from models.kernel.smt import prove_equivalent
+from models.kernel.spec import AnyOf
+from models.kernel.spec import Fairness
+from models.kernel.spec import Kind
+from models.kernel.spec import Output
+from models.kernel.spec import Param
+from models.kernel.spec import Property
+from models.kernel.spec import Trigger
+from models.kernel.spec import Var
 
 SPECS = ("duplex", "wave", "policy", "admission")
 OPERATORS = {
@@ -543,7 +551,8 @@ def test_the_seed_layer_checks_the_seed_against_the_mutant(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from conformance.seeds import policy as plugin
-    from conformance.seeds._mutants import SeedLayer, SeedLayerError
+    from conformance.seeds._mutants import SeedLayer
+    from conformance.seeds._mutants import SeedLayerError
     from conformance.seeds._testing import seed_harness
 
     seed_harness(plugin)  # a visible skip without the seed (a failure under REQUIRE_SEEDS=1)

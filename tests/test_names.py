@@ -20,36 +20,39 @@ import keyword
 
 import pytest
 
-from models.kernel import (
-    Bool,
-    Finite,
-    Output,
-    Param,
-    Spec,
-    SpecError,
-    Trigger,
-    Var,
-    always,
-    and_,
-    eq,
-    ignore,
-    implies,
-    not_,
-    param,
-    row,
-    sometimes,
-    var,
-)
+from models.kernel import Bool
+from models.kernel import Finite
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Spec
+from models.kernel import SpecError
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import eq
+from models.kernel import ignore
+from models.kernel import implies
+from models.kernel import not_
+from models.kernel import param
+from models.kernel import row
+from models.kernel import sometimes
+from models.kernel import var
 from models.kernel.checks import verify
-from models.kernel.diagram import dot_source, picture
+from models.kernel.diagram import dot_source
+from models.kernel.diagram import picture
 from models.kernel.explore import explore
-from models.kernel.itf import read_itf, to_itf
+from models.kernel.itf import read_itf
+from models.kernel.itf import to_itf
 from models.kernel.mermaid import mermaid_source
 from models.kernel.oracle import Oracle
 from models.kernel.promela import export
 from models.kernel.spec import STRUCTURAL_CHECKS
-from models.kernel.spin import disagreements, run_spin, tools_missing
-from models.kernel.tracecheck import check_trace, trace_to_log
+from models.kernel.spin import disagreements
+from models.kernel.spin import run_spin
+from models.kernel.spin import tools_missing
+from models.kernel.tracecheck import check_trace
+from models.kernel.tracecheck import trace_to_log
 
 AWKWARD = (
     *keyword.kwlist,

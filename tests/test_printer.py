@@ -13,65 +13,69 @@ from typing import NamedTuple
 
 import pytest
 
-from models.kernel import (
-    Bool,
-    Finite,
-    Func,
-    FuncValue,
-    IntRange,
-    Option,
-    Output,
-    Param,
-    Real,
-    Seq,
-    Set,
-    Spec,
-    Trigger,
-    Var,
-    add,
-    and_,
-    append,
-    at,
-    enabled,
-    eq,
-    exists,
-    forall,
-    func,
-    ge,
-    group_is,
-    gt,
-    head,
-    implies,
-    index,
-    is_in,
-    is_none,
-    is_some,
-    ite,
-    le,
-    length,
-    lt,
-    member,
-    ne,
-    not_,
-    nxt,
-    or_,
-    out,
-    param,
-    row,
-    row_is,
-    set_add,
-    set_remove,
-    size,
-    some,
-    tail,
-    total,
-    trigger_is,
-    unwrap,
-    update,
-    var,
-)
+from models.kernel import Bool
+from models.kernel import Finite
+from models.kernel import Func
+from models.kernel import FuncValue
+from models.kernel import IntRange
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Real
+from models.kernel import Seq
+from models.kernel import Set
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import add
+from models.kernel import and_
+from models.kernel import append
+from models.kernel import at
+from models.kernel import enabled
+from models.kernel import eq
+from models.kernel import exists
+from models.kernel import forall
+from models.kernel import func
+from models.kernel import ge
+from models.kernel import group_is
+from models.kernel import gt
+from models.kernel import head
+from models.kernel import implies
+from models.kernel import index
+from models.kernel import is_in
+from models.kernel import is_none
+from models.kernel import is_some
+from models.kernel import ite
+from models.kernel import le
+from models.kernel import length
+from models.kernel import lt
+from models.kernel import member
+from models.kernel import ne
+from models.kernel import not_
+from models.kernel import nxt
+from models.kernel import or_
+from models.kernel import out
+from models.kernel import param
+from models.kernel import row
+from models.kernel import row_is
+from models.kernel import set_add
+from models.kernel import set_remove
+from models.kernel import size
+from models.kernel import some
+from models.kernel import tail
+from models.kernel import total
+from models.kernel import trigger_is
+from models.kernel import unwrap
+from models.kernel import update
+from models.kernel import var
 from models.kernel.expr import Expr
-from models.kernel.printer import flat, label, paren, show, side, value, wrap
+from models.kernel.printer import flat
+from models.kernel.printer import label
+from models.kernel.printer import paren
+from models.kernel.printer import show
+from models.kernel.printer import side
+from models.kernel.printer import value
+from models.kernel.printer import wrap
 
 LEVEL = Finite("Level", (1, 2, 3), namer=lambda v: ("LOW", "MID", "HIGH")[v - 1])
 NODE = IntRange(1, 2, "Node")

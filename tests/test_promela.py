@@ -20,82 +20,82 @@ from types import MappingProxyType
 
 import pytest
 
-from models.kernel import (
-    TRUE,
-    AnyOf,
-    Bool,
-    Domain,
-    Finite,
-    Func,
-    IntRange,
-    Option,
-    Output,
-    Param,
-    Real,
-    Seq,
-    Set,
-    Spec,
-    Trigger,
-    Var,
-    add,
-    always,
-    and_,
-    append,
-    at,
-    eq,
-    eventually,
-    func,
-    ge,
-    group_is,
-    gt,
-    head,
-    implies,
-    index,
-    infinitely_often,
-    is_in,
-    is_none,
-    is_some,
-    ite,
-    le,
-    leads_to,
-    length,
-    lt,
-    member,
-    never,
-    not_,
-    nxt,
-    or_,
-    out,
-    param,
-    row,
-    row_is,
-    set_add,
-    set_remove,
-    size,
-    some,
-    sometimes,
-    strong,
-    sub,
-    tail,
-    total,
-    trigger_is,
-    unwrap,
-    update,
-    var,
-    weak,
-)
+from models.kernel import TRUE
+from models.kernel import AnyOf
+from models.kernel import Bool
+from models.kernel import Domain
+from models.kernel import Finite
+from models.kernel import Func
+from models.kernel import IntRange
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Real
+from models.kernel import Seq
+from models.kernel import Set
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import add
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import append
+from models.kernel import at
+from models.kernel import eq
+from models.kernel import eventually
+from models.kernel import func
+from models.kernel import ge
+from models.kernel import group_is
+from models.kernel import gt
+from models.kernel import head
+from models.kernel import implies
+from models.kernel import index
+from models.kernel import infinitely_often
+from models.kernel import is_in
+from models.kernel import is_none
+from models.kernel import is_some
+from models.kernel import ite
+from models.kernel import le
+from models.kernel import leads_to
+from models.kernel import length
+from models.kernel import lt
+from models.kernel import member
+from models.kernel import never
+from models.kernel import not_
+from models.kernel import nxt
+from models.kernel import or_
+from models.kernel import out
+from models.kernel import param
+from models.kernel import row
+from models.kernel import row_is
+from models.kernel import set_add
+from models.kernel import set_remove
+from models.kernel import size
+from models.kernel import some
+from models.kernel import sometimes
+from models.kernel import strong
+from models.kernel import sub
+from models.kernel import tail
+from models.kernel import total
+from models.kernel import trigger_is
+from models.kernel import unwrap
+from models.kernel import update
+from models.kernel import var
+from models.kernel import weak
 from models.kernel.checks import Checker
 from models.kernel.explore import explore
-from models.kernel.promela import Codec, Export, PromelaError, export
+from models.kernel.promela import Codec
+from models.kernel.promela import Export
+from models.kernel.promela import PromelaError
+from models.kernel.promela import export
 from models.kernel.spec import ignore
-from models.kernel.spin import (
-    disagreements,
-    find_deadlock,
-    run_spin,
-    spin_liveness,
-    tools_missing,
-)
-from models.kernel.trace import Step, Trace
+from models.kernel.spin import disagreements
+from models.kernel.spin import find_deadlock
+from models.kernel.spin import run_spin
+from models.kernel.spin import spin_liveness
+from models.kernel.spin import tools_missing
+from models.kernel.trace import Step
+from models.kernel.trace import Trace
 
 GOLDEN = Path(__file__).parent / "promela"
 SPIN = pytest.mark.skipif(bool(tools_missing()), reason="SPIN needs spin and gcc: `make spin`")

@@ -19,22 +19,28 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from protocols import FIXTURES, Fixture
+from protocols import FIXTURES
+from protocols import Fixture
 
-from models.kernel import Seq, Var, row
+from models.kernel import Seq
+from models.kernel import Var
+from models.kernel import row
 from models.kernel.checks import Checker
-from models.kernel.explore import Exploration, explore
-from models.kernel.expr import And, Enabled, Expr, Not
-from models.kernel.liveness import Graph, check_liveness
+from models.kernel.explore import Exploration
+from models.kernel.explore import explore
+from models.kernel.expr import And
+from models.kernel.expr import Enabled
+from models.kernel.expr import Expr
+from models.kernel.expr import Not
+from models.kernel.liveness import Graph
+from models.kernel.liveness import check_liveness
 from models.kernel.smt import Encoding
 from models.kernel.spec import Fairness
-from models.kernel.spin import (
-    disagreements,
-    find_deadlock,
-    run_spin,
-    spin_liveness,
-    tools_missing,
-)
+from models.kernel.spin import disagreements
+from models.kernel.spin import find_deadlock
+from models.kernel.spin import run_spin
+from models.kernel.spin import spin_liveness
+from models.kernel.spin import tools_missing
 
 PROTOCOLS = Path(__file__).resolve().parents[2] / "shared" / "protocols"
 IDS = [f.spec.name for f in FIXTURES]

@@ -18,44 +18,44 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import pytest
 from families import random_spec
 
-from models.kernel import (
-    Bool,
-    IntRange,
-    Kind,
-    Output,
-    Param,
-    Property,
-    Real,
-    Spec,
-    Trigger,
-    Var,
-    add,
-    and_,
-    eq,
-    lt,
-    param,
-    row,
-    sometimes,
-    var,
-)
+from models.kernel import Bool
+from models.kernel import IntRange
+from models.kernel import Kind
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Property
+from models.kernel import Real
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import add
+from models.kernel import and_
+from models.kernel import eq
+from models.kernel import lt
+from models.kernel import param
+from models.kernel import row
+from models.kernel import sometimes
+from models.kernel import var
 from models.kernel.checks import Checker
-from models.kernel.explore import explore, initial_states
-from models.kernel.expr import Env, evaluate
-from models.kernel.oracle import NotTotal, Oracle
+from models.kernel.explore import explore
+from models.kernel.explore import initial_states
+from models.kernel.expr import Env
+from models.kernel.expr import evaluate
+from models.kernel.oracle import NotTotal
+from models.kernel.oracle import Oracle
 from models.kernel.smt import Found
-from models.kernel.spin import (
-    disagreements,
-    explorer_verdict,
-    run_spin,
-    tools_missing,
-    transitions,
-)
+from models.kernel.spin import disagreements
+from models.kernel.spin import explorer_verdict
+from models.kernel.spin import run_spin
+from models.kernel.spin import tools_missing
+from models.kernel.spin import transitions
 from models.kernel.vacuity import premises
 
 SEEDS = range(40)  # the oracle against the explorer: cheap

@@ -8,45 +8,46 @@ from dataclasses import replace
 import pytest
 
 from models.cli.main import main
-from models.kernel import (
-    Bool,
-    Finite,
-    IntRange,
-    Option,
-    Output,
-    Real,
-    Spec,
-    Trigger,
-    Var,
-    add,
-    always,
-    and_,
-    enabled,
-    eq,
-    exists,
-    forall,
-    ge,
-    gt,
-    implies,
-    is_none,
-    is_some,
-    lt,
-    never,
-    not_,
-    nxt,
-    or_,
-    out,
-    row,
-    row_is,
-    trigger_is,
-    var,
-)
+from models.kernel import Bool
+from models.kernel import Finite
+from models.kernel import IntRange
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Real
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import add
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import enabled
+from models.kernel import eq
+from models.kernel import exists
+from models.kernel import forall
+from models.kernel import ge
+from models.kernel import gt
+from models.kernel import implies
+from models.kernel import is_none
+from models.kernel import is_some
+from models.kernel import lt
+from models.kernel import never
+from models.kernel import not_
+from models.kernel import nxt
+from models.kernel import or_
+from models.kernel import out
+from models.kernel import row
+from models.kernel import row_is
+from models.kernel import trigger_is
+from models.kernel import var
 from models.kernel.checks import Checker
 from models.kernel.expr import Expr
 from models.kernel.printer import show
-from models.kernel.readable import read_certificate, why
+from models.kernel.readable import read_certificate
+from models.kernel.readable import why
 from models.kernel.spec import Property
-from models.kernel.trace import Trace, plural, state_count
+from models.kernel.trace import Trace
+from models.kernel.trace import plural
+from models.kernel.trace import state_count
 
 LIGHT = Finite("light", ("RED", "GREEN"))
 

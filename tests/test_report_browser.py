@@ -234,7 +234,8 @@ def test_every_check_has_a_card_and_the_filter_hides_proved_ones(
 def test_a_variants_changed_rows_are_marked(page: tuple[Any, dict[str, Any]]) -> None:
     from selenium.webdriver.common.by import By
 
-    from models.cli.model_diff import row_changes, rows_of
+    from models.cli.model_diff import row_changes
+    from models.cli.model_diff import rows_of
     from models.cli.registry import lookup
 
     driver, results = page

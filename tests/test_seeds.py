@@ -17,16 +17,14 @@ import pytest
 
 import conformance.seeds.__main__ as runner
 import conformance.seeds.walks as walks
-from conformance.seeds import (
-    Allowed,
-    BuildError,
-    Log,
-    SeedMissing,
-    Walk,
-    rustc_build,
-    seed_path,
-)
+from conformance.seeds import Allowed
+from conformance.seeds import BuildError
+from conformance.seeds import Log
+from conformance.seeds import SeedMissing
+from conformance.seeds import Walk
 from conformance.seeds import duplex as duplex_plugin
+from conformance.seeds import rustc_build
+from conformance.seeds import seed_path
 from conformance.seeds._testing import seed_harness
 
 

@@ -23,44 +23,42 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 
 import pytest
-from systems import SYSTEM, trace_of
+from systems import SYSTEM
+from systems import trace_of
 
-from models.kernel import (
-    Finite,
-    IntRange,
-    Option,
-    Output,
-    Param,
-    Spec,
-    Trigger,
-    Var,
-    param,
-    row,
-    some,
-)
-from models.kernel.compose import channel, compose
+from models.kernel import Finite
+from models.kernel import IntRange
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import param
+from models.kernel import row
+from models.kernel import some
+from models.kernel.compose import channel
+from models.kernel.compose import compose
 from models.kernel.domains import Value
 from models.kernel.explore import explore
-from models.kernel.sequence import (
-    BOX,
-    CHAR,
-    FAULT,
-    FONT,
-    GREY,
-    GUTTER,
-    HEAD,
-    INK,
-    LINE,
-    MARGIN,
-    SIZE,
-    Chart,
-    Event,
-    Lifeline,
-    _message,
-    _same,
-    chart,
-    sequence_svg,
-)
+from models.kernel.sequence import BOX
+from models.kernel.sequence import CHAR
+from models.kernel.sequence import FAULT
+from models.kernel.sequence import FONT
+from models.kernel.sequence import GREY
+from models.kernel.sequence import GUTTER
+from models.kernel.sequence import HEAD
+from models.kernel.sequence import INK
+from models.kernel.sequence import LINE
+from models.kernel.sequence import MARGIN
+from models.kernel.sequence import SIZE
+from models.kernel.sequence import Chart
+from models.kernel.sequence import Event
+from models.kernel.sequence import Lifeline
+from models.kernel.sequence import _message
+from models.kernel.sequence import _same
+from models.kernel.sequence import chart
+from models.kernel.sequence import sequence_svg
 from models.kernel.trace import Trace
 
 NS = "{http://www.w3.org/2000/svg}"

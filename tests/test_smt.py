@@ -13,80 +13,81 @@ from types import SimpleNamespace
 import pytest
 import z3  # to read the encoding's terms, as the module's callers never do
 
-from models.kernel import (
-    TRUE,
-    AnyOf,
-    Bool,
-    Finite,
-    Func,
-    IntRange,
-    Option,
-    Output,
-    Param,
-    Real,
-    Seq,
-    Set,
-    Spec,
-    Trigger,
-    Var,
-    add,
-    always,
-    and_,
-    append,
-    at,
-    eq,
-    ge,
-    group_is,
-    gt,
-    head,
-    ignore,
-    implies,
-    index,
-    is_in,
-    is_some,
-    ite,
-    le,
-    length,
-    lt,
-    member,
-    ne,
-    never,
-    not_,
-    nxt,
-    or_,
-    out,
-    param,
-    row,
-    row_is,
-    set_add,
-    set_remove,
-    size,
-    smt,
-    some,
-    sometimes,
-    sub,
-    tail,
-    trigger_is,
-    unwrap,
-    update,
-    var,
-)
-from models.kernel.domains import Domain, FuncValue, Value
-from models.kernel.expr import Env, Expr, evaluate
-from models.kernel.smt import (
-    Budget,
-    Encoding,
-    Engines,
-    Found,
-    Proved,
-    SetCheck,
-    SolverLimit,
-    Unknown,
-    decode,
-    encode_value,
-    type_ok,
-)
-from models.kernel.trace import Step, Trace
+from models.kernel import TRUE
+from models.kernel import AnyOf
+from models.kernel import Bool
+from models.kernel import Finite
+from models.kernel import Func
+from models.kernel import IntRange
+from models.kernel import Option
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Real
+from models.kernel import Seq
+from models.kernel import Set
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import add
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import append
+from models.kernel import at
+from models.kernel import eq
+from models.kernel import ge
+from models.kernel import group_is
+from models.kernel import gt
+from models.kernel import head
+from models.kernel import ignore
+from models.kernel import implies
+from models.kernel import index
+from models.kernel import is_in
+from models.kernel import is_some
+from models.kernel import ite
+from models.kernel import le
+from models.kernel import length
+from models.kernel import lt
+from models.kernel import member
+from models.kernel import ne
+from models.kernel import never
+from models.kernel import not_
+from models.kernel import nxt
+from models.kernel import or_
+from models.kernel import out
+from models.kernel import param
+from models.kernel import row
+from models.kernel import row_is
+from models.kernel import set_add
+from models.kernel import set_remove
+from models.kernel import size
+from models.kernel import smt
+from models.kernel import some
+from models.kernel import sometimes
+from models.kernel import sub
+from models.kernel import tail
+from models.kernel import trigger_is
+from models.kernel import unwrap
+from models.kernel import update
+from models.kernel import var
+from models.kernel.domains import Domain
+from models.kernel.domains import FuncValue
+from models.kernel.domains import Value
+from models.kernel.expr import Env
+from models.kernel.expr import Expr
+from models.kernel.expr import evaluate
+from models.kernel.smt import Budget
+from models.kernel.smt import Encoding
+from models.kernel.smt import Engines
+from models.kernel.smt import Found
+from models.kernel.smt import Proved
+from models.kernel.smt import SetCheck
+from models.kernel.smt import SolverLimit
+from models.kernel.smt import Unknown
+from models.kernel.smt import decode
+from models.kernel.smt import encode_value
+from models.kernel.smt import type_ok
+from models.kernel.trace import Step
+from models.kernel.trace import Trace
 
 SRC = "tests/test_smt.py"
 

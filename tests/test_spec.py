@@ -16,57 +16,67 @@ from types import MappingProxyType
 
 import pytest
 
-from models.kernel import (
-    FALSE,
-    TRUE,
-    AnyOf,
-    Bool,
-    Fairness,
-    Finite,
-    IntRange,
-    Kind,
-    LiveKind,
-    Output,
-    Param,
-    Real,
-    Seq,
-    Spec,
-    SpecError,
-    Trigger,
-    Var,
-    Variant,
-    add,
-    always,
-    append,
-    bound,
-    enabled,
-    eq,
-    eventually,
-    group_is,
-    head,
-    ignore,
-    implies,
-    infinitely_often,
-    is_in,
-    leads_to,
-    lt,
-    never,
-    nxt,
-    or_,
-    others,
-    out,
-    param,
-    row,
-    row_is,
-    sometimes,
-    strong,
-    trigger_is,
-    var,
-    weak,
-)
-from models.kernel.expr import And, Const, Env, Eq, Implies, In, Ite, Not, Or, Quant, Ref, evaluate
+from models.kernel import FALSE
+from models.kernel import TRUE
+from models.kernel import AnyOf
+from models.kernel import Bool
+from models.kernel import Fairness
+from models.kernel import Finite
+from models.kernel import IntRange
+from models.kernel import Kind
+from models.kernel import LiveKind
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Real
+from models.kernel import Seq
+from models.kernel import Spec
+from models.kernel import SpecError
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import Variant
+from models.kernel import add
+from models.kernel import always
+from models.kernel import append
+from models.kernel import bound
+from models.kernel import enabled
+from models.kernel import eq
+from models.kernel import eventually
+from models.kernel import group_is
+from models.kernel import head
+from models.kernel import ignore
+from models.kernel import implies
+from models.kernel import infinitely_often
+from models.kernel import is_in
+from models.kernel import leads_to
+from models.kernel import lt
+from models.kernel import never
+from models.kernel import nxt
+from models.kernel import or_
+from models.kernel import others
+from models.kernel import out
+from models.kernel import param
+from models.kernel import row
+from models.kernel import row_is
+from models.kernel import sometimes
+from models.kernel import strong
+from models.kernel import trigger_is
+from models.kernel import var
+from models.kernel import weak
+from models.kernel.expr import And
+from models.kernel.expr import Const
+from models.kernel.expr import Env
+from models.kernel.expr import Eq
+from models.kernel.expr import Implies
+from models.kernel.expr import In
+from models.kernel.expr import Ite
+from models.kernel.expr import Not
+from models.kernel.expr import Or
+from models.kernel.expr import Quant
+from models.kernel.expr import Ref
+from models.kernel.expr import evaluate
 from models.kernel.layout import Layout
-from models.kernel.spec import FairCase, bind
+from models.kernel.spec import FairCase
+from models.kernel.spec import bind
 
 
 class Lamp(enum.Enum):

@@ -20,55 +20,56 @@ from pathlib import Path
 import pytest
 
 from models.cli.main import main
-from models.cli.registry import expand, lookup
-from models.kernel import (
-    AnyOf,
-    Bool,
-    IntRange,
-    Option,
-    Param,
-    Real,
-    Spec,
-    Trigger,
-    Var,
-    add,
-    always,
-    and_,
-    eq,
-    gt,
-    ignore,
-    implies,
-    is_some,
-    le,
-    lt,
-    never,
-    not_,
-    param,
-    row,
-    some,
-    sometimes,
-    strong,
-    unwrap,
-    var,
-    weak,
-)
+from models.cli.registry import expand
+from models.cli.registry import lookup
+from models.kernel import AnyOf
+from models.kernel import Bool
+from models.kernel import IntRange
+from models.kernel import Option
+from models.kernel import Param
+from models.kernel import Real
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import add
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import eq
+from models.kernel import gt
+from models.kernel import ignore
+from models.kernel import implies
+from models.kernel import is_some
+from models.kernel import le
+from models.kernel import lt
+from models.kernel import never
+from models.kernel import not_
+from models.kernel import param
+from models.kernel import row
+from models.kernel import some
+from models.kernel import sometimes
+from models.kernel import strong
+from models.kernel import unwrap
+from models.kernel import var
+from models.kernel import weak
 from models.kernel.checks import Checker
-from models.kernel.explore import Exploration, explore
-from models.kernel.promela import PROPERTY_ENV, SETUP_STATES, PromelaError, export
-from models.kernel.spin import (
-    SpinBeyond,
-    SpinError,
-    SpinResult,
-    SpinVerdict,
-    compile_pan,
-    disagreements,
-    expected_verdict,
-    find_deadlock,
-    run_spin,
-    spin_beyond,
-    spin_liveness,
-    tools_missing,
-)
+from models.kernel.explore import Exploration
+from models.kernel.explore import explore
+from models.kernel.promela import PROPERTY_ENV
+from models.kernel.promela import SETUP_STATES
+from models.kernel.promela import PromelaError
+from models.kernel.promela import export
+from models.kernel.spin import SpinBeyond
+from models.kernel.spin import SpinError
+from models.kernel.spin import SpinResult
+from models.kernel.spin import SpinVerdict
+from models.kernel.spin import compile_pan
+from models.kernel.spin import disagreements
+from models.kernel.spin import expected_verdict
+from models.kernel.spin import find_deadlock
+from models.kernel.spin import run_spin
+from models.kernel.spin import spin_beyond
+from models.kernel.spin import spin_liveness
+from models.kernel.spin import tools_missing
 
 SPECS = expand([])
 pytestmark = pytest.mark.slow  # SPIN's exhaustive agreement: `make test`, not the gate
@@ -127,7 +128,11 @@ def _unfair(name: str, prop: str) -> Spec:
 
 
 def _tiny() -> list[Spec]:
-    from test_liveness import DONE, FINISHED, GO, TICK, _spec
+    from test_liveness import DONE
+    from test_liveness import FINISHED
+    from test_liveness import GO
+    from test_liveness import TICK
+    from test_liveness import _spec
 
     strong_done = replace(FINISHED, fairness=strong("done"))
     return [

@@ -15,50 +15,50 @@ from pathlib import Path
 from types import MappingProxyType
 
 import pytest
-from test_promela import OFF, ON, lamp, picky
+from test_promela import OFF
+from test_promela import ON
+from test_promela import lamp
+from test_promela import picky
 
-from models.kernel import (
-    IntRange,
-    Spec,
-    Trigger,
-    Var,
-    add,
-    always,
-    eq,
-    eventually,
-    infinitely_often,
-    le,
-    lt,
-    never,
-    param,
-    row,
-    sometimes,
-    var,
-    weak,
-)
+from models.kernel import IntRange
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import add
+from models.kernel import always
+from models.kernel import eq
+from models.kernel import eventually
+from models.kernel import infinitely_often
+from models.kernel import le
+from models.kernel import lt
+from models.kernel import never
+from models.kernel import param
+from models.kernel import row
+from models.kernel import sometimes
 from models.kernel import spin as spin_module
+from models.kernel import var
+from models.kernel import weak
 from models.kernel.explore import explore
 from models.kernel.promela import export
-from models.kernel.spin import (
-    Seconds,
-    SpinError,
-    SpinMissing,
-    SpinResult,
-    SpinVerdict,
-    compile_pan,
-    disagreements,
-    expected_verdict,
-    explorer_verdict,
-    find_deadlock,
-    read_trail,
-    replay_on_oracle,
-    run_spin,
-    spin_beyond,
-    spin_liveness,
-    tools_missing,
-    transitions,
-)
-from models.kernel.trace import Step, Trace
+from models.kernel.spin import Seconds
+from models.kernel.spin import SpinError
+from models.kernel.spin import SpinMissing
+from models.kernel.spin import SpinResult
+from models.kernel.spin import SpinVerdict
+from models.kernel.spin import compile_pan
+from models.kernel.spin import disagreements
+from models.kernel.spin import expected_verdict
+from models.kernel.spin import explorer_verdict
+from models.kernel.spin import find_deadlock
+from models.kernel.spin import read_trail
+from models.kernel.spin import replay_on_oracle
+from models.kernel.spin import run_spin
+from models.kernel.spin import spin_beyond
+from models.kernel.spin import spin_liveness
+from models.kernel.spin import tools_missing
+from models.kernel.spin import transitions
+from models.kernel.trace import Step
+from models.kernel.trace import Trace
 
 SPIN = pytest.mark.skipif(bool(tools_missing()), reason="SPIN needs spin and gcc: `make spin`")
 INIT = MappingProxyType({"phase": OFF, "level": 1, "held": None})

@@ -17,22 +17,43 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import replace
 
 import pytest
-from systems import CTL, DEV, LAMP, SYSTEM, Cmd, Device, Light, trace_of
+from systems import CTL
+from systems import DEV
+from systems import LAMP
+from systems import SYSTEM
+from systems import Cmd
+from systems import Device
+from systems import Light
+from systems import trace_of
 
 from models.cli.main import main
 from models.cli.report import build
 from models.cli.results import load
-from models.kernel import always, eq, ne, sometimes, var
-from models.kernel.compose import channel, compose
-from models.kernel.diagram import dot_source, pictures, render
+from models.kernel import always
+from models.kernel import eq
+from models.kernel import ne
+from models.kernel import sometimes
+from models.kernel import var
+from models.kernel.compose import channel
+from models.kernel.compose import compose
+from models.kernel.diagram import dot_source
+from models.kernel.diagram import pictures
+from models.kernel.diagram import render
 from models.kernel.domains import Value
 from models.kernel.explore import explore
-from models.kernel.mermaid import _safe, mermaid_source, sequence_source
-from models.kernel.sequence import Chart, Event, Lifeline, chart, sequence_svg
+from models.kernel.mermaid import _safe
+from models.kernel.mermaid import mermaid_source
+from models.kernel.mermaid import sequence_source
+from models.kernel.sequence import Chart
+from models.kernel.sequence import Event
+from models.kernel.sequence import Lifeline
+from models.kernel.sequence import chart
+from models.kernel.sequence import sequence_svg
 from models.kernel.spec import Spec
 from models.kernel.trace import Trace
 

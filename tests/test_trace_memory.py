@@ -11,7 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from logs import duplex_log, peak_mb
+from logs import duplex_log
+from logs import peak_mb
 
 
 def test_check_trace_memory_does_not_grow_with_the_log(tmp_path: Path) -> None:

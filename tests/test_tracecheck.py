@@ -22,32 +22,48 @@ from conformance.seeds import duplex as duplex_plugin
 from conformance.seeds import policy as policy_plugin
 from conformance.seeds._testing import seed_harness
 from conformance.seeds.walks import model_walks
-from models import duplex, policy
+from models import duplex
+from models import policy
 from models.cli.main import main
 from models.cli.registry import expand
 from models.cli.trace import itf_name
-from models.kernel import Output, Param, Trigger, Var, is_none, is_some, lt, param, row, some, var
-from models.kernel.domains import Domain, Finite, IntRange, Option, Real
+from models.kernel import Output
+from models.kernel import Param
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import is_none
+from models.kernel import is_some
+from models.kernel import lt
+from models.kernel import param
+from models.kernel import row
+from models.kernel import some
+from models.kernel import var
+from models.kernel.domains import Domain
+from models.kernel.domains import Finite
+from models.kernel.domains import IntRange
+from models.kernel.domains import Option
+from models.kernel.domains import Real
 from models.kernel.explore import explore
-from models.kernel.itf import read_itf, to_itf
-from models.kernel.spec import AnyOf, Spec
-from models.kernel.trace import Step, Trace
-from models.kernel.tracecheck import (
-    Log,
-    LogStep,
-    TraceInputError,
-    _shortest_to,
-    check_stream,
-    check_trace,
-    decode_step,
-    loads,
-    parse_jsonl,
-    parse_objects,
-    step_json,
-    stepper_for,
-    stream_jsonl,
-    trace_to_log,
-)
+from models.kernel.itf import read_itf
+from models.kernel.itf import to_itf
+from models.kernel.spec import AnyOf
+from models.kernel.spec import Spec
+from models.kernel.trace import Step
+from models.kernel.trace import Trace
+from models.kernel.tracecheck import Log
+from models.kernel.tracecheck import LogStep
+from models.kernel.tracecheck import TraceInputError
+from models.kernel.tracecheck import _shortest_to
+from models.kernel.tracecheck import check_stream
+from models.kernel.tracecheck import check_trace
+from models.kernel.tracecheck import decode_step
+from models.kernel.tracecheck import loads
+from models.kernel.tracecheck import parse_jsonl
+from models.kernel.tracecheck import parse_objects
+from models.kernel.tracecheck import step_json
+from models.kernel.tracecheck import stepper_for
+from models.kernel.tracecheck import stream_jsonl
+from models.kernel.tracecheck import trace_to_log
 from models.kernel.values import decode
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,12 +9,23 @@ from __future__ import annotations
 
 import enum
 import math
-from typing import Any, NamedTuple
+from typing import Any
+from typing import NamedTuple
 
 import pytest
 
-from models.kernel.domains import Bool, Finite, Func, IntRange, Real, Seq
-from models.kernel.values import BadValue, clip, decode, encode, same, shown
+from models.kernel.domains import Bool
+from models.kernel.domains import Finite
+from models.kernel.domains import Func
+from models.kernel.domains import IntRange
+from models.kernel.domains import Real
+from models.kernel.domains import Seq
+from models.kernel.values import BadValue
+from models.kernel.values import clip
+from models.kernel.values import decode
+from models.kernel.values import encode
+from models.kernel.values import same
+from models.kernel.values import shown
 
 
 class Cmd(enum.Enum):

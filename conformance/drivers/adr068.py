@@ -21,7 +21,9 @@ import impl.duplex as d
 import impl.ecc as ecc
 import impl.edge as edge
 from conformance.drivers.duplex import DuplexDriver
-from conformance.harness import BaseDriver, Driver, SystemDriver
+from conformance.harness import BaseDriver
+from conformance.harness import Driver
+from conformance.harness import SystemDriver
 from models import adr068
 from models.kernel.domains import Value
 

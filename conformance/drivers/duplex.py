@@ -7,7 +7,8 @@ conformance/test_duplex.py, the mutant gate and the duplex seed plugin.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 import impl.duplex as d

@@ -34,15 +34,19 @@ import itertools
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import impl.waves as w
 from conformance.fakes import VirtualClock
-from conformance.harness import BaseDriver, Mismatch
+from conformance.harness import BaseDriver
+from conformance.harness import Mismatch
 from models import wave as m
 from models.kernel.domains import Value
-from models.kernel.expr import Enabled, Env, evaluate
+from models.kernel.expr import Enabled
+from models.kernel.expr import Env
+from models.kernel.expr import evaluate
 
 FLOW = "pr-review"
 TIMEOUT_MS = 5_000

@@ -46,10 +46,13 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
+from typing import Protocol
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 HERE = Path(__file__).resolve().parent
@@ -191,7 +194,8 @@ def rustc_build(name: str, main: Path, substitutions: dict[str, Path], build: Pa
 def driver_logs(driver: Any, walks: list[Walk]) -> list[Log]:
     """Walks through `impl` by a conformance driver (conformance/harness.py `Driver`), logged
     as check-trace lines: every output, and the variables the driver can observe."""
-    from models.kernel.tracecheck import decode_step, decode_vars
+    from models.kernel.tracecheck import decode_step
+    from models.kernel.tracecheck import decode_vars
     from models.kernel.values import encode
 
     spec = driver.spec

@@ -28,17 +28,25 @@ import pkgutil
 import sys
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import as_completed
 from pathlib import Path
 from types import ModuleType
 from typing import Literal
 
 import conformance.seeds as framework
-from conformance.seeds import BuildError, HarnessError, Log, SeedMissing, Walk
-from conformance.seeds.walks import model_walks, witness_walks
+from conformance.seeds import BuildError
+from conformance.seeds import HarnessError
+from conformance.seeds import Log
+from conformance.seeds import SeedMissing
+from conformance.seeds import Walk
+from conformance.seeds.walks import model_walks
+from conformance.seeds.walks import witness_walks
 from models.cli.registry import lookup
 from models.kernel.spec import Spec
-from models.kernel.tracecheck import TraceInputError, check_trace, parse_objects
+from models.kernel.tracecheck import TraceInputError
+from models.kernel.tracecheck import check_trace
+from models.kernel.tracecheck import parse_objects
 
 NOT_PLUGINS = {"walks"}  # and the private modules, `_*`
 Status = Literal["ok", "skipped", "failed"]

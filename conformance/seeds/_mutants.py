@@ -27,14 +27,20 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from dataclasses import replace
 from types import ModuleType
 
 import conformance.seeds as framework
-from conformance.seeds import BuildError, HarnessError, SeedMissing
-from conformance.seeds.walks import model_walks, witness_walks
+from conformance.seeds import BuildError
+from conformance.seeds import HarnessError
+from conformance.seeds import SeedMissing
+from conformance.seeds.walks import model_walks
+from conformance.seeds.walks import witness_walks
 from models.kernel.spec import Spec
-from models.kernel.tracecheck import Log, check_trace, parse_objects
+from models.kernel.tracecheck import Log
+from models.kernel.tracecheck import check_trace
+from models.kernel.tracecheck import parse_objects
 
 # Random walks per spec, beside the row witnesses and directed walks: enough to vary the
 # arguments the witnesses fix, few enough that checking them costs little per mutant.

@@ -6,7 +6,11 @@ import types
 
 import pytest
 
-from conformance.seeds import Harness, SeedMissing, build_dir, required, seeds_dir
+from conformance.seeds import Harness
+from conformance.seeds import SeedMissing
+from conformance.seeds import build_dir
+from conformance.seeds import required
+from conformance.seeds import seeds_dir
 
 
 def seed_harness(plugin: types.ModuleType) -> Harness:

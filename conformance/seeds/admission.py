@@ -15,7 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import impl.mode as i
-from conformance.seeds import Allowed, Harness, Log, ProcessHarness, Walk
+from conformance.seeds import Allowed
+from conformance.seeds import Harness
+from conformance.seeds import Log
+from conformance.seeds import ProcessHarness
+from conformance.seeds import Walk
 from conformance.seeds.policy import mode_binary
 
 SPEC = "admission"
@@ -29,7 +33,8 @@ def build(seeds_dir: Path, build_dir: Path) -> Harness:
 
 
 def impl_logs(walks: list[Walk]) -> list[Log]:
-    from conformance.drivers.admission import gate_allows, outcome_of
+    from conformance.drivers.admission import gate_allows
+    from conformance.drivers.admission import outcome_of
 
     logs: list[Log] = []
     for walk in walks:

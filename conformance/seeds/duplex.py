@@ -16,17 +16,15 @@ import ctypes
 from pathlib import Path
 from typing import Any
 
-from conformance.seeds import (
-    RUST,
-    Allowed,
-    Harness,
-    Log,
-    ProcessHarness,
-    Walk,
-    driver_logs,
-    rustc_build,
-    seed_path,
-)
+from conformance.seeds import RUST
+from conformance.seeds import Allowed
+from conformance.seeds import Harness
+from conformance.seeds import Log
+from conformance.seeds import ProcessHarness
+from conformance.seeds import Walk
+from conformance.seeds import driver_logs
+from conformance.seeds import rustc_build
+from conformance.seeds import seed_path
 
 SPEC = "duplex"
 SEED_FILE = "duplex.rs"

@@ -18,7 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import impl.mode as i
-from conformance.seeds import RUST, Allowed, Harness, Log, ProcessHarness, Walk, rustc_build
+from conformance.seeds import RUST
+from conformance.seeds import Allowed
+from conformance.seeds import Harness
+from conformance.seeds import Log
+from conformance.seeds import ProcessHarness
+from conformance.seeds import Walk
+from conformance.seeds import rustc_build
 from conformance.seeds import seed_path as _seed_path
 from models import policy as m
 

@@ -12,12 +12,18 @@ underflows), NaN, and uniform draws.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from models.kernel.domains import Domain, Option, Real, Value
-from models.kernel.explore import Exploration, explore, initial_states
+from models.kernel.domains import Domain
+from models.kernel.domains import Option
+from models.kernel.domains import Real
+from models.kernel.domains import Value
+from models.kernel.explore import Exploration
+from models.kernel.explore import explore
+from models.kernel.explore import initial_states
 from models.kernel.spec import Spec
 from models.kernel.trace import Trace
 from models.kernel.tracecheck import stepper_for

@@ -25,20 +25,20 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from conformance.seeds import (
-    Allowed,
-    BuildError,
-    HarnessError,
-    Log,
-    ProcessHarness,
-    Walk,
-    driver_logs,
-    seed_path,
-)
+from conformance.seeds import Allowed
+from conformance.seeds import BuildError
+from conformance.seeds import HarnessError
+from conformance.seeds import Log
+from conformance.seeds import ProcessHarness
+from conformance.seeds import Walk
+from conformance.seeds import driver_logs
+from conformance.seeds import seed_path
 from models.kernel.domains import Value
 
 SPEC = "wave"

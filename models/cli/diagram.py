@@ -24,38 +24,38 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from models.cli.kit import (
-    Beside,
-    Output,
-    UsageError,
-    add_jobs,
-    clip,
-    forked_map,
-    output_dir,
-    output_file,
-)
+from models.cli.kit import Beside
+from models.cli.kit import Output
+from models.cli.kit import UsageError
+from models.cli.kit import add_jobs
+from models.cli.kit import clip
+from models.cli.kit import forked_map
+from models.cli.kit import output_dir
+from models.cli.kit import output_file
 from models.cli.registry import load as load_specs
 from models.cli.registry import lookup
-from models.cli.results import findings, load
+from models.cli.results import findings
+from models.cli.results import load
 from models.kernel.checks import Checker
-from models.kernel.diagram import (
-    Mark,
-    Picture,
-    dot_source,
-    overlay,
-    picture,
-    pictures,
-    render,
-    trace_marks,
-    views,
-    write,
-)
+from models.kernel.diagram import Mark
+from models.kernel.diagram import Picture
+from models.kernel.diagram import dot_source
+from models.kernel.diagram import overlay
+from models.kernel.diagram import picture
+from models.kernel.diagram import pictures
+from models.kernel.diagram import render
+from models.kernel.diagram import trace_marks
+from models.kernel.diagram import views
+from models.kernel.diagram import write
 from models.kernel.explore import Exploration
-from models.kernel.mermaid import mermaid_source, sequence_source
+from models.kernel.mermaid import mermaid_source
+from models.kernel.mermaid import sequence_source
 from models.kernel.readable import why
-from models.kernel.sequence import chart, sequence_svg
+from models.kernel.sequence import chart
+from models.kernel.sequence import sequence_svg
 from models.kernel.spec import Spec
-from models.kernel.trace import Trace, plural
+from models.kernel.trace import Trace
+from models.kernel.trace import plural
 
 FORMATS = ("dot", "svg", "png", "mermaid")
 
@@ -272,7 +272,8 @@ def _view_of(spec: Spec, path_init: Any) -> str:
     """The view a trace starts in; without a trace, the only view (or an error)."""
     names = list(views(spec))
     if path_init is not None:
-        from models.kernel.expr import Env, evaluate
+        from models.kernel.expr import Env
+        from models.kernel.expr import evaluate
 
         for name, pred in views(spec).items():
             if evaluate(pred, Env(pre=path_init)):

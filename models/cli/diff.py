@@ -25,14 +25,24 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from models.cli.kit import UsageError, output_dir
-from models.cli.model_diff import RowChange, changes_html, row_changes
-from models.kernel.diagram import Arrow, Node, Picture, compare, dot_source, render, write
+from models.cli.kit import UsageError
+from models.cli.kit import output_dir
+from models.cli.model_diff import RowChange
+from models.cli.model_diff import changes_html
+from models.cli.model_diff import row_changes
+from models.kernel.diagram import Arrow
+from models.kernel.diagram import Node
+from models.kernel.diagram import Picture
+from models.kernel.diagram import compare
+from models.kernel.diagram import dot_source
+from models.kernel.diagram import render
+from models.kernel.diagram import write
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SNAPSHOT = Path(__file__).resolve().with_name("snapshot.py")

@@ -35,13 +35,19 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any
+from typing import Generic
+from typing import TypeVar
 
-from models.kernel.files import NotRegular, target, write_atomic
+from models.kernel.files import NotRegular
+from models.kernel.files import target
+from models.kernel.files import write_atomic
 
 OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130
 TRACEBACK_FLAG = "--traceback"

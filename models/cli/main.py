@@ -25,45 +25,53 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
+from typing import TextIO
 
 from models.cli import cache
 from models.cli import mutants as cli_mutants
 from models.cli.diagram import add_diagram
 from models.cli.diff import add_diff
-from models.cli.kit import (
-    TRACEBACK_FLAG,
-    Output,
-    add_jobs,
-    clip,
-    output_dir,
-    output_file,
-    positive_seconds,
-    process_pool,
-    result_of,
-    run,
-)
-from models.cli.registry import Broken, BrokenSpec, UnknownSpec, expand, load, lookup, one_line
+from models.cli.kit import TRACEBACK_FLAG
+from models.cli.kit import Output
+from models.cli.kit import add_jobs
+from models.cli.kit import clip
+from models.cli.kit import output_dir
+from models.cli.kit import output_file
+from models.cli.kit import positive_seconds
+from models.cli.kit import process_pool
+from models.cli.kit import result_of
+from models.cli.kit import run
+from models.cli.registry import Broken
+from models.cli.registry import BrokenSpec
+from models.cli.registry import UnknownSpec
+from models.cli.registry import expand
+from models.cli.registry import load
+from models.cli.registry import lookup
+from models.cli.registry import one_line
 from models.cli.report import add_report
 from models.cli.results import spec_json
 from models.cli.spin import add_parsers as add_spin_parsers
 from models.cli.trace import add_parser as add_check_trace
-from models.cli.trace import check_itf, itf_name, write_check_itf
-from models.kernel.checks import (
-    DEFAULT_CERTIFICATE_BUDGET,
-    DEFAULT_TIMEOUT,
-    Checker,
-    CheckResult,
-    SpecReport,
-    verify,
-)
+from models.cli.trace import check_itf
+from models.cli.trace import itf_name
+from models.cli.trace import write_check_itf
+from models.kernel.checks import DEFAULT_CERTIFICATE_BUDGET
+from models.kernel.checks import DEFAULT_TIMEOUT
+from models.kernel.checks import Checker
+from models.kernel.checks import CheckResult
+from models.kernel.checks import SpecReport
+from models.kernel.checks import verify
 from models.kernel.diagram import DotMissing
 from models.kernel.explore import ExplorationLimit
 from models.kernel.oracle import OracleError
 from models.kernel.printer import show
-from models.kernel.readable import read_certificate, why
+from models.kernel.readable import read_certificate
+from models.kernel.readable import why
 from models.kernel.spec import Spec
-from models.kernel.trace import plural, render_trace, state_count
+from models.kernel.trace import plural
+from models.kernel.trace import render_trace
+from models.kernel.trace import state_count
 
 CERT_WIDTH = 70
 

@@ -10,7 +10,8 @@ its base spec) and `python -m models diff` (two git revisions) both print it.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 

@@ -39,23 +39,28 @@ from functools import partial
 from typing import Any
 
 from models.cli import cache
-from models.cli.kit import add_jobs, output_file, process_pool, result_of
-from models.cli.registry import UnknownSpec, all_specs, lookup
-from models.kernel.mutants import (
-    EXTRA_LIMIT,
-    LIMIT,
-    LIVE_LIMIT,
-    Baseline,
-    Kill,
-    Mutant,
-    confirmed,
-    generate,
-    model_kill,
-    mutant_graph,
-    same_fairness,
-    toothless,
-)
-from models.kernel.smt import absent, prove_equivalent, same_requirements
+from models.cli.kit import add_jobs
+from models.cli.kit import output_file
+from models.cli.kit import process_pool
+from models.cli.kit import result_of
+from models.cli.registry import UnknownSpec
+from models.cli.registry import all_specs
+from models.cli.registry import lookup
+from models.kernel.mutants import EXTRA_LIMIT
+from models.kernel.mutants import LIMIT
+from models.kernel.mutants import LIVE_LIMIT
+from models.kernel.mutants import Baseline
+from models.kernel.mutants import Kill
+from models.kernel.mutants import Mutant
+from models.kernel.mutants import confirmed
+from models.kernel.mutants import generate
+from models.kernel.mutants import model_kill
+from models.kernel.mutants import mutant_graph
+from models.kernel.mutants import same_fairness
+from models.kernel.mutants import toothless
+from models.kernel.smt import absent
+from models.kernel.smt import prove_equivalent
+from models.kernel.smt import same_requirements
 from models.kernel.spec import Spec
 from models.kernel.trace import plural
 
@@ -245,7 +250,8 @@ def _judge_spec(name: str, full: bool, *, stream: bool = False) -> dict[str, Any
     driver = _driver(name)
     original = None
     if driver is not None:
-        from conformance.harness import REPLAY_STATES, layers
+        from conformance.harness import REPLAY_STATES
+        from conformance.harness import layers
 
         lockstep = LOCKSTEP_EXAMPLES if full else 0
         which = "every mutant" if full else "the model layer's survivors"

@@ -12,7 +12,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 from models.kernel import Spec
 

@@ -26,41 +26,61 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from models.cli import report_figures
-from models.cli.diff import diff, diff_html, snapshot
-from models.cli.kit import Beside, UsageError, add_jobs, forked_map, output_dir, reason
-from models.cli.model_diff import changes_html, row_changes, rows_of
+from models.cli.diff import diff
+from models.cli.diff import diff_html
+from models.cli.diff import snapshot
+from models.cli.kit import Beside
+from models.cli.kit import UsageError
+from models.cli.kit import add_jobs
+from models.cli.kit import forked_map
+from models.cli.kit import output_dir
+from models.cli.kit import reason
+from models.cli.model_diff import changes_html
+from models.cli.model_diff import row_changes
+from models.cli.model_diff import rows_of
 from models.cli.registry import expand
 from models.cli.registry import load as load_registry
-from models.cli.report_assets import CSS, JS
-from models.cli.report_cards import Sources, anchor, card, filter_bar
-from models.cli.report_figures import CONFORMANCE, MUTANTS
-from models.cli.results import SpecResults, findings, load
+from models.cli.report_assets import CSS
+from models.cli.report_assets import JS
+from models.cli.report_cards import Sources
+from models.cli.report_cards import anchor
+from models.cli.report_cards import card
+from models.cli.report_cards import filter_bar
+from models.cli.report_figures import CONFORMANCE
+from models.cli.report_figures import MUTANTS
+from models.cli.results import SpecResults
+from models.cli.results import findings
+from models.cli.results import load
 from models.kernel.checks import CheckResult
-from models.kernel.diagram import (
-    Picture,
-    compare,
-    dot_source,
-    footnote_numbers,
-    locate,
-    picture,
-    render,
-    split,
-    trace_marks,
-    views,
-)
-from models.kernel.explore import Exploration, explore
-from models.kernel.expr import Env, evaluate
+from models.kernel.diagram import Picture
+from models.kernel.diagram import compare
+from models.kernel.diagram import dot_source
+from models.kernel.diagram import footnote_numbers
+from models.kernel.diagram import locate
+from models.kernel.diagram import picture
+from models.kernel.diagram import render
+from models.kernel.diagram import split
+from models.kernel.diagram import trace_marks
+from models.kernel.diagram import views
+from models.kernel.explore import Exploration
+from models.kernel.explore import explore
+from models.kernel.expr import Env
+from models.kernel.expr import evaluate
 from models.kernel.files import write_atomic
 from models.kernel.smt import z3_version
 from models.kernel.spec import Spec
-from models.kernel.trace import Trace, plural, state_count
+from models.kernel.trace import Trace
+from models.kernel.trace import plural
+from models.kernel.trace import state_count
 
 PAGE = "index.html"
 TITLE = re.compile(r'(<g id="([^"]+)" class="(?:edge|node)[^"]*">\s*)<title>[^<]*</title>')

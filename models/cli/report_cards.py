@@ -16,15 +16,21 @@ import html
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 
 from models.kernel.checks import CheckResult
 from models.kernel.printer import show
-from models.kernel.readable import read_certificate, why
-from models.kernel.sequence import chart, sequence_svg
-from models.kernel.spec import Kind, Property, Spec
-from models.kernel.trace import plural, render_trace
+from models.kernel.readable import read_certificate
+from models.kernel.readable import why
+from models.kernel.sequence import chart
+from models.kernel.sequence import sequence_svg
+from models.kernel.spec import Kind
+from models.kernel.spec import Property
+from models.kernel.spec import Spec
+from models.kernel.trace import plural
+from models.kernel.trace import render_trace
 
 DOCS = Path(__file__).resolve().parent.parent.parent.parent / "shared" / "docs"
 

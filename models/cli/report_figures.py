@@ -14,7 +14,8 @@ import html
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 from models.kernel.spec import Spec
 

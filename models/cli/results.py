@@ -15,15 +15,20 @@ print traces with the kernel's own `render_trace` and never rebuild them.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from models.kernel.checks import CheckResult, SpecReport, verify
+from models.kernel.checks import CheckResult
+from models.kernel.checks import SpecReport
+from models.kernel.checks import verify
 from models.kernel.diagram import Finding
 from models.kernel.spec import Spec
-from models.kernel.trace import Step, Trace, trace_json
+from models.kernel.trace import Step
+from models.kernel.trace import Trace
+from models.kernel.trace import trace_json
 from models.kernel.values import decode
 
 REPORT = Path("reports/verify.json")

@@ -37,7 +37,8 @@ def row_text(spec: Any, r: Any) -> dict[str, str]:
 
 def snapshot(verdicts: bool = True) -> dict[str, Any]:
     from models.kernel.checks import verify
-    from models.kernel.diagram import picture, views
+    from models.kernel.diagram import picture
+    from models.kernel.diagram import views
     from models.kernel.explore import explore
 
     registry = _registry().load()

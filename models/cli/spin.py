@@ -22,28 +22,33 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import wait
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from models.cli.kit import Output, output_file, positive_int, settled
-from models.cli.registry import expand, lookup
+from models.cli.kit import Output
+from models.cli.kit import output_file
+from models.cli.kit import positive_int
+from models.cli.kit import settled
+from models.cli.registry import expand
+from models.cli.registry import lookup
 from models.kernel.checks import Checker
 from models.kernel.explore import explore
-from models.kernel.promela import PromelaError, export
+from models.kernel.promela import PromelaError
+from models.kernel.promela import export
 from models.kernel.spec import Spec
-from models.kernel.spin import (
-    CACHE,
-    SpinBeyond,
-    SpinError,
-    SpinResult,
-    disagreements,
-    read_trail,
-    run_spin,
-    spin_beyond,
-)
-from models.kernel.trace import plural, render_trace
+from models.kernel.spin import CACHE
+from models.kernel.spin import SpinBeyond
+from models.kernel.spin import SpinError
+from models.kernel.spin import SpinResult
+from models.kernel.spin import disagreements
+from models.kernel.spin import read_trail
+from models.kernel.spin import run_spin
+from models.kernel.spin import spin_beyond
+from models.kernel.trace import plural
+from models.kernel.trace import render_trace
 
 
 def add_parsers(sub: Any) -> None:

@@ -23,21 +23,25 @@ import stat
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
+from typing import TextIO
 
-from models.cli.kit import UsageError, output_file, reason
+from models.cli.kit import UsageError
+from models.cli.kit import output_file
+from models.cli.kit import reason
 from models.cli.registry import lookup
-from models.kernel.files import kind, write_atomic
-from models.kernel.itf import itf_text, looks_like_itf, read_itf
+from models.kernel.files import kind
+from models.kernel.files import write_atomic
+from models.kernel.itf import itf_text
+from models.kernel.itf import looks_like_itf
+from models.kernel.itf import read_itf
 from models.kernel.spec import Spec
 from models.kernel.trace import Trace
-from models.kernel.tracecheck import (
-    TraceInputError,
-    TraceVerdict,
-    check_stream,
-    check_trace,
-    stream_jsonl,
-)
+from models.kernel.tracecheck import TraceInputError
+from models.kernel.tracecheck import TraceVerdict
+from models.kernel.tracecheck import check_stream
+from models.kernel.tracecheck import check_trace
+from models.kernel.tracecheck import stream_jsonl
 
 
 def add_parser(sub: Any) -> None:

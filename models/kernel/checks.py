@@ -26,37 +26,58 @@ specs, basis `cross-check`). A z3 limit on a spec with a real variable is an
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
 from typing import Literal
 
 from .domains import Real
-from .explore import Exploration, explore
-from .expr import FALSE, And, Enabled, Expr, Not, Or, SeqOp, eq, nxt, partial, var, walk
-from .liveness import Graph, check_liveness
+from .explore import Exploration
+from .explore import explore
+from .expr import FALSE
+from .expr import And
+from .expr import Enabled
+from .expr import Expr
+from .expr import Not
+from .expr import Or
+from .expr import SeqOp
+from .expr import eq
+from .expr import nxt
+from .expr import partial
+from .expr import var
+from .expr import walk
+from .liveness import Graph
+from .liveness import check_liveness
 from .printer import show
-from .smt import (
-    FULL_SET_CHECK_UP_TO,
-    GAVE_UP,
-    QUERY_TIMEOUT_MS,
-    Budget,
-    Encoding,
-    Engines,
-    Found,
-    Proved,
-    SetCheck,
-    SolverLimit,
-    Unknown,
-    Verdict,
-    check_reachable_sample,
-    check_reachable_set,
-    finite_key,
-    gave_up,
-    sample_states,
-)
-from .spec import Kind, Liveness, Property, Spec, bind
-from .trace import Trace, plural
-from .vacuity import premises, vacuous
+from .smt import FULL_SET_CHECK_UP_TO
+from .smt import GAVE_UP
+from .smt import QUERY_TIMEOUT_MS
+from .smt import Budget
+from .smt import Encoding
+from .smt import Engines
+from .smt import Found
+from .smt import Proved
+from .smt import SetCheck
+from .smt import SolverLimit
+from .smt import Unknown
+from .smt import Verdict
+from .smt import check_reachable_sample
+from .smt import check_reachable_set
+from .smt import finite_key
+from .smt import gave_up
+from .smt import sample_states
+from .spec import Kind
+from .spec import Liveness
+from .spec import Property
+from .spec import Spec
+from .spec import bind
+from .trace import Trace
+from .trace import plural
+from .vacuity import premises
+from .vacuity import vacuous
 
 DEFAULT_TIMEOUT = QUERY_TIMEOUT_MS / 1000  # seconds of z3 per check (`verify --timeout`)
 # Seconds of z3 per check for an optional certificate on a finite model (`verify

@@ -61,52 +61,57 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
-from .domains import Domain, Finite, Option, Seq, Value
-from .expr import (
-    TRUE,
-    And,
-    Const,
-    Expr,
-    Implies,
-    In,
-    Ite,
-    Not,
-    Or,
-    Ref,
-    Some,
-    StepIs,
-    and_,
-    append,
-    as_expr,
-    eq,
-    ge,
-    head,
-    le,
-    length,
-    lt,
-    tail,
-    var,
-)
+from .domains import Domain
+from .domains import Finite
+from .domains import Option
+from .domains import Seq
+from .domains import Value
+from .expr import TRUE
+from .expr import And
+from .expr import Const
+from .expr import Expr
+from .expr import Implies
+from .expr import In
+from .expr import Ite
+from .expr import Not
+from .expr import Or
+from .expr import Ref
+from .expr import Some
+from .expr import StepIs
+from .expr import and_
+from .expr import append
+from .expr import as_expr
+from .expr import eq
+from .expr import ge
+from .expr import head
+from .expr import le
+from .expr import length
+from .expr import lt
+from .expr import tail
+from .expr import var
 from .layout import Layout
-from .spec import (
-    Fairness,
-    Kind,
-    Liveness,
-    Output,
-    Property,
-    Row,
-    Spec,
-    SpecError,
-    Totality,
-    Trigger,
-    Var,
-    Variant,
-)
+from .spec import Fairness
+from .spec import Kind
+from .spec import Liveness
+from .spec import Output
+from .spec import Property
+from .spec import Row
+from .spec import Spec
+from .spec import SpecError
+from .spec import Totality
+from .spec import Trigger
+from .spec import Var
+from .spec import Variant
 
 STEP = "step"  # the output `<component>_step`: the trigger the component took, or none
 Fault = Literal["loss", "duplication", "reordering"]

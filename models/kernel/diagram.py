@@ -20,24 +20,48 @@ from __future__ import annotations
 import enum
 import html
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from collections.abc import Collection
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
 from itertools import groupby
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
+from typing import Protocol
 
 import graphviz
 
 from .domains import Value
-from .explore import Edge, Exploration, explore
-from .expr import TRUE, And, Const, Env, Expr, In, Not, Or, Ref, Some, evaluate
+from .explore import Edge
+from .explore import Exploration
+from .explore import explore
+from .expr import TRUE
+from .expr import And
+from .expr import Const
+from .expr import Env
+from .expr import Expr
+from .expr import In
+from .expr import Not
+from .expr import Or
+from .expr import Ref
+from .expr import Some
+from .expr import evaluate
 from .files import write_atomic
-from .printer import flat, paren, show, wrap
-from .spec import Row, Spec
+from .printer import flat
+from .printer import paren
+from .printer import show
+from .printer import wrap
+from .spec import Row
+from .spec import Spec
 from .trace import Trace
 
 if TYPE_CHECKING:
-    from .compose import Part, System
+    from .compose import Part
+    from .compose import System
 
 WIDTH = 34  # characters per edge-label line
 FOOTNOTE_WIDTH = 46  # characters per footnote line

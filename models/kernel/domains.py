@@ -10,8 +10,13 @@ from __future__ import annotations
 import enum
 import itertools
 import math
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Hashable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 Value = Any  # a domain member: an enum member, bool, int, float, None (option), or tuple

@@ -32,29 +32,44 @@ import functools
 import re
 import time
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import FunctionType, MappingProxyType
-from typing import Any, assert_never, overload
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from types import FunctionType
+from types import MappingProxyType
+from typing import Any
+from typing import assert_never
+from typing import overload
 
 from . import expr as ex
-from .domains import (
-    Bool,
-    Domain,
-    Func,
-    FuncValue,
-    IntRange,
-    Option,
-    Real,
-    Value,
-    all_assignments,
-    count,
-    is_data,
-)
-from .expr import Env, Expr, ExprTypeError, evaluate, node, unroll, walk
+from .domains import Bool
+from .domains import Domain
+from .domains import Func
+from .domains import FuncValue
+from .domains import IntRange
+from .domains import Option
+from .domains import Real
+from .domains import Value
+from .domains import all_assignments
+from .domains import count
+from .domains import is_data
+from .expr import Env
+from .expr import Expr
+from .expr import ExprTypeError
+from .expr import evaluate
+from .expr import node
+from .expr import unroll
+from .expr import walk
 from .oracle import OracleError
-from .spec import Param, Row, Spec, bind
-from .trace import Step, Trace
+from .spec import Param
+from .spec import Row
+from .spec import Spec
+from .spec import bind
+from .trace import Step
+from .trace import Trace
 
 State = tuple[Value, ...]
 Key = Any  # a state as the explorer stores it: a packed int, or the tuple itself

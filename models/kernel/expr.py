@@ -14,11 +14,24 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias, assert_never
+from typing import Any
+from typing import Literal
+from typing import TypeAlias
+from typing import assert_never
 
-from .domains import Bool, Domain, Func, FuncValue, IntRange, Option, Real, Seq, Set, Value
+from .domains import Bool
+from .domains import Domain
+from .domains import Func
+from .domains import FuncValue
+from .domains import IntRange
+from .domains import Option
+from .domains import Real
+from .domains import Seq
+from .domains import Set
+from .domains import Value
 
 # "bound" names a quantifier's variable; only the typer sees it (the node is `Bound`).
 Scope = Literal["pre", "post", "param", "out", "bound"]

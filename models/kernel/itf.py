@@ -25,19 +25,26 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .domains import Domain, Func, IntRange, Option, Seq, Set, Value
+from .domains import Domain
+from .domains import Func
+from .domains import IntRange
+from .domains import Option
+from .domains import Seq
+from .domains import Set
+from .domains import Value
 from .files import write_atomic
 from .spec import Spec
 from .trace import Trace
-from .tracecheck import (
-    Log,
-    LogStep,
-    TraceInputError,
-    decode_step,
-    decode_vars,
-    loads,
-)
-from .values import BadValue, decode, encode, shown
+from .tracecheck import Log
+from .tracecheck import LogStep
+from .tracecheck import TraceInputError
+from .tracecheck import decode_step
+from .tracecheck import decode_vars
+from .tracecheck import loads
+from .values import BadValue
+from .values import decode
+from .values import encode
+from .values import shown
 
 ADR = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 BIG = 2**53

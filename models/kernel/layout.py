@@ -11,7 +11,8 @@ outcome arms, and which outputs and updates are worth printing on an edge.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 from .domains import Value
 

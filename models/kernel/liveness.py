@@ -22,14 +22,19 @@ stutters forever in its last state.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
 
 from .explore import Exploration
 from .expr import Expr
-from .spec import FairCase, LiveKind, Liveness, Spec
-from .trace import Step, Trace
+from .spec import FairCase
+from .spec import LiveKind
+from .spec import Liveness
+from .spec import Spec
+from .trace import Step
+from .trace import Trace
 
 
 @dataclass(frozen=True)

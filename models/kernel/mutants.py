@@ -70,43 +70,61 @@ from __future__ import annotations
 
 import random
 import textwrap
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from functools import cached_property, partial
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
+from functools import cached_property
+from functools import partial
 from types import MappingProxyType
 
 from . import smt
-from .domains import Domain, Value, count
-from .explore import Exploration, ExplorationLimit, explore
-from .expr import (
-    FALSE,
-    TRUE,
-    Add,
-    And,
-    Cmp,
-    Const,
-    Env,
-    Eq,
-    Expr,
-    Implies,
-    In,
-    Not,
-    Or,
-    Quant,
-    Ref,
-    Scope,
-    StepIs,
-    compiled,
-    walk,
-)
-from .liveness import Graph, check_liveness
+from .domains import Domain
+from .domains import Value
+from .domains import count
+from .explore import Exploration
+from .explore import ExplorationLimit
+from .explore import explore
+from .expr import FALSE
+from .expr import TRUE
+from .expr import Add
+from .expr import And
+from .expr import Cmp
+from .expr import Const
+from .expr import Env
+from .expr import Eq
+from .expr import Expr
+from .expr import Implies
+from .expr import In
+from .expr import Not
+from .expr import Or
+from .expr import Quant
+from .expr import Ref
+from .expr import Scope
+from .expr import StepIs
+from .expr import compiled
+from .expr import walk
+from .liveness import Graph
+from .liveness import check_liveness
 from .oracle import OracleError
 from .printer import show
 from .smt import SolverLimit
-from .spec import AnyOf, FairCase, Kind, Liveness, Property, Row, Spec, SpecError
+from .spec import AnyOf
+from .spec import FairCase
+from .spec import Kind
+from .spec import Liveness
+from .spec import Property
+from .spec import Row
+from .spec import Spec
+from .spec import SpecError
 from .trace import Step as TraceStep
-from .trace import Trace, plural
-from .vacuity import premises, vacuous
+from .trace import Trace
+from .trace import plural
+from .vacuity import premises
+from .vacuity import vacuous
 
 SEED = 20260701
 # At most this many values replace one update or output (sampled when the domain is larger).

@@ -12,11 +12,15 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from transitions import EventData, Machine, MachineError
+from transitions import EventData
+from transitions import Machine
+from transitions import MachineError
 
 from .domains import Value
-from .expr import Env, evaluate
-from .spec import Row, Spec
+from .expr import Env
+from .expr import evaluate
+from .spec import Row
+from .spec import Spec
 from .trace import Step
 
 _SINGLE_STATE = "run"

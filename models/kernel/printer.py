@@ -12,11 +12,17 @@ their labels: `pending is none`, `state ≠ OVERLAP`, `¬aborted`, `trigger is c
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING
+from typing import assert_never
 
 from . import expr as ex
-from .domains import Domain, FuncValue, Option, Value, real_text
-from .expr import Expr, node
+from .domains import Domain
+from .domains import FuncValue
+from .domains import Option
+from .domains import Value
+from .domains import real_text
+from .expr import Expr
+from .expr import node
 
 if TYPE_CHECKING:
     from .spec import Spec

@@ -64,30 +64,47 @@ z3 proofs cover, and a model that adds reals is refused with `PromelaError`.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import fields
 from types import MappingProxyType
 from typing import assert_never
 
 from . import expr as ex
-from .domains import (
-    Bool,
-    Domain,
-    Finite,
-    Func,
-    FuncValue,
-    IntRange,
-    Option,
-    Real,
-    Seq,
-    Set,
-    Value,
-    all_assignments,
-    is_data,
-)
-from .expr import Env, Expr, ExprTypeError, Scope, evaluate, infer, node, unroll, walk
-from .spec import Kind, LiveKind, Liveness, Property, Row, Spec, Var, bind
-from .trace import Step, Trace
+from .domains import Bool
+from .domains import Domain
+from .domains import Finite
+from .domains import Func
+from .domains import FuncValue
+from .domains import IntRange
+from .domains import Option
+from .domains import Real
+from .domains import Seq
+from .domains import Set
+from .domains import Value
+from .domains import all_assignments
+from .domains import is_data
+from .expr import Env
+from .expr import Expr
+from .expr import ExprTypeError
+from .expr import Scope
+from .expr import evaluate
+from .expr import infer
+from .expr import node
+from .expr import unroll
+from .expr import walk
+from .spec import Kind
+from .spec import LiveKind
+from .spec import Liveness
+from .spec import Property
+from .spec import Row
+from .spec import Spec
+from .spec import Var
+from .spec import bind
+from .trace import Step
+from .trace import Trace
 
 SETUP_STATES = 1  # the state before an initial state is picked (see the module docstring)
 PROPERTY_ENV = "SC_PROP"  # pan reads the property selector from this environment variable

@@ -19,35 +19,45 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
-from .domains import Bool, Domain, Finite, IntRange, Option
-from .expr import (
-    Add,
-    And,
-    Cmp,
-    CmpOp,
-    Const,
-    Enabled,
-    Env,
-    Eq,
-    Expr,
-    Implies,
-    IsSome,
-    Ite,
-    Not,
-    Or,
-    Quant,
-    Ref,
-    StepIs,
-    Unwrap,
-    evaluate,
-    instances,
-)
-from .printer import domain_of, is_bool, label, show, side
-from .spec import Kind, Property, Spec
+from .domains import Bool
+from .domains import Domain
+from .domains import Finite
+from .domains import IntRange
+from .domains import Option
+from .expr import Add
+from .expr import And
+from .expr import Cmp
+from .expr import CmpOp
+from .expr import Const
+from .expr import Enabled
+from .expr import Env
+from .expr import Eq
+from .expr import Expr
+from .expr import Implies
+from .expr import IsSome
+from .expr import Ite
+from .expr import Not
+from .expr import Or
+from .expr import Quant
+from .expr import Ref
+from .expr import StepIs
+from .expr import Unwrap
+from .expr import evaluate
+from .expr import instances
+from .printer import domain_of
+from .printer import is_bool
+from .printer import label
+from .printer import show
+from .printer import side
+from .spec import Kind
+from .spec import Property
+from .spec import Spec
 from .trace import Trace
 
 WIDTH = 70

@@ -20,7 +20,8 @@ import html
 import math
 import textwrap
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from dataclasses import replace
 
 from .compose import STEP
 from .domains import Value

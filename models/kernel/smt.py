@@ -28,19 +28,45 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, assert_never
+from typing import Any
+from typing import assert_never
 
 import z3
 
 from . import expr as ex
-from .domains import Bool, Domain, Finite, Func, FuncValue, IntRange, Option, Real, Seq, Set, Value
-from .expr import Env, Expr, Scope, evaluate, infer, node, unroll, walk
-from .spec import Kind, Property, Row, Spec
-from .trace import Step, Trace, plural
+from .domains import Bool
+from .domains import Domain
+from .domains import Finite
+from .domains import Func
+from .domains import FuncValue
+from .domains import IntRange
+from .domains import Option
+from .domains import Real
+from .domains import Seq
+from .domains import Set
+from .domains import Value
+from .expr import Env
+from .expr import Expr
+from .expr import Scope
+from .expr import evaluate
+from .expr import infer
+from .expr import node
+from .expr import unroll
+from .expr import walk
+from .spec import Kind
+from .spec import Property
+from .spec import Row
+from .spec import Spec
+from .trace import Step
+from .trace import Trace
+from .trace import plural
 
 Term = Any  # a z3 expression; z3 has no type stubs
 Enc = tuple[Term, ...]  # one z3 term per slot (an option has a presence bit first)

@@ -16,43 +16,55 @@ import copy as _copy
 import enum
 import itertools
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, TypeVar, Unpack, assert_never
+from typing import TYPE_CHECKING
+from typing import Literal
+from typing import Protocol
+from typing import TypedDict
+from typing import TypeVar
+from typing import Unpack
+from typing import assert_never
 
-from .domains import Bool, Domain, Finite, Value, all_assignments
-from .expr import (
-    FALSE,
-    TRUE,
-    VALUED,
-    And,
-    Bound,
-    Cmp,
-    Const,
-    Enabled,
-    Env,
-    Eq,
-    Expr,
-    ExprTypeError,
-    Implies,
-    In,
-    Ite,
-    Not,
-    Or,
-    Quant,
-    Ref,
-    Scope,
-    StepIs,
-    as_expr,
-    check,
-    defined,
-    evaluate,
-    is_step_expr,
-    node,
-    partial,
-    walk,
-)
+from .domains import Bool
+from .domains import Domain
+from .domains import Finite
+from .domains import Value
+from .domains import all_assignments
+from .expr import FALSE
+from .expr import TRUE
+from .expr import VALUED
+from .expr import And
+from .expr import Bound
+from .expr import Cmp
+from .expr import Const
+from .expr import Enabled
+from .expr import Env
+from .expr import Eq
+from .expr import Expr
+from .expr import ExprTypeError
+from .expr import Implies
+from .expr import In
+from .expr import Ite
+from .expr import Not
+from .expr import Or
+from .expr import Quant
+from .expr import Ref
+from .expr import Scope
+from .expr import StepIs
+from .expr import as_expr
+from .expr import check
+from .expr import defined
+from .expr import evaluate
+from .expr import is_step_expr
+from .expr import node
+from .expr import partial
+from .expr import walk
 from .layout import Layout
 
 if TYPE_CHECKING:

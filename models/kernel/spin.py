@@ -36,15 +36,25 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
 from pathlib import Path
 
 from .domains import product_size
-from .explore import Exploration, initial_states
-from .expr import Env, evaluate
-from .oracle import Oracle, OracleError
-from .promela import PROPERTY_ENV, SETUP_STATES, Export, export
-from .spec import Kind, Property, Spec
+from .explore import Exploration
+from .explore import initial_states
+from .expr import Env
+from .expr import evaluate
+from .oracle import Oracle
+from .oracle import OracleError
+from .promela import PROPERTY_ENV
+from .promela import SETUP_STATES
+from .promela import Export
+from .promela import export
+from .spec import Kind
+from .spec import Property
+from .spec import Spec
 from .trace import Trace
 
 CACHE = Path(__file__).resolve().parents[2] / ".cache" / "spin"

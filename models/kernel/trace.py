@@ -7,13 +7,18 @@ Printing shows step 0 in full and, after that, only what changed (`old→new`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .domains import Domain, Option, Real, Value
+from .domains import Domain
+from .domains import Option
+from .domains import Real
+from .domains import Value
 from .spec import Spec
-from .values import encode, same
+from .values import encode
+from .values import same
 
 
 @dataclass(frozen=True)

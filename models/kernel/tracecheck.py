@@ -24,15 +24,32 @@ from __future__ import annotations
 import itertools
 import json
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from .domains import Value
-from .expr import Env, compiled, evaluate
-from .spec import Row, Spec
-from .trace import Step, Trace, plural, render_trace, trace_json
-from .values import BadValue, clip, decode, encode, same, shown
+from .expr import Env
+from .expr import compiled
+from .expr import evaluate
+from .spec import Row
+from .spec import Spec
+from .trace import Step
+from .trace import Trace
+from .trace import plural
+from .trace import render_trace
+from .trace import trace_json
+from .values import BadValue
+from .values import clip
+from .values import decode
+from .values import encode
+from .values import same
+from .values import shown
 
 State = tuple[Value, ...]
 

@@ -13,7 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .explore import Exploration
-from .expr import Bound, Expr, Implies, Quant, is_step_expr, walk
+from .expr import Bound
+from .expr import Expr
+from .expr import Implies
+from .expr import Quant
+from .expr import is_step_expr
+from .expr import walk
 from .printer import show
 from .spec import Spec
 

@@ -14,7 +14,17 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .domains import Bool, Domain, Finite, Func, FuncValue, IntRange, Option, Real, Seq, Set, Value
+from .domains import Bool
+from .domains import Domain
+from .domains import Finite
+from .domains import Func
+from .domains import FuncValue
+from .domains import IntRange
+from .domains import Option
+from .domains import Real
+from .domains import Seq
+from .domains import Set
+from .domains import Value
 
 
 class BadValue(ValueError):

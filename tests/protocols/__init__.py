@@ -22,16 +22,14 @@ from dataclasses import dataclass
 
 from models.kernel import Spec
 
-from . import (
-    chang_roberts,
-    dining_philosophers,
-    echo,
-    ewd840,
-    prisoners,
-    readers_writers,
-    single_lane_bridge,
-    sync_termination,
-)
+from . import chang_roberts
+from . import dining_philosophers
+from . import echo
+from . import ewd840
+from . import prisoners
+from . import readers_writers
+from . import single_lane_bridge
+from . import sync_termination
 
 
 @dataclass(frozen=True)

@@ -11,41 +11,39 @@ from __future__ import annotations
 
 import enum
 
-from models.kernel import (
-    AnyOf,
-    Bool,
-    Expr,
-    Finite,
-    Func,
-    IntRange,
-    Param,
-    Set,
-    Spec,
-    Trigger,
-    Var,
-    always,
-    and_,
-    at,
-    eq,
-    exists,
-    forall,
-    func,
-    gt,
-    implies,
-    ite,
-    leads_to,
-    lt,
-    member,
-    ne,
-    not_,
-    param,
-    row,
-    set_add,
-    set_remove,
-    update,
-    var,
-    weak,
-)
+from models.kernel import AnyOf
+from models.kernel import Bool
+from models.kernel import Expr
+from models.kernel import Finite
+from models.kernel import Func
+from models.kernel import IntRange
+from models.kernel import Param
+from models.kernel import Set
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import at
+from models.kernel import eq
+from models.kernel import exists
+from models.kernel import forall
+from models.kernel import func
+from models.kernel import gt
+from models.kernel import implies
+from models.kernel import ite
+from models.kernel import leads_to
+from models.kernel import lt
+from models.kernel import member
+from models.kernel import ne
+from models.kernel import not_
+from models.kernel import param
+from models.kernel import row
+from models.kernel import set_add
+from models.kernel import set_remove
+from models.kernel import update
+from models.kernel import var
+from models.kernel import weak
 
 N = 3
 SRC = "shared/protocols/chang_roberts/ChangRoberts.tla"

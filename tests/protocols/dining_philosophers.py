@@ -9,35 +9,33 @@ from __future__ import annotations
 
 import enum
 
-from models.kernel import (
-    Bool,
-    Expr,
-    Finite,
-    Func,
-    IntRange,
-    Param,
-    Spec,
-    Trigger,
-    Var,
-    always,
-    and_,
-    at,
-    bound,
-    eq,
-    forall,
-    func,
-    implies,
-    infinitely_often,
-    ite,
-    ne,
-    not_,
-    or_,
-    param,
-    row,
-    update,
-    var,
-    weak,
-)
+from models.kernel import Bool
+from models.kernel import Expr
+from models.kernel import Finite
+from models.kernel import Func
+from models.kernel import IntRange
+from models.kernel import Param
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import at
+from models.kernel import bound
+from models.kernel import eq
+from models.kernel import forall
+from models.kernel import func
+from models.kernel import implies
+from models.kernel import infinitely_often
+from models.kernel import ite
+from models.kernel import ne
+from models.kernel import not_
+from models.kernel import or_
+from models.kernel import param
+from models.kernel import row
+from models.kernel import update
+from models.kernel import var
+from models.kernel import weak
 
 NP = 5
 SRC = "shared/protocols/DiningPhilosophers/DiningPhilosophers.tla"

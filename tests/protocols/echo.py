@@ -14,44 +14,42 @@ from __future__ import annotations
 import enum
 import itertools
 
-from models.kernel import (
-    Expr,
-    Finite,
-    Func,
-    IntRange,
-    Option,
-    Param,
-    Set,
-    Spec,
-    Trigger,
-    Var,
-    add,
-    always,
-    and_,
-    at,
-    eq,
-    exists,
-    forall,
-    func,
-    implies,
-    is_none,
-    ite,
-    le,
-    lt,
-    member,
-    ne,
-    not_,
-    or_,
-    param,
-    row,
-    set_add,
-    set_remove,
-    size,
-    some,
-    unwrap,
-    update,
-    var,
-)
+from models.kernel import Expr
+from models.kernel import Finite
+from models.kernel import Func
+from models.kernel import IntRange
+from models.kernel import Option
+from models.kernel import Param
+from models.kernel import Set
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import add
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import at
+from models.kernel import eq
+from models.kernel import exists
+from models.kernel import forall
+from models.kernel import func
+from models.kernel import implies
+from models.kernel import is_none
+from models.kernel import ite
+from models.kernel import le
+from models.kernel import lt
+from models.kernel import member
+from models.kernel import ne
+from models.kernel import not_
+from models.kernel import or_
+from models.kernel import param
+from models.kernel import row
+from models.kernel import set_add
+from models.kernel import set_remove
+from models.kernel import size
+from models.kernel import some
+from models.kernel import unwrap
+from models.kernel import update
+from models.kernel import var
 from models.kernel.expr import as_expr
 
 SRC = "shared/protocols/echo/Echo.tla"

@@ -10,38 +10,36 @@ from __future__ import annotations
 
 import enum
 
-from models.kernel import (
-    AnyOf,
-    Bool,
-    Finite,
-    Func,
-    IntRange,
-    Param,
-    Spec,
-    Trigger,
-    Var,
-    always,
-    and_,
-    at,
-    eq,
-    exists,
-    forall,
-    gt,
-    implies,
-    ite,
-    le,
-    leads_to,
-    lt,
-    ne,
-    not_,
-    or_,
-    param,
-    row,
-    sub,
-    update,
-    var,
-    weak,
-)
+from models.kernel import AnyOf
+from models.kernel import Bool
+from models.kernel import Finite
+from models.kernel import Func
+from models.kernel import IntRange
+from models.kernel import Param
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import at
+from models.kernel import eq
+from models.kernel import exists
+from models.kernel import forall
+from models.kernel import gt
+from models.kernel import implies
+from models.kernel import ite
+from models.kernel import le
+from models.kernel import leads_to
+from models.kernel import lt
+from models.kernel import ne
+from models.kernel import not_
+from models.kernel import or_
+from models.kernel import param
+from models.kernel import row
+from models.kernel import sub
+from models.kernel import update
+from models.kernel import var
+from models.kernel import weak
 
 N = 3
 SRC = "shared/protocols/ewd840/EWD840.tla"

@@ -13,42 +13,40 @@ from __future__ import annotations
 
 import itertools
 
-from models.kernel import (
-    Expr,
-    Finite,
-    Func,
-    IntRange,
-    Param,
-    Seq,
-    Set,
-    Spec,
-    Trigger,
-    Var,
-    always,
-    and_,
-    append,
-    at,
-    eq,
-    exists,
-    func,
-    gt,
-    head,
-    index,
-    infinitely_often,
-    le,
-    length,
-    member,
-    ne,
-    not_,
-    param,
-    row,
-    set_add,
-    set_remove,
-    size,
-    tail,
-    var,
-    weak,
-)
+from models.kernel import Expr
+from models.kernel import Finite
+from models.kernel import Func
+from models.kernel import IntRange
+from models.kernel import Param
+from models.kernel import Seq
+from models.kernel import Set
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import append
+from models.kernel import at
+from models.kernel import eq
+from models.kernel import exists
+from models.kernel import func
+from models.kernel import gt
+from models.kernel import head
+from models.kernel import index
+from models.kernel import infinitely_often
+from models.kernel import le
+from models.kernel import length
+from models.kernel import member
+from models.kernel import ne
+from models.kernel import not_
+from models.kernel import param
+from models.kernel import row
+from models.kernel import set_add
+from models.kernel import set_remove
+from models.kernel import size
+from models.kernel import tail
+from models.kernel import var
+from models.kernel import weak
 
 SRC = "shared/protocols/ReadersWriters/ReadersWriters.tla"
 ACTORS = 3

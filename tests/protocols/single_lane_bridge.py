@@ -10,43 +10,41 @@ SingleLaneBridge.tla, actions MoveOutsideBridge, MoveInsideBridge and EnterBridg
 
 from __future__ import annotations
 
-from models.kernel import (
-    Expr,
-    Finite,
-    Func,
-    IntRange,
-    Param,
-    Seq,
-    Spec,
-    Trigger,
-    Var,
-    add,
-    always,
-    and_,
-    append,
-    at,
-    eq,
-    forall,
-    gt,
-    head,
-    implies,
-    is_in,
-    ite,
-    leads_to,
-    length,
-    lt,
-    ne,
-    not_,
-    or_,
-    param,
-    row,
-    sub,
-    tail,
-    total,
-    update,
-    var,
-    weak,
-)
+from models.kernel import Expr
+from models.kernel import Finite
+from models.kernel import Func
+from models.kernel import IntRange
+from models.kernel import Param
+from models.kernel import Seq
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import add
+from models.kernel import always
+from models.kernel import and_
+from models.kernel import append
+from models.kernel import at
+from models.kernel import eq
+from models.kernel import forall
+from models.kernel import gt
+from models.kernel import head
+from models.kernel import implies
+from models.kernel import is_in
+from models.kernel import ite
+from models.kernel import leads_to
+from models.kernel import length
+from models.kernel import lt
+from models.kernel import ne
+from models.kernel import not_
+from models.kernel import or_
+from models.kernel import param
+from models.kernel import row
+from models.kernel import sub
+from models.kernel import tail
+from models.kernel import total
+from models.kernel import update
+from models.kernel import var
+from models.kernel import weak
 from models.kernel.expr import Const
 
 SRC = "shared/protocols/SingleLaneBridge/SingleLaneBridge.tla"

@@ -10,31 +10,29 @@ Wakeup(i, j) and DetectTermination.
 
 from __future__ import annotations
 
-from models.kernel import (
-    AnyOf,
-    Bool,
-    Func,
-    IntRange,
-    Param,
-    Spec,
-    Trigger,
-    Var,
-    always,
-    at,
-    eq,
-    forall,
-    implies,
-    ite,
-    leads_to,
-    not_,
-    nxt,
-    or_,
-    param,
-    row,
-    update,
-    var,
-    weak,
-)
+from models.kernel import AnyOf
+from models.kernel import Bool
+from models.kernel import Func
+from models.kernel import IntRange
+from models.kernel import Param
+from models.kernel import Spec
+from models.kernel import Trigger
+from models.kernel import Var
+from models.kernel import always
+from models.kernel import at
+from models.kernel import eq
+from models.kernel import forall
+from models.kernel import implies
+from models.kernel import ite
+from models.kernel import leads_to
+from models.kernel import not_
+from models.kernel import nxt
+from models.kernel import or_
+from models.kernel import param
+from models.kernel import row
+from models.kernel import update
+from models.kernel import var
+from models.kernel import weak
 
 N = 7
 SRC = "shared/protocols/ewd840/SyncTerminationDetection.tla"
