@@ -10,8 +10,9 @@ NPM_STAMP := $(TRANSPORT)/node_modules/.installed
 MERMAID := tests/mermaid
 MERMAID_STAMP := $(MERMAID)/node_modules/.installed
 export HYPOTHESIS_PROFILE ?= ci
-# make verify runs pytest on 2 workers (pytest-xdist; `make bench` times 1 against 2 and 3 on
-# 2 cores); `make test` runs it in one process. FRESH=1: make verify bypasses the result cache.
+# make verify runs the conformance and impl tests on 2 pytest workers (pytest-xdist; `make bench`
+# times the gate with 1 against 2 on 2 cores); `make test` runs the whole suite in one process.
+# FRESH=1: make verify bypasses the result cache.
 PYTEST_JOBS ?= 2
 FRESH ?=
 LOADED_RUNS ?= 5
@@ -20,7 +21,7 @@ LOADED_RUNS ?= 5
 	kernel-mutation package-check spin seeds rustc node report browser mermaid
 
 help:
-	@echo "make verify     the merge gate: model checks, mutants, seeds, pytest, diagrams, mypy, ruff"
+	@echo "make verify     the merge gate: model checks, mutants, seeds, conformance tests, diagrams, mypy, ruff"
 	@echo "make verify FRESH=1  the same, bypassing the result cache (what .ci/run runs)"
 	@echo "make verify-loaded   make verify FRESH=1, $(LOADED_RUNS) times (LOADED_RUNS), under stress-ng on every core"
 	@echo "make test       the pytest suite (HYPOTHESIS_PROFILE=dev|ci|thorough, default ci)"
