@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import itertools
 import signal
 import threading
 from types import SimpleNamespace
@@ -246,13 +247,21 @@ def test_equality_ignores_the_slots_a_value_does_not_use() -> None:
     )
 
 
+# A sort name no earlier test in this process declared: smt's sort caches outlive a test
+# (and mutmut forks each mutant's run from a process whose tests filled them).
+_NAMES = itertools.count()
+
+
 def test_two_domains_of_one_name_get_two_sorts() -> None:
-    first = Finite("Twin", ("a", "b"))
-    second = Finite("Twin", ("a", "c"))
-    assert str(smt.slot_sorts(first)[0]) == "Twin"
-    assert str(smt.slot_sorts(second)[0]) == "Twin_1"
-    assert str(smt.slot_sorts(Finite("Twin", ("a", "b")))[0]) == "Twin"  # the same labels
-    assert str(encode_value(second, "c")[0]) == "c"
+    twin = f"Twin{next(_NAMES)}"
+    first = Finite(twin, ("a", "b"))
+    second = Finite(twin, ("a", "c"))
+    assert str(smt.slot_sorts(first)[0]) == twin
+    assert str(smt.slot_sorts(second)[0]) == f"{twin}_1"
+    assert str(smt.slot_sorts(Finite(twin, ("a", "b")))[0]) == twin  # the same labels
+    assert smt.slot_sorts(first) == smt.slot_sorts(first)  # the domain's own entry
+    assert [str(encode_value(second, v)[0]) for v in ("a", "c")] == ["a", "c"]
+    assert [str(encode_value(first, v)[0]) for v in ("a", "b")] == ["a", "b"]
 
 
 def test_substitute_refuses_slots_and_values_of_two_lengths() -> None:
