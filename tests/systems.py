@@ -22,6 +22,8 @@ from models.kernel import Var
 from models.kernel import ignore
 from models.kernel import row
 from models.kernel import some
+from models.kernel.compose import Channel
+from models.kernel.compose import Fault
 from models.kernel.compose import channel
 from models.kernel.compose import compose
 from models.kernel.explore import explore
@@ -94,19 +96,26 @@ LAMP = Spec(
         ignore("broken_off", "off", Lamp.BROKEN, cite="t"),
     ),
 )
+
+
+def link(capacity: int = 1, faults: tuple[Fault, ...] = ("loss",)) -> Channel:
+    """The switch's commands to the device: the plant's lane, or one with other faults."""
+    return channel(
+        "link",
+        ("ctl", "cmd"),
+        "dev",
+        {Cmd.START: "start", Cmd.STOP: "stop"},
+        capacity=capacity,
+        faults=faults,
+        cite="t",
+    )
+
+
 SYSTEM = compose(
     "plant",
     {"ctl": CTL, "dev": DEV, "lamp": LAMP},
     [
-        channel(
-            "link",
-            ("ctl", "cmd"),
-            "dev",
-            {Cmd.START: "start", Cmd.STOP: "stop"},
-            capacity=1,
-            faults=("loss",),
-            cite="t",
-        ),
+        link(),
         channel("wire", ("dev", "light"), "lamp", {Light.ON: "on", Light.OFF: "off"}, cite="t"),
     ],
     source=SOURCE,

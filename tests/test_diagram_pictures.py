@@ -25,6 +25,7 @@ from systems import Device
 from systems import Lamp
 from systems import Light
 from systems import Switch
+from systems import link
 
 from models.kernel import TRUE
 from models.kernel import Bool
@@ -139,15 +140,7 @@ def test_a_components_own_layout_is_left_out_and_its_receiver_starts_where_the_s
         rows=(row("wake", "wake", IDLE, RUN, emits={"light": some(Light.ON)}, cite="t"), *DEV.rows),
         layout=Layout(footnotes=True, clusters=(("asleep", (IDLE,)),), arms=("light", RUN)),
     )
-    lane = channel(
-        "link",
-        ("ctl", "cmd"),
-        "dev",
-        {Cmd.START: "start", Cmd.STOP: "stop"},
-        capacity=2,
-        faults=("duplication", "reordering"),
-        cite="t",
-    )
+    lane = link(capacity=2, faults=("duplication", "reordering"))
     pair = compose("pair", {"dev": wakes, "ctl": CTL}, [lane], source="t")
     (pic,) = pictures(pair)
     # The device's steps of its own group and of none are told apart by decider.

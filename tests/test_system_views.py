@@ -26,9 +26,9 @@ from systems import CTL
 from systems import DEV
 from systems import LAMP
 from systems import SYSTEM
-from systems import Cmd
 from systems import Device
 from systems import Light
+from systems import link
 from systems import trace_of
 
 from models.cli.main import main
@@ -289,15 +289,7 @@ def test_a_duplicated_or_reordered_message_is_marked_on_its_fifo() -> None:
         "twice",
         {"ctl": CTL, "dev": DEV, "lamp": LAMP},
         [
-            channel(
-                "link",
-                ("ctl", "cmd"),
-                "dev",
-                {Cmd.START: "start", Cmd.STOP: "stop"},
-                capacity=2,
-                faults=("duplication", "reordering"),
-                cite="t",
-            ),
+            link(capacity=2, faults=("duplication", "reordering")),
             channel("wire", ("dev", "light"), "lamp", {Light.ON: "on", Light.OFF: "off"}, cite="t"),
         ],
         source="t",
