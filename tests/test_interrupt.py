@@ -120,7 +120,10 @@ def test_ctrl_c_exits_130_and_writes_nothing(
         child.kill()
     code = child.returncode
     assert code == 130, "".join(seen) + rest
-    assert rest.strip().endswith("interrupted") and "Traceback" not in rest, rest
+    # A second marker may follow: `report` draws beside itself (kit.Beside), and a drawing
+    # thread can enter the patched phase after the main thread said "interrupted".
+    said = [line for line in rest.strip().splitlines() if not line.startswith("PHASE ")]
+    assert said and said[-1].endswith("interrupted") and "Traceback" not in rest, rest
     # Nothing half-written and no temporary file; `diagram --render` lays every picture out
     # before it writes any file, so a Ctrl-C in the layout leaves no .dot without its .svg.
     assert sorted(os.listdir(out)) == []
