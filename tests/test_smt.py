@@ -35,6 +35,7 @@ from models.kernel import and_
 from models.kernel import append
 from models.kernel import at
 from models.kernel import eq
+from models.kernel import func
 from models.kernel import ge
 from models.kernel import group_is
 from models.kernel import gt
@@ -66,6 +67,7 @@ from models.kernel import some
 from models.kernel import sometimes
 from models.kernel import sub
 from models.kernel import tail
+from models.kernel import total
 from models.kernel import trigger_is
 from models.kernel import unwrap
 from models.kernel import update
@@ -238,6 +240,14 @@ def test_equality_ignores_the_slots_a_value_does_not_use() -> None:
     assert not _holds(
         smt._equal(BAG, encode_value(BAG, frozenset()), encode_value(BAG, frozenset({Colour.BLUE})))
     )
+    # An option's, or a sequence's element's, value of several slots: compared on each.
+    maybe_bag = Option(BAG)
+    red, both = frozenset({Colour.RED}), frozenset({Colour.RED, Colour.BLUE})
+    assert not _holds(
+        smt._equal(maybe_bag, encode_value(maybe_bag, red), encode_value(maybe_bag, both))
+    )
+    bits = Seq(Option(IntRange(0, 1)), 2)
+    assert not _holds(smt._equal(bits, encode_value(bits, (1,)), encode_value(bits, (0,))))
     assert not _holds(
         smt._equal(
             MAP,
@@ -262,6 +272,24 @@ def test_two_domains_of_one_name_get_two_sorts() -> None:
     assert smt.slot_sorts(first) == smt.slot_sorts(first)  # the domain's own entry
     assert [str(encode_value(second, v)[0]) for v in ("a", "c")] == ["a", "c"]
     assert [str(encode_value(first, v)[0]) for v in ("a", "b")] == ["a", "b"]
+
+
+def test_a_domains_values_are_labelled_once_then_read_from_its_cache_entry() -> None:
+    # Labelling is costly (a policy's label is built from its four fields) and encoding hot.
+    labelled: list[Value] = []
+
+    def label(value: Value) -> str:
+        labelled.append(value)
+        return f"v{value}"
+
+    domain = Finite(f"Counted{next(_NAMES)}", (1, 2), namer=label)
+    assert str(encode_value(domain, 2)[0]) == "v2"
+    labelled.clear()
+    sort, consts = smt._enum_sort(domain)
+    assert str(sort) == domain.name
+    assert {k: str(c) for k, c in consts.items()} == {"v1": "v1", "v2": "v2"}  # by label
+    assert [str(encode_value(domain, v)[0]) for v in (1, 2)] == ["v1", "v2"]
+    assert labelled == []
 
 
 def test_substitute_refuses_slots_and_values_of_two_lengths() -> None:
@@ -358,6 +386,9 @@ EXPRESSIONS: list[tuple[Expr, Domain]] = [
     (eq(L, some(7)), Bool()),
     (is_in(var("colour"), Colour.BLUE), Bool()),
     (is_in(N, 0, 5), Bool()),
+    # An item of two slots (an option) is matched on both; `some(x)` is typed by the item.
+    (is_in(L, 7, None), Bool()),
+    (is_in(some(N), 2, None), Bool()),
     (lt(N, 2), Bool()),
     (le(N, 2), Bool()),
     (gt(N, 2), Bool()),
@@ -371,6 +402,10 @@ EXPRESSIONS: list[tuple[Expr, Domain]] = [
     (not_(var("on")), Bool()),
     (ne(var("colour"), Colour.RED), Bool()),
     (ite(var("on"), N, 4), IntRange(0, 5)),
+    # A literal's constant items are typed by its value domain.
+    (func(MAP, {1: N, 2: 0, 3: ite(var("on"), 5, 1)}), MAP),
+    # A sum over one value is its body alone, an `ite` of constants typed by the context.
+    (total("s", IntRange(2, 2), lambda s: ite(gt(at(M, s), 0), 1, 0)), IntRange(0, 1)),
 ]
 
 
@@ -396,6 +431,21 @@ def test_an_index_outside_the_sequence_is_the_last_slot() -> None:
     # Undefined in the kernel (the well-defined check reports it); z3 reads some slot.
     state = {**STATES[2], "n": 0}
     assert _z3_value(WIDE, index(B, N), IntRange(0, 5), state) == 5
+
+
+def test_a_real_compared_or_added_to_a_fraction_keeps_the_fraction() -> None:
+    # The real side types the constant on either side; as an integer, 0.5 would be 0.
+    gauge = Spec(
+        name="gauge",
+        source=SRC,
+        vars=(Var("r", Real((0.5,)), 0.25),),
+        triggers=(Trigger("t"),),
+        rows=(row("t", "t", None, cite=SRC),),
+    )
+    r, state = var("r"), {"r": 0.25}
+    assert _z3_value(gauge, lt(r, 0.5), Bool(), state) is True
+    assert _z3_value(gauge, lt(0.5, r), Bool(), state) is False
+    assert _z3_value(gauge, add(r, 0.5), Real((0.5,)), state) == 0.75
 
 
 def _step_value(e: Expr, trigger: str | None, params: dict[str, Value], fired: str) -> bool:
