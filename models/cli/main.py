@@ -256,8 +256,9 @@ def _check_all(specs: Sequence[Spec], args: argparse.Namespace, text: TextIO) ->
     passing outcome is cached under a hash of all its checks read (cache.py); ITF files are
     written only by a run."""
     names = [spec.name for spec in specs]
-    keys = {} if args.itf_dir else {n: _cache_key(n, args) for n in names}
     use_cache = cache.enabled(args.no_cache)
+    # A key hashes every file the spec reads: with the cache off, no key is worth its cost.
+    keys = {n: _cache_key(n, args) for n in names} if use_cache and not args.itf_dir else {}
     cached = {
         n: Outcome(**stored, cached=True)
         for n, k in keys.items()
@@ -290,7 +291,7 @@ def _check_all(specs: Sequence[Spec], args: argparse.Namespace, text: TextIO) ->
                 text.write(outcome.shown())
                 text.flush()
                 outcomes.append(outcome)
-    for o in outcomes if use_cache else ():
+    for o in outcomes:
         if not o.cached and not o.failures and o.name in keys:
             cache.put(f"verify-{o.name}", keys[o.name], o.stored())
     return outcomes

@@ -118,8 +118,8 @@ def run(args: argparse.Namespace) -> int:
 
     # A spec whose mutants all died (or were proved equivalent) is cached under a hash of
     # what judging them reads (cache.py): the spec, the kernel, impl/, conformance/, the seeds.
-    keys = {n: _cache_key(n, mode) for n in names}
     use_cache = cache.enabled(args.no_cache)
+    keys = {n: _cache_key(n, mode) for n in names} if use_cache else {}
     cached = {
         n: stored
         for n, k in keys.items()
