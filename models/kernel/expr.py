@@ -900,11 +900,9 @@ def _compile(expr: Expr) -> Callable[[Env], Value]:
         arg = compiled(expr.arg)
         return lambda env: not arg(env)
     if isinstance(expr, And):
-        parts = tuple(compiled(a) for a in expr.args)
-        return lambda env: all(p(env) for p in parts)
+        return _every(tuple(compiled(a) for a in expr.args))
     if isinstance(expr, Or):
-        parts = tuple(compiled(a) for a in expr.args)
-        return lambda env: any(p(env) for p in parts)
+        return _some(tuple(compiled(a) for a in expr.args))
     if isinstance(expr, Implies):
         premise, conclusion = compiled(expr.premise), compiled(expr.conclusion)
         return lambda env: (not premise(env)) or bool(conclusion(env))
@@ -934,10 +932,10 @@ def _compile(expr: Expr) -> Callable[[Env], Value]:
     if isinstance(expr, Quant):
         parts = tuple(compiled(b) for b in instances(expr))
         if expr.kind == "all":
-            return lambda env: all(p(env) for p in parts)
+            return _every(parts)
         if expr.kind == "sum":
             return lambda env: sum(p(env) for p in parts)
-        return lambda env: any(p(env) for p in parts)
+        return _some(parts)
     if isinstance(expr, SeqOp):
         return _compile_seq(expr)
     if isinstance(expr, At):
@@ -963,6 +961,36 @@ def _compile(expr: Expr) -> Callable[[Env], Value]:
     if isinstance(expr, Enabled | Bound):  # expanded, or bound, before evaluation
         raise ExprTypeError(f"cannot evaluate {type(expr).__name__} here")
     assert_never(expr)
+
+
+# `all(p(env) for p in parts)` makes a generator on every call; these are the hot path's
+# conjunctions (guards, properties), so they loop, or chain two parts, instead.
+def _every(parts: tuple[Callable[[Env], Value], ...]) -> Callable[[Env], Value]:
+    if len(parts) == 2:
+        a, b = parts
+        return lambda env: bool(a(env)) and bool(b(env))
+
+    def every(env: Env) -> Value:
+        for part in parts:  # noqa: SIM110 (all() of a generator is what this avoids)
+            if not part(env):
+                return False
+        return True
+
+    return every
+
+
+def _some(parts: tuple[Callable[[Env], Value], ...]) -> Callable[[Env], Value]:
+    if len(parts) == 2:
+        a, b = parts
+        return lambda env: bool(a(env)) or bool(b(env))
+
+    def some(env: Env) -> Value:
+        for part in parts:  # noqa: SIM110 (any() of a generator is what this avoids)
+            if part(env):
+                return True
+        return False
+
+    return some
 
 
 def _compile_seq(expr: SeqOp) -> Callable[[Env], Value]:
