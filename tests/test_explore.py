@@ -621,6 +621,54 @@ _PANEL_STEPS = [
 
 
 @pytest.mark.parametrize("packed", [True, False], ids=["packed", "tuples"])
+def test_a_prefetch_finds_what_each_search_finds_alone_and_answers_without_searching(
+    packed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not packed:
+        _as_tuples(monkeypatch)
+    alone = explore(_panel())
+    expected_states = [alone.first_state(p) for p in _PANEL_PREDICATES]
+    expected_edges = [alone.first_edge(p) for p in _PANEL_STEPS]
+    assert any(expected_states) and None in expected_states
+    assert any(expected_edges) and None in expected_edges
+    graph = explore(_panel())
+    graph.prefetch(states=_PANEL_PREDICATES, steps=_PANEL_STEPS)
+
+    def searched(*args: object) -> None:
+        raise AssertionError("searched again")
+
+    monkeypatch.setattr(graph.code, "state_test", searched)
+    monkeypatch.setattr(graph.code, "step_test", searched)
+    assert [graph.first_state(p) for p in _PANEL_PREDICATES] == expected_states
+    assert [graph.first_edge(p) for p in _PANEL_STEPS] == expected_edges
+    # An equal predicate that is another object was not prefetched: it is searched.
+    with pytest.raises(AssertionError, match="searched again"):
+        graph.first_state(eq(var("x"), 3))
+
+
+def test_a_prefetch_that_raises_keeps_nothing_and_each_search_runs_alone() -> None:
+    spec = _panel()
+    graph = explore(spec)
+
+    def broken(preds: object) -> object:
+        def first(keys: object) -> None:
+            raise RuntimeError("undefined somewhere")
+
+        return first
+
+    graph.code.state_tests = broken  # type: ignore[method-assign]
+    graph.code.step_tests = broken  # type: ignore[method-assign]
+    graph.prefetch(states=_PANEL_PREDICATES, steps=_PANEL_STEPS)
+    alone = explore(spec)
+    assert [graph.first_state(p) for p in _PANEL_PREDICATES] == [
+        alone.first_state(p) for p in _PANEL_PREDICATES
+    ]
+    assert [graph.first_edge(p) for p in _PANEL_STEPS] == [
+        alone.first_edge(p) for p in _PANEL_STEPS
+    ]
+
+
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "tuples"])
 def test_the_panels_first_edges_are_the_first_in_bfs_then_firing_order(
     packed: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -211,6 +211,7 @@ class Checker:
         self.max_k = max_k
         # The liveness checks read every edge: the search keeps them rather than redo them.
         self.graph = explore(spec, keep_moves=bool(spec.liveness))
+        self._searched = False
         self.budget = Budget(timeout)  # restarted by `run` for every check
         # A finite model's certificate is optional: it gets its own, smaller budget, and a
         # fifth of it once z3 has given up on one check (the hard ones are all hard).
@@ -534,6 +535,13 @@ class Checker:
 
     def _explorer_hit(self, bad: Expr, step: bool) -> Trace | None:
         g = self.graph
+        if not self._searched:  # every property's search in two passes, not one pass each
+            self._searched = True
+            props = self.spec.properties
+            g.prefetch(
+                states=[p.bad for p in props if not p.over_steps],
+                steps=[p.bad for p in props if p.over_steps],
+            )
         if step:
             edge = g.first_edge(bad)
             return None if edge is None else g.path_through(edge)

@@ -966,6 +966,27 @@ class _Compiled:
         ]
         return self._exec(lines, "first")  # type: ignore[no-any-return]
 
+    def state_tests(self, preds: Sequence[Expr]) -> Callable[[list[Key]], list[int | None]]:
+        """`state_test` of each predicate, in one pass: each state is unpacked once for all
+        of them, as TLC checks every invariant on a state at once."""
+        self.gen.params = {}
+        lines = [
+            "def first(states):",
+            f"    hits = [None] * {len(preds)}",
+            f"    left = {len(preds)}",
+            "    for i, s in enumerate(states):",
+            f"        {self._unpack()}",
+        ]
+        for c, pred in enumerate(preds):
+            lines += [
+                f"        if hits[{c}] is None and ({self.gen.cond(_fold(pred))}):",
+                f"            hits[{c}] = i",
+                "            left -= 1",
+                "            if not left: return hits",
+            ]
+        lines.append("    return hits")
+        return self._exec(lines, "first")  # type: ignore[no-any-return]
+
     def state_mask(self, pred: Expr) -> Callable[[list[Key]], list[bool]]:
         """Per state (in BFS order), whether a state predicate holds: one generated loop,
         not an interpreted evaluation per state."""
@@ -1073,6 +1094,40 @@ class _Compiled:
         lines.append("    return None")
         return self._exec(lines, "first")  # type: ignore[no-any-return]
 
+    def step_tests(
+        self, preds: Sequence[Expr]
+    ) -> Callable[[list[Key]], list[tuple[int, int, int] | None]]:
+        """`step_test` of each predicate, in one pass: each state is unpacked, and each
+        row's guard evaluated, once for all of them. A predicate a row makes false is not
+        tested on that row's steps at all."""
+
+        def body(ind: str, block: _Block, case: _Case, lines: list[str]) -> None:
+            row, tested = self.rows[case.row], False
+            for c, pred in enumerate(preds):
+                test = block.fold(self._on_step(pred, row))
+                if isinstance(test, ex.Const) and test.value is False:
+                    continue
+                tested = True
+                lines += [
+                    f"{ind}if hits[{c}] is None and ({self.gen.src(test)}):",
+                    f"{ind}    hits[{c}] = (i, {block.k}, {case.row})",
+                    f"{ind}    left -= 1",
+                    f"{ind}    if not left: return hits",
+                ]
+            if not tested:
+                lines.append(f"{ind}pass")
+
+        lines = [
+            "def first(states):",
+            f"    hits = [None] * {len(preds)}",
+            f"    left = {len(preds)}",
+            "    for i, s in enumerate(states):",
+            f"        {self._unpack()}",
+        ]
+        self._emit(lines, "        ", self.blocks, body, None)
+        lines.append("    return hits")
+        return self._exec(lines, "first")  # type: ignore[no-any-return]
+
     def _on_step(self, pred: Expr, r: Row) -> Expr:
         spec = self.spec
         group = spec.group_of(r.trigger)
@@ -1163,6 +1218,8 @@ class Exploration:
     _parents: list[Edge | None] | None = field(default=None, repr=False)
     # The search's edges, when asked for (`explore(keep_moves=True)`): see `move_table`.
     _moves: tuple[array[int], array[int]] | None = field(default=None, repr=False)
+    # What `prefetch` found, by the predicate's identity: (predicate, hit).
+    _found: dict[int, tuple[Expr, Any]] = field(default_factory=dict, repr=False)
 
     @property
     def code(self) -> _Compiled:
@@ -1305,9 +1362,32 @@ class Exploration:
 
     # ------------------------------------------------------------ searches
 
+    def prefetch(self, states: Sequence[Expr] = (), steps: Sequence[Expr] = ()) -> None:
+        """Search for many predicates at once (state predicates in one pass over the states,
+        step predicates in one over the edges); `first_state` and `first_edge` then answer
+        for these very objects from what was found. A batch that raises (a predicate
+        undefined somewhere) keeps nothing: each search then runs, and raises, alone."""
+        for preds, tests in (
+            (states, self.code.state_tests),
+            (steps, self.code.step_tests),
+        ):
+            if len(preds) < 2:
+                continue
+            try:
+                hits = tests(preds)(self._keys)
+            except Exception:  # noqa: BLE001 (the single searches report it)
+                continue
+            for pred, hit in zip(preds, hits, strict=True):
+                self._found[id(pred)] = (pred, hit)
+
+    def _prefetched(self, pred: Expr) -> tuple[bool, Any]:
+        found = self._found.get(id(pred))
+        return (True, found[1]) if found is not None and found[0] is pred else (False, None)
+
     def first_state(self, pred: Expr) -> int | None:
         """The shallowest state satisfying a state predicate (BFS order)."""
-        return self.code.state_test(pred)(self._keys)
+        known, hit = self._prefetched(pred)
+        return hit if known else self.code.state_test(pred)(self._keys)
 
     def state_mask(self, pred: Expr) -> list[bool]:
         """Per state (BFS order), whether a state predicate holds."""
@@ -1349,7 +1429,9 @@ class Exploration:
     def first_edge(self, pred: Expr | Callable[[Edge], bool]) -> Edge | None:
         """The edge satisfying a step predicate with the shortest path through it."""
         if isinstance(pred, Expr):
-            hit = self.code.step_test(pred)(self._keys)
+            known, hit = self._prefetched(pred)
+            if not known:
+                hit = self.code.step_test(pred)(self._keys)
             if hit is None:
                 return None
             i, firing, row = hit

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
+from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 from typing import Literal
@@ -228,9 +229,10 @@ class Property:
     def over_steps(self) -> bool:
         return is_step_expr(self.pred)
 
-    @property
+    @cached_property
     def bad(self) -> Expr:
-        """What a counterexample (or, for `sometimes`, a witness) must reach."""
+        """What a counterexample (or, for `sometimes`, a witness) must reach: one object per
+        property, so that the searches and compiled closures keyed by identity find it."""
         return self.pred if self.kind is not Kind.ALWAYS else Not(self.pred)
 
 

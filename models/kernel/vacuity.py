@@ -68,7 +68,12 @@ def vacuous(spec: Spec, graph: Exploration) -> list[Vacuous]:
     Both kinds are decided by the explorer's compiled tests over its packed states, so no
     state is unpacked into a dict: at 10^6 states that copy cost more than the search."""
     bad: list[Vacuous] = []
-    for prop, step, premise in premises(spec):
+    found = premises(spec)
+    graph.prefetch(
+        states=[premise for _, step, premise in found if not step],
+        steps=[premise for _, step, premise in found if step],
+    )
+    for prop, step, premise in found:
         if step:
             hit = graph.first_edge(premise) is not None
         else:
