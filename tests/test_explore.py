@@ -646,7 +646,9 @@ def test_a_prefetch_finds_what_each_search_finds_alone_and_answers_without_searc
         graph.first_state(eq(var("x"), 3))
 
 
-def test_a_prefetch_that_raises_keeps_nothing_and_each_search_runs_alone() -> None:
+def test_a_prefetch_that_raises_keeps_nothing_and_each_search_runs_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     spec = _panel()
     graph = explore(spec)
 
@@ -656,8 +658,8 @@ def test_a_prefetch_that_raises_keeps_nothing_and_each_search_runs_alone() -> No
 
         return first
 
-    graph.code.state_tests = broken  # type: ignore[method-assign]
-    graph.code.step_tests = broken  # type: ignore[method-assign]
+    monkeypatch.setattr(graph.code, "state_tests", broken)
+    monkeypatch.setattr(graph.code, "step_tests", broken)
     graph.prefetch(states=_PANEL_PREDICATES, steps=_PANEL_STEPS)
     alone = explore(spec)
     assert [graph.first_state(p) for p in _PANEL_PREDICATES] == [
