@@ -132,3 +132,13 @@ def test_the_page_is_the_same_drawn_by_two_processes_as_by_one(
     two = report.build(specs, results, origin, out=tmp_path, jobs=2)
     assert one == two
     assert one.index("<h2>policy:") < one.index("<h2>admission</h2>")  # policy's variants first
+
+
+def test_the_report_reads_the_figures_where_the_gate_and_pytest_write_them() -> None:
+    """The figures files are the checkout's reports/: models/cli/ once read models/reports/,
+    which nothing writes, and the report said "not measured yet" for every spec."""
+    from conformance.conftest import CONFORMANCE_JSON
+
+    root = Path(__file__).resolve().parent.parent
+    assert root / "reports" == report_figures.REPORTS
+    assert CONFORMANCE_JSON == report_figures.CONFORMANCE

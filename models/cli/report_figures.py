@@ -22,7 +22,9 @@ from models.kernel.spec import Spec
 if TYPE_CHECKING:
     from models.cli.results import SpecResults
 
-REPORTS = Path(__file__).resolve().parent.parent / "reports"
+REPORTS = (
+    Path(__file__).resolve().parents[2] / "reports"
+)  # the checkout's, where make verify writes
 CONFORMANCE = REPORTS / "conformance.json"
 MUTANTS = REPORTS / "mutants.json"
 SPIN = REPORTS / "spin.json"
