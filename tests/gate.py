@@ -2,7 +2,8 @@
 
 Not a test: pytest does not collect this file. `phases()` lists what the gate runs, in the
 order its output is shown; `tests/bench.py` times the same list. The phases are independent,
-except the report, which reads what the model checks, the mutant gate and pytest wrote, and
+except the report, which reads what the model checks, the mutant gate, the seed differential
+and pytest wrote, and
 the diagrams, which read the model checks' verdicts: they run side by side, up to SLOTS
 processes' worth at a time (2 per core: a phase's start-up and its last worker leave a core
 idle that another phase fills), the mutant gate, the longest, first. Each phase's output is
@@ -143,6 +144,7 @@ def phases() -> list[Phase]:
             "the seed differential failed (above)",
             deps=("models", "impl", "conformance", seeds),
             tools=("rustc", "node", "gcc"),
+            artifacts=("reports/seeds.json",),  # the report's seed figures
             weight=2,
             progress=_count(r"^seeds: \d+ of \d+ plugins done", r"seeds: (\d+) plugins", "done"),
         ),
@@ -191,7 +193,7 @@ def phases() -> list[Phase]:
             deps=(*TREE, seeds),  # it reads what the phases before it wrote from the tree
             tools=("dot",),
             artifacts=("reports/index.html",),
-            after=("model checks", "mutant gate (fast)", "pytest"),
+            after=("model checks", "mutant gate (fast)", "pytest", "seed differential"),
         ),
     ]
 
