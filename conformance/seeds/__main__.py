@@ -219,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"seeds: {len(chosen)} plugins: {', '.join(chosen)}", flush=True)
     results: list[Status] = []
     figures: dict[str, dict[str, str]] = {}
+    # The drivers' harness (hypothesis, trio) is imported once here, before the fork, so
+    # that the workers share it rather than each importing it again.
+    importlib.import_module("conformance.harness")
     # The plugins are independent: run them side by side, print each one's lines in order.
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
