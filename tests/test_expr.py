@@ -10,6 +10,9 @@ built inside its test, never at import time, so each test compiles it afresh.
 
 from __future__ import annotations
 
+import dataclasses
+import typing
+
 import pytest
 
 from models.kernel import expr as ex
@@ -128,35 +131,75 @@ def test_func_literal_builds_one_item_per_key_in_order() -> None:
     assert ex.func(f, lambda k: k * 2) == ex.FuncLit(f, (ex.Const(2), ex.Const(4), ex.Const(6)))
 
 
-def test_children_are_the_operands_in_order() -> None:
+def _one_of_each_node() -> list[tuple[ex.Expr, tuple[ex.Expr, ...]]]:
+    """A node of every kind (two where an operand is optional), with its operands in order."""
     a, b, c = ex.var("a"), ex.var("b"), ex.var("c")
     d = IntRange(0, 1)
     f = Func(d, d)
-    assert ex.Const(1).children() == ()
-    assert a.children() == ()
-    assert ex.Eq(a, b).children() == (a, b)
-    assert ex.In(a, (1,)).children() == (a,)
-    assert ex.Not(a).children() == (a,)
-    assert ex.And((a, b, c)).children() == (a, b, c)
-    assert ex.Or((a, b)).children() == (a, b)
-    assert ex.Implies(a, b).children() == (a, b)
-    assert ex.Ite(a, b, c).children() == (a, b, c)
-    assert ex.Cmp("<", a, b).children() == (a, b)
-    assert ex.Add(a, b).children() == (a, b)
-    assert ex.IsSome(a).children() == (a,)
-    assert ex.Some(a).children() == (a,)
-    assert ex.Unwrap(a).children() == (a,)
-    assert ex.StepIs("row", ("r",)).children() == ()
-    assert ex.Enabled(("t",)).children() == ()
-    assert ex.Bound("i").children() == ()
-    assert ex.Quant("all", "i", d, a).children() == (a,)
-    assert ex.SeqOp("len", a).children() == (a,)
-    assert ex.SeqOp("index", a, b).children() == (a, b)
-    assert ex.At(a, b).children() == (a, b)
-    assert ex.Update(a, b, c).children() == (a, b, c)
-    assert ex.FuncLit(f, (a, b)).children() == (a, b)
-    assert ex.SetOp("size", a).children() == (a,)
-    assert ex.SetOp("add", a, b).children() == (a, b)
+    return [
+        (ex.Const(1), ()),
+        (a, ()),
+        (ex.Eq(a, b), (a, b)),
+        (ex.In(a, (1,)), (a,)),
+        (ex.Not(a), (a,)),
+        (ex.And((a, b, c)), (a, b, c)),
+        (ex.Or((a, b)), (a, b)),
+        (ex.Implies(a, b), (a, b)),
+        (ex.Ite(a, b, c), (a, b, c)),
+        (ex.Cmp("<", a, b), (a, b)),
+        (ex.Add(a, b), (a, b)),
+        (ex.IsSome(a), (a,)),
+        (ex.Some(a), (a,)),
+        (ex.Unwrap(a), (a,)),
+        (ex.StepIs("row", ("r",)), ()),
+        (ex.Enabled(("t",)), ()),
+        (ex.Bound("i"), ()),
+        (ex.Quant("all", "i", d, a), (a,)),
+        (ex.SeqOp("len", a), (a,)),
+        (ex.SeqOp("index", a, b), (a, b)),
+        (ex.At(a, b), (a, b)),
+        (ex.Update(a, b, c), (a, b, c)),
+        (ex.FuncLit(f, (a, b)), (a, b)),
+        (ex.SetOp("size", a), (a,)),
+        (ex.SetOp("add", a, b), (a, b)),
+    ]
+
+
+def test_children_are_the_operands_in_order() -> None:
+    cases = _one_of_each_node()
+    assert {type(e) for e, _ in cases} == set(ex.NODES)
+    for e, operands in cases:
+        assert e.children() == operands, e
+
+
+def test_children_are_the_expression_typed_fields_in_field_order() -> None:
+    # Read from the resolved type hints, not the annotation text the kernel reads.
+    for e, _ in _one_of_each_node():
+        hints = typing.get_type_hints(type(e))
+        assert dataclasses.is_dataclass(e)
+        kids: list[ex.Expr] = []
+        for field in dataclasses.fields(e):
+            value, hint = getattr(e, field.name), hints[field.name]
+            if hint == tuple[ex.Expr, ...]:
+                kids.extend(value)
+            elif hint in (ex.Expr, ex.Expr | None) and value is not None:
+                kids.append(value)
+        assert e.children() == tuple(kids), e
+
+
+def test_a_node_class_whose_operands_children_cannot_read_is_refused() -> None:
+    with pytest.raises(TypeError) as info:
+
+        class Pair(ex.Expr):
+            items: list[ex.Expr]
+
+    assert str(info.value) == (
+        "Pair.items: 'list[ex.Expr]' is not one of Expr, Expr | None, tuple[Expr, ...]"
+    )
+    # Annotations as expr.py's own read (text, unqualified): an optional operand comes last.
+    with pytest.raises(TypeError) as info:
+        type("Odd", (ex.Expr,), {"__annotations__": {"a": "Expr | None", "b": "Expr"}})
+    assert str(info.value) == "Odd: sub-expression fields maybe, one (no getter)"
 
 
 def test_walk_lists_every_node_depth_first() -> None:

@@ -13,11 +13,13 @@ through this module (`from . import expr as ex`, then `ex.And`), not from a list
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import operator
 from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from typing import ClassVar
 from typing import Literal
 from typing import TypeAlias
 from typing import assert_never
@@ -42,10 +44,21 @@ class ExprTypeError(Exception):
 
 
 class Expr:
-    """Base of every expression node."""
+    """Base of every expression node.
+
+    A node's sub-expressions are its fields annotated `Expr`, `tuple[Expr, ...]` (its items)
+    or `Expr | None` (after one `Expr`; left out when None), in field order. Each node class
+    derives their getter once, when it is defined: walkers call `children()` a lot.
+    """
+
+    _children: ClassVar[Callable[[Expr], tuple[Expr, ...]]] = lambda e: ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._children = _children_getter(cls)
 
     def children(self) -> tuple[Expr, ...]:
-        return ()
+        return type(self)._children(self)
 
     def __bool__(self) -> bool:
         # `guard=a and b` would silently keep only `b`: an expression has no truth value.
@@ -55,6 +68,37 @@ class Expr:
             f"an expression has no truth value ({text}): Python's and/or/not/if "
             "cannot combine expressions; use and_(a, b), or_(a, b), not_(a), ite(c, a, b)"
         )
+
+
+# How a field holds sub-expressions, by its annotation (text: this module defers annotations).
+_HOLDS = {"Expr": "one", "Expr | None": "maybe", "tuple[Expr, ...]": "many"}
+
+
+def _children_getter(cls: type[Expr]) -> Callable[[Expr], tuple[Expr, ...]]:
+    """The getter of a node class's sub-expressions (node classes derive from Expr directly)."""
+    names: list[str] = []
+    shape: list[str] = []
+    for name, note in inspect.get_annotations(cls).items():
+        if note in _HOLDS:
+            names.append(name)
+            shape.append(_HOLDS[note])
+        elif "Expr" in str(note):
+            raise TypeError(f"{cls.__name__}.{name}: {note!r} is not one of {', '.join(_HOLDS)}")
+    if not names:
+        return lambda e: ()
+    get: Callable[[Expr], Any] = operator.attrgetter(*names)
+    if shape == ["many"] or (len(shape) > 1 and set(shape) == {"one"}):
+        return get  # the tuple itself, or a tuple of the fields
+    if shape == ["one"]:
+        return lambda e: (get(e),)
+    if shape == ["one", "maybe"]:
+
+        def one_or_two(e: Expr) -> tuple[Expr, ...]:
+            both: tuple[Any, ...] = get(e)
+            return both[:1] if both[1] is None else both
+
+        return one_or_two
+    raise TypeError(f"{cls.__name__}: sub-expression fields {', '.join(shape)} (no getter)")
 
 
 @dataclass(frozen=True)
@@ -75,41 +119,26 @@ class Eq(Expr):
     left: Expr
     right: Expr
 
-    def children(self) -> tuple[Expr, ...]:
-        return (self.left, self.right)
-
 
 @dataclass(frozen=True)
 class In(Expr):
     item: Expr
     options: tuple[Value, ...]
 
-    def children(self) -> tuple[Expr, ...]:
-        return (self.item,)
-
 
 @dataclass(frozen=True)
 class Not(Expr):
     arg: Expr
-
-    def children(self) -> tuple[Expr, ...]:
-        return (self.arg,)
 
 
 @dataclass(frozen=True)
 class And(Expr):
     args: tuple[Expr, ...]
 
-    def children(self) -> tuple[Expr, ...]:
-        return self.args
-
 
 @dataclass(frozen=True)
 class Or(Expr):
     args: tuple[Expr, ...]
-
-    def children(self) -> tuple[Expr, ...]:
-        return self.args
 
 
 @dataclass(frozen=True)
@@ -117,18 +146,12 @@ class Implies(Expr):
     premise: Expr
     conclusion: Expr
 
-    def children(self) -> tuple[Expr, ...]:
-        return (self.premise, self.conclusion)
-
 
 @dataclass(frozen=True)
 class Ite(Expr):
     cond: Expr
     then: Expr
     other: Expr
-
-    def children(self) -> tuple[Expr, ...]:
-        return (self.cond, self.then, self.other)
 
 
 CmpOp = Literal["<", "<=", ">", ">="]
@@ -146,9 +169,6 @@ class Cmp(Expr):
     left: Expr
     right: Expr
 
-    def children(self) -> tuple[Expr, ...]:
-        return (self.left, self.right)
-
 
 @dataclass(frozen=True)
 class Add(Expr):
@@ -161,24 +181,15 @@ class Add(Expr):
     right: Expr
     op: Literal["+", "-"] = "+"
 
-    def children(self) -> tuple[Expr, ...]:
-        return (self.left, self.right)
-
 
 @dataclass(frozen=True)
 class IsSome(Expr):
     arg: Expr
 
-    def children(self) -> tuple[Expr, ...]:
-        return (self.arg,)
-
 
 @dataclass(frozen=True)
 class Some(Expr):
     arg: Expr
-
-    def children(self) -> tuple[Expr, ...]:
-        return (self.arg,)
 
 
 @dataclass(frozen=True)
@@ -186,9 +197,6 @@ class Unwrap(Expr):
     """The value inside an option; only meaningful where the option is known to be set."""
 
     arg: Expr
-
-    def children(self) -> tuple[Expr, ...]:
-        return (self.arg,)
 
 
 @dataclass(frozen=True)
@@ -230,9 +238,6 @@ class Quant(Expr):
     domain: Domain
     body: Expr
 
-    def children(self) -> tuple[Expr, ...]:
-        return (self.body,)
-
 
 @dataclass(frozen=True)
 class SeqOp(Expr):
@@ -246,9 +251,6 @@ class SeqOp(Expr):
     seq: Expr
     arg: Expr | None = None
 
-    def children(self) -> tuple[Expr, ...]:
-        return (self.seq,) if self.arg is None else (self.seq, self.arg)
-
 
 @dataclass(frozen=True)
 class At(Expr):
@@ -256,9 +258,6 @@ class At(Expr):
 
     func: Expr
     key: Expr
-
-    def children(self) -> tuple[Expr, ...]:
-        return (self.func, self.key)
 
 
 @dataclass(frozen=True)
@@ -269,9 +268,6 @@ class Update(Expr):
     key: Expr
     value: Expr
 
-    def children(self) -> tuple[Expr, ...]:
-        return (self.func, self.key, self.value)
-
 
 @dataclass(frozen=True)
 class FuncLit(Expr):
@@ -279,9 +275,6 @@ class FuncLit(Expr):
 
     domain: Func
     items: tuple[Expr, ...]
-
-    def children(self) -> tuple[Expr, ...]:
-        return self.items
 
 
 @dataclass(frozen=True)
@@ -292,9 +285,6 @@ class SetOp(Expr):
     op: Literal["member", "add", "remove", "size"]
     set: Expr
     item: Expr | None = None
-
-    def children(self) -> tuple[Expr, ...]:
-        return (self.set,) if self.item is None else (self.set, self.item)
 
 
 # Every node kind; a new kind goes in both, and mypy then names each walker to extend.
