@@ -232,8 +232,9 @@ def test_a_result_says_its_basis_in_words() -> None:
         loop=2,
     )
     assert fields == CheckResult(
-        "p", "never", "violated", "bmc", 3, 0.0, "cert", "violate", None, "why", "cite", "trace",
-        7, "words", 2,
+        "p", "never", "cite", "violate", verdict="violated", method="bmc", bound=3, seconds=0.0,
+        certificate="cert", trace=None, detail="why", basis="trace", states=7,
+        basis_text="words", loop=2,
     )  # fmt: skip
 
 

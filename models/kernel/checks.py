@@ -103,19 +103,17 @@ class Head:
     expected: Expectation = "hold"
 
 
-@dataclass(frozen=True)
-class CheckResult:
-    id: str
-    kind: str
+@dataclass(frozen=True, kw_only=True)
+class CheckResult(Head):
+    """A check run: its head (positional, as `Head`) and what came of it."""
+
     verdict: VerdictName
     method: str
     bound: int | None
     seconds: float
     certificate: str | None
-    expected: Expectation
     trace: Trace | None = None
     detail: str = ""
-    cite: str = ""
     basis: Basis = "certificate"
     states: int | None = None  # the states an exhaustive basis searched
     basis_text: str = ""  # the basis in words: "exhaustive search, 1,568 states, …"
@@ -163,19 +161,19 @@ def _result(
     return CheckResult(
         head.id,
         head.kind,
-        verdict,
-        method,
-        bound,
-        0.0,
-        certificate,
-        head.expected,
-        trace,
-        detail,
         head.cite,
-        basis,
-        states,
-        basis_text,
-        loop,
+        head.expected,
+        verdict=verdict,
+        method=method,
+        bound=bound,
+        seconds=0.0,
+        certificate=certificate,
+        trace=trace,
+        detail=detail,
+        basis=basis,
+        states=states,
+        basis_text=basis_text,
+        loop=loop,
     )
 
 
