@@ -1,6 +1,11 @@
 """The model-mutant gate: generation (row and definition operators), the model layer against
 `verify`, z3's confirmation of its kills, conformance (the sweep of every trigger in every
-state), z3's equivalence proofs, the `vacuity` check, lockstep's zero-hit rule and the CLI."""
+state), z3's equivalence proofs, the `vacuity` check, lockstep's zero-hit rule and the CLI.
+
+tests/candidates/SPEC.OPERATORS.json lists, in order, the (operator, row, description) of
+each mutant the row or definition operators make of a small spec below. After a deliberate
+change to an operator, write them again from `[c[:3] for c in ...]` and read the diff
+before committing it."""
 
 from __future__ import annotations
 
@@ -1110,6 +1115,12 @@ def test_generation_numbers_its_mutants_and_counts_the_refused() -> None:
     ]
 
 
+def _listed(name: str) -> list[tuple[str, str | None, str]]:
+    """The mutants tests/candidates/NAME.json lists: (operator, row or None, description)."""
+    listed = json.loads((Path(__file__).parent / "candidates" / f"{name}.json").read_text())
+    return [(operator, row_name, detail) for operator, row_name, detail in listed]
+
+
 def _golden() -> Spec:
     """A spec with something for every generation operator but `retarget` and
     `ignore-to-move` (no control variable) and `flip-quantifier` (tested above)."""
@@ -1152,61 +1163,8 @@ def _golden() -> Spec:
 
 def test_every_operator_names_each_mutant_it_makes_of_a_small_spec() -> None:
     spec = _golden()
-    assert [c[:3] for c in definition_candidates(spec)] == [
-        ("regroup", None, "trigger set in group env"),
-        ("regroup", None, "trigger tick in group user"),
-        ("guard-constant", "set_mode", "n < 2 → 0 (1 row)"),
-        ("guard-constant", "set_mode", "n < 2 → 1 (1 row)"),
-        ("guard-constant", "tick_reset", "on = true → false (1 row)"),
-        ("guard-constant", "tick_idle", "on = false → true (1 row)"),
-        ("table-constant", "set_mode", "2 → 1 in n < 2 ∧ ?mode ∈ {0, 1} (1 row)"),
-        ("table-constant", "set_mode", "2 → 3 in n < 2 ∧ ?mode ∈ {0, 1} (1 row)"),
-        ("drop-set-entry", "set_mode", "0 dropped from a set of 2 (1 row)"),
-        ("drop-set-entry", "set_mode", "1 dropped from a set of 2 (1 row)"),
-        ("reset-forgets", "tick_reset", "n left out of the reset (1 row)"),
-        ("reset-forgets", "tick_reset", "on left out of the reset (1 row)"),
-        ("init-each", None, "n starts at 1 for 0"),
-        ("init-each", None, "n starts at 2 for 0"),
-        ("init-each", None, "on starts at true for false"),
-        ("init-each", None, "lvl starts at 2 for 0"),
-        ("init-each", None, "lvl no longer starts at 0"),
-        ("init-each", None, "lvl starts at 2 for 1"),
-        ("init-each", None, "lvl no longer starts at 1"),
-        ("param-for-out", None, "echo reads param mode for out mode"),
-        ("out-for-param", None, "echo reads out mode for param mode"),
-    ]
-    assert [c[:3] for c in candidates(spec)[0]] == [
-        ("drop-guard", "set_mode", "guard dropped"),
-        ("drop-conjunct", "set_mode", "conjunct 1 of the guard dropped"),
-        ("drop-conjunct", "set_mode", "conjunct 2 of the guard dropped"),
-        ("drop-update", "set_mode", "update of n dropped"),
-        ("replace-update", "set_mode", "n := 2"),
-        ("replace-update", "set_mode", "n := 0"),
-        ("drop-update", "set_mode", "update of on dropped"),
-        ("replace-update", "set_mode", "on := false"),
-        ("drop-output", "set_mode", "output mode dropped"),
-        ("replace-output", "set_mode", "mode := 2"),
-        ("replace-output", "set_mode", "mode := 0"),
-        ("drop-output", "set_mode", "output beep dropped"),
-        ("replace-output", "set_mode", "beep := false"),
-        ("move-to-ignore", "set_mode", "turned into an ignore row"),
-        ("drop-guard", "tick_reset", "guard dropped"),
-        ("drop-update", "tick_reset", "update of n dropped"),
-        ("replace-update", "tick_reset", "n := 1"),
-        ("replace-update", "tick_reset", "n := 2"),
-        ("drop-update", "tick_reset", "update of on dropped"),
-        ("replace-update", "tick_reset", "on := true"),
-        ("move-to-ignore", "tick_reset", "turned into an ignore row"),
-        ("drop-guard", "tick_idle", "guard dropped"),
-        ("widen-init", None, "n may also start at 1"),
-        ("change-init", None, "n starts at 1"),
-        ("widen-init", None, "n may also start at 2"),
-        ("change-init", None, "n starts at 2"),
-        ("widen-init", None, "on may also start at true"),
-        ("change-init", None, "on starts at true"),
-        ("widen-init", None, "lvl may also start at 2"),
-        ("change-init", None, "lvl starts at 2"),
-    ]
+    assert [c[:3] for c in definition_candidates(spec)] == _listed("golden.definition")
+    assert [c[:3] for c in candidates(spec)[0]] == _listed("golden.rows")
     assert [c[:3] for c in liveness_candidates(spec)] == [
         ("drop-fairness", None, "weak(tick) dropped from the spec"),
         ("self-loop", "tick_reset", "stays where it was"),
@@ -1305,32 +1263,7 @@ def test_the_control_operators_retarget_each_row_and_move_each_ignore_row() -> N
         totality="enabled-only",
     )
     found = candidates(spec)[0]
-    assert [c[:3] for c in found] == [
-        ("retarget", "start", "target IDLE"),
-        ("retarget", "start", "target DONE"),
-        ("move-to-ignore", "start", "turned into an ignore row"),
-        ("retarget", "finish", "target IDLE"),
-        ("retarget", "finish", "target BUSY"),
-        ("move-to-ignore", "finish", "turned into an ignore row"),
-        ("ignore-to-move", "done_go", "moves to IDLE"),
-        ("ignore-to-move", "done_go", "moves to BUSY"),
-        ("retarget", "poke_busy", "target IDLE"),
-        ("retarget", "poke_busy", "target DONE"),
-        ("move-to-ignore", "poke_busy", "turned into an ignore row"),
-        ("ignore-to-move", "poke_else", "moves to BUSY"),
-        ("ignore-to-move", "poke_else", "moves to DONE"),
-        ("retarget", "reset_any", "target BUSY"),
-        ("retarget", "reset_any", "target DONE"),
-        ("move-to-ignore", "reset_any", "turned into an ignore row"),
-        ("retarget", "hold_any", "target IDLE"),
-        ("retarget", "hold_any", "target BUSY"),
-        ("retarget", "hold_any", "target DONE"),
-        ("move-to-ignore", "hold_any", "turned into an ignore row"),
-        ("widen-init", None, "stage may also start at BUSY"),
-        ("change-init", None, "stage starts at BUSY"),
-        ("widen-init", None, "stage may also start at DONE"),
-        ("change-init", None, "stage starts at DONE"),
-    ]
+    assert [c[:3] for c in found] == _listed("stages.rows")
     (retarget,) = [c[3] for c in found if c[1:3] == ("start", "target DONE")]
     assert retarget().row("start") == replace(start, target="DONE")
     (move,) = [c[3] for c in found if c[1:3] == ("done_go", "moves to IDLE")]
@@ -1370,25 +1303,7 @@ def test_outputs_are_swapped_and_reversed_and_a_one_conjunct_guard_is_only_dropp
         totality="enabled-only",
     )
     found = candidates(spec)[0]
-    assert [c[:3] for c in found] == [
-        ("drop-guard", "tick", "guard dropped"),
-        ("replace-output", "tick", "beep := true"),
-        ("drop-output", "tick", "output on dropped"),
-        ("replace-output", "tick", "on := false"),
-        ("replace-output", "tick", "off := true"),
-        ("drop-output", "tick", "output cmds dropped"),
-        ("replace-output", "tick", "cmds := []"),
-        ("replace-output", "tick", "cmds := [B,A]"),
-        ("swap-outputs", "tick", "items of cmds reversed"),
-        ("swap-outputs", "tick", "outputs beep and on swapped"),
-        ("swap-outputs", "tick", "outputs on and off swapped"),
-        ("move-to-ignore", "tick", "turned into an ignore row"),
-        ("drop-guard", "tock", "guard dropped"),
-        ("move-to-ignore", "tock", "turned into an ignore row"),
-        ("drop-init", None, "the initial predicate dropped"),
-        ("widen-init", None, "n may also start at 1"),
-        ("change-init", None, "n starts at 1"),
-    ]
+    assert [c[:3] for c in found] == _listed("plain.rows")
     outputs = {c[2]: c[3]().row("tick").outputs for c in found if c[0] == "swap-outputs"}
     assert outputs["items of cmds reversed"]["cmds"] == Const((Cmd.B, Cmd.A))
     swapped = outputs["outputs beep and on swapped"]
@@ -1462,30 +1377,7 @@ def test_a_shared_constant_is_changed_in_every_row_and_named_by_the_spec_s_label
         totality="enabled-only",
     )
     found = definition_candidates(spec)
-    assert [c[:3] for c in found] == [
-        ("guard-constant", None, "count ≤ 2 → 0 (2 rows)"),
-        ("guard-constant", None, "count ≤ 2 → 3 (2 rows)"),
-        ("guard-constant", "raise", "count < 3 → 1 (1 row)"),
-        ("guard-constant", "raise", "count < 3 → 2 (1 row)"),
-        ("guard-constant", "raise", "level = MID → LOW (1 row)"),
-        ("guard-constant", "raise", "level = MID → HIGH (1 row)"),
-        ("guard-constant", "raise", "count ≥ 0 → 1 (1 row)"),
-        ("guard-constant", "raise", "count ≥ 0 → 2 (1 row)"),
-        ("guard-constant", "raise", "count ≤ 3 → 0 (1 row)"),
-        ("guard-constant", "raise", "count ≤ 3 → 2 (1 row)"),
-        ("table-constant", None, "2 → 1 in count ≤ 2 (2 rows)"),
-        ("table-constant", None, "2 → 3 in count ≤ 2 (2 rows)"),
-        ("table-constant", "raise", "0 → 1 in count < 3 ∧ level = MID ∧ level = LOW … (1 row)"),
-        ("table-constant", "raise", "2 → 1 in count < 3 ∧ level = MID ∧ level = LOW … (1 row)"),
-        ("table-constant", "raise", "2 → 3 in count < 3 ∧ level = MID ∧ level = LOW … (1 row)"),
-        ("table-constant", "raise", "3 → 2 in count < 3 ∧ level = MID ∧ level = LOW … (1 row)"),
-        ("table-constant", "raise", "3 → 4 in count < 3 ∧ level = MID ∧ level = LOW … (1 row)"),
-        ("init-each", None, "count starts at 1 for 0"),
-        ("init-each", None, "count starts at 2 for 0"),
-        ("init-each", None, "count starts at 3 for 0"),
-        ("init-each", None, "level starts at MID for LOW"),
-        ("init-each", None, "level starts at HIGH for LOW"),
-    ]
+    assert [c[:3] for c in found] == _listed("tables.definition")
     (both,) = [c[3] for c in found if c[2] == "2 → 1 in count ≤ 2 (2 rows)"]
     assert [r.guard for r in both().rows[:2]] == [le(count, 1)] * 2
 
