@@ -7,21 +7,30 @@
 `link` carries the switch's commands to the device as a FIFO of one that may lose
 them; `wire` hands the device's light to the lamp synchronously (one step of the
 system fires both). `trace_of(...)` walks named system rows from the initial state.
+
+`counter(...)` builds the one-variable counter many tests of the engines start from.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
+from typing import Any
 
+from models.kernel import TRUE
+from models.kernel import Expr
 from models.kernel import Finite
+from models.kernel import IntRange
 from models.kernel import Option
 from models.kernel import Output
 from models.kernel import Spec
 from models.kernel import Trigger
 from models.kernel import Var
+from models.kernel import add
 from models.kernel import ignore
 from models.kernel import row
 from models.kernel import some
+from models.kernel import var
 from models.kernel.compose import Channel
 from models.kernel.compose import Fault
 from models.kernel.compose import channel
@@ -132,3 +141,36 @@ def trace_of(*rows: str, spec: Spec = SYSTEM) -> Trace:
         trace = Trace(trace.init, (*trace.steps, graph.step(edge)))
         state = edge.target
     return trace
+
+
+def counter(
+    name: str,
+    source: str,
+    top: int,
+    *,
+    count: str = "n",
+    guard: Expr = TRUE,
+    emits: Mapping[str, Expr] | None = None,
+    cite: str = "t",
+    **more: Any,
+) -> Spec:
+    """`count`, in 0..top from 0, that the trigger `inc` (its one row, `inc`) adds 1 to
+    under `guard`; `more` are the spec's other fields (properties, totality, ...)."""
+    return Spec(
+        name=name,
+        source=source,
+        vars=(Var(count, IntRange(0, top), 0),),
+        triggers=(Trigger("inc"),),
+        rows=(
+            row(
+                "inc",
+                "inc",
+                None,
+                guard=guard,
+                sets={count: add(var(count), 1)},
+                emits=emits,
+                cite=cite,
+            ),
+        ),
+        **more,
+    )

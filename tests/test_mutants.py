@@ -20,6 +20,7 @@ from types import MappingProxyType
 
 import pytest
 from hypothesis import settings
+from systems import counter
 
 import conformance.harness as harness
 from conformance.harness import conformance_kill
@@ -779,15 +780,13 @@ def test_a_variant_that_outgrows_the_bound_gets_no_verdict() -> None:
 
 def test_a_property_changed_to_demand_nothing_is_toothless_and_one_with_teeth_is_not() -> None:
     n = var("n")
-    inc = row("inc", "inc", None, guard=lt(n, 3), sets={"n": add(n, 1)}, cite="t")
 
     def spec(moves: Expr, reached: Expr) -> Spec:
-        return Spec(
-            name="steps",
-            source="tests",
-            vars=(Var("n", IntRange(0, 3), 0),),
-            triggers=(Trigger("inc"),),
-            rows=(inc,),
+        return counter(
+            "steps",
+            "tests",
+            3,
+            guard=lt(n, 3),
             properties=(
                 always("inc-moves", implies(trigger_is("inc"), moves), cite="t"),
                 sometimes("reaches-three", reached, cite="t"),
@@ -827,17 +826,15 @@ def test_flipping_a_quantifier_changes_that_quantifier_alone() -> None:
 
 def test_a_table_constant_is_changed_in_outputs_too() -> None:
     n = var("n")
-    inc = row(
-        "inc", "inc", None, guard=lt(n, 2), sets={"n": add(n, 1)}, emits={"low": lt(n, 1)}, cite="t"
-    )
-    spec = Spec(
-        name="outputs",
-        source="tests",
-        vars=(Var("n", IntRange(0, 2), 0),),
-        triggers=(Trigger("inc"),),
-        rows=(inc,),
+    spec = counter(
+        "outputs",
+        "tests",
+        2,
+        guard=lt(n, 2),
+        emits={"low": lt(n, 1)},
         outputs=(Output("low", Bool(), False),),
     )
+    inc = spec.row("inc")
     (change,) = [c for c in definition_candidates(spec) if c[2] == "1 → 2 in n < 1 (1 row)"]
     assert change[3]().rows == (replace(inc, outputs=MappingProxyType({"low": lt(n, 2)})),)
 

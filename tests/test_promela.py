@@ -19,6 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 import pytest
+from systems import counter
 
 from models.kernel import TRUE
 from models.kernel import AnyOf
@@ -524,21 +525,12 @@ def test_spin_decides_the_lamps_liveness_as_the_explorer_does() -> None:
 
 @SPIN
 def test_a_subtracted_negative_constant_is_added_in_an_ltl_formula() -> None:
-    spec = Spec(
-        name="down",
-        source=SRC,
-        vars=(Var("x", IntRange(0, 2), 0),),
-        triggers=(Trigger("inc"),),
-        rows=(
-            row(
-                "inc",
-                "inc",
-                None,
-                guard=lt(sub(var("x"), -1), 3),
-                sets={"x": add(var("x"), 1)},
-                cite="t",
-            ),
-        ),
+    spec = counter(
+        "down",
+        SRC,
+        2,
+        count="x",
+        guard=lt(sub(var("x"), -1), 3),
         liveness=(eventually("top", eq(var("x"), 2), cite="t", fair=[strong("inc")]),),
         totality="enabled-only",
         check_deadlock=False,

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 import z3  # to read the encoding's terms, as the module's callers never do
+from systems import counter
 
 from models.kernel import TRUE
 from models.kernel import AnyOf
@@ -1063,14 +1064,7 @@ def test_k_induction_needs_paths_whose_states_differ_in_any_slot() -> None:
 
 
 # n = 3 is unreachable and has no step out (inc stops below 2).
-DEAD = Spec(
-    name="dead",
-    source=SRC,
-    vars=(Var("n", IntRange(0, 3), 0),),
-    triggers=(Trigger("inc"),),
-    rows=(row("inc", "inc", None, guard=lt(var("n"), 2), sets={"n": add(var("n"), 1)}, cite=SRC),),
-    totality="enabled-only",
-)
+DEAD = counter("dead", SRC, 3, guard=lt(var("n"), 2), cite=SRC, totality="enabled-only")
 
 
 def test_k_induction_asks_nothing_of_the_bad_state_and_checks_the_base_to_depth_k() -> None:
@@ -1179,22 +1173,13 @@ def test_a_mutant_that_drops_rows_that_never_fire_is_equivalent() -> None:
     assert smt.prove_equivalent(original, mutant, REACHABLE).equal
 
 
-ONE = Spec(
-    name="one",
-    source=SRC,
-    vars=(Var("n", IntRange(0, 5), 0),),
-    triggers=(Trigger("inc"),),
-    rows=(
-        row(
-            "inc",
-            "inc",
-            None,
-            guard=lt(var("n"), 5),
-            sets={"n": add(var("n"), 1)},
-            emits={"said": var("n")},
-            cite=SRC,
-        ),
-    ),
+ONE = counter(
+    "one",
+    SRC,
+    5,
+    guard=lt(var("n"), 5),
+    emits={"said": var("n")},
+    cite=SRC,
     outputs=(Output("said", IntRange(0, 5), 0),),
     totality="enabled-only",
 )
@@ -1498,13 +1483,7 @@ def test_the_set_check_counts_no_edges_and_reads_the_budget_between_them(
 
 
 def test_a_step_to_a_value_outside_its_domain_is_no_step() -> None:
-    over = Spec(
-        name="over",
-        source=SRC,
-        vars=(Var("n", IntRange(0, 2), 0),),
-        triggers=(Trigger("inc"),),
-        rows=(row("inc", "inc", None, sets={"n": add(var("n"), 1)}, cite=SRC),),
-    )
+    over = counter("over", SRC, 2, cite=SRC)
     enc = Encoding(over)
     assert enc.is_step({"n": 1}, Step("inc", "inc", {}, {"n": 2}, {}))
     assert not enc.is_step({"n": 2}, Step("inc", "inc", {}, {"n": 3}, {}))

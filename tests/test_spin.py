@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from systems import counter
 
 from models.cli.main import main
 from models.cli.registry import expand
@@ -305,12 +306,10 @@ def test_codes_cover_every_domain_shape() -> None:
 
 
 def test_an_update_out_of_range_is_an_error_not_a_wrap() -> None:
-    spec = Spec(
-        name="overflow",
-        source="tests/test_spin.py",
-        vars=(Var("n", IntRange(0, 2), 0),),
-        triggers=(Trigger("inc"),),
-        rows=(row("inc", "inc", None, sets={"n": add(var("n"), 1)}, cite="t"),),
+    spec = counter(
+        "overflow",
+        "tests/test_spin.py",
+        2,
         properties=(always("small", le(var("n"), 2), cite="t"),),
     )
     with pytest.raises(SpinError, match="leaves its variable's range"):

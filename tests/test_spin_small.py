@@ -15,16 +15,13 @@ from pathlib import Path
 from types import MappingProxyType
 
 import pytest
+import systems
 from test_promela import OFF
 from test_promela import ON
 from test_promela import lamp
 from test_promela import picky
 
-from models.kernel import IntRange
 from models.kernel import Spec
-from models.kernel import Trigger
-from models.kernel import Var
-from models.kernel import add
 from models.kernel import always
 from models.kernel import eq
 from models.kernel import eventually
@@ -33,7 +30,6 @@ from models.kernel import le
 from models.kernel import lt
 from models.kernel import never
 from models.kernel import param
-from models.kernel import row
 from models.kernel import sometimes
 from models.kernel import spin as spin_module
 from models.kernel import var
@@ -265,14 +261,12 @@ def test_a_trail_of_a_stale_model_is_refused(tmp_path: Path) -> None:
 
 def counter(**more: object) -> Spec:
     """x counts up to 2, where nothing is enabled: a deadlock after two steps."""
-    return Spec(
-        name="counter",
-        source="tests/test_spin_small.py",
-        vars=(Var("x", IntRange(0, 2), 0),),
-        triggers=(Trigger("inc"),),
-        rows=(
-            row("inc", "inc", None, guard=lt(var("x"), 2), sets={"x": add(var("x"), 1)}, cite="t"),
-        ),
+    return systems.counter(
+        "counter",
+        "tests/test_spin_small.py",
+        2,
+        count="x",
+        guard=lt(var("x"), 2),
         totality="enabled-only",
         **more,  # type: ignore[arg-type]
     )
@@ -557,12 +551,10 @@ def test_one_search_proves_every_safety_property_when_none_fails(
 
 def _overflow() -> Spec:
     """n counts past its range's top, 2, at the third step."""
-    return Spec(
-        name="overflow",
-        source="tests/test_spin_small.py",
-        vars=(Var("n", IntRange(0, 2), 0),),
-        triggers=(Trigger("inc"),),
-        rows=(row("inc", "inc", None, sets={"n": add(var("n"), 1)}, cite="t"),),
+    return systems.counter(
+        "overflow",
+        "tests/test_spin_small.py",
+        2,
         properties=(always("small", le(var("n"), 2), cite="t"),),
     )
 
