@@ -10,10 +10,11 @@ NPM_STAMP := $(TRANSPORT)/node_modules/.installed
 MERMAID := tests/mermaid
 MERMAID_STAMP := $(MERMAID)/node_modules/.installed
 export HYPOTHESIS_PROFILE ?= ci
-# make verify runs the conformance and impl tests on 2 pytest workers (pytest-xdist; `make bench`
-# times the gate with 1 against 2 on 2 cores); `make test` runs the whole suite in one process.
+# make verify runs the conformance and impl tests in one pytest process beside the mutant gate
+# (`make bench` times the gate with 1 against 2 xdist workers on 2 cores); `make test` runs the
+# whole suite in one process.
 # FRESH=1: make verify bypasses the result cache.
-PYTEST_JOBS ?= 2
+PYTEST_JOBS ?= 1
 FRESH ?=
 LOADED_RUNS ?= 5
 

@@ -3,12 +3,15 @@
 Not a test: pytest does not collect this file. `phases()` lists what the gate runs, in the
 order its output is shown; `tests/bench.py` times the same list. The phases are independent,
 except the report, which reads what the model checks, the mutant gate, the seed differential
-and pytest wrote, and
-the diagrams, which read the model checks' verdicts: they run side by side, up to SLOTS
-processes' worth at a time (2 per core: a phase's start-up and its last worker leave a core
-idle that another phase fills), the mutant gate, the longest, first. Each phase's output is
-shown whole, in order, once it ends; while any runs, a progress line every PROGRESS_SECONDS
-says what each running phase has done out of its total, so the gate is never silent for long.
+and pytest wrote, and the diagrams, which read the model checks' verdicts. The two longest,
+pytest (one process) and the mutant gate (on the other cores), start first and have the
+cores to themselves: a core shared among more processes would stretch pytest, which cannot
+be split without paying each worker's start-up again, into the report's way. Once one of
+them ends the rest run side by side, up to SLOTS processes' worth at a time (2 per core: a
+phase's start-up and its last worker leave a core idle that another phase fills). Each
+phase's output is shown whole, in order, once it ends; while any runs, a progress line
+every PROGRESS_SECONDS says what each running phase has done out of its total, so the gate
+is never silent for long.
 
 The result cache (models/cli/cache.py): the model checks and the mutant gate cache per spec
 themselves; every other phase is cached here, as a whole, under a hash of the files it reads,
@@ -39,8 +42,12 @@ sys.path.insert(0, str(ROOT))
 from models.cli import cache  # noqa: E402
 
 PY = str(BIN / "python")
-# pytest-xdist workers for the gate, chosen by `make bench` on 2 cores (README, "Scale").
-WORKERS = int(os.environ.get("PYTEST_JOBS", "2"))
+CORES = os.cpu_count() or 1
+# pytest-xdist workers for the gate, chosen by `make bench` on 2 cores (README, "Scale"):
+# one process; workers each pay pytest's start-up and collection again.
+WORKERS = int(os.environ.get("PYTEST_JOBS", "1"))
+# The mutant gate's processes beside pytest's at the start: the cores pytest leaves.
+MUTANT_JOBS = max(1, CORES - WORKERS)
 GATE_TESTS = "not slow and not realtime"
 # What the gate's pytest runs: the verdicts on the specs and `impl/` (conformance/, with its
 # seed drivers, and impl's own tests). The kernel's and the tools' own tests are `make test`'s
@@ -49,7 +56,7 @@ GATE_PATHS = (
     "conformance",
     *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_impl_*.py")),
 )
-SLOTS = 2 * (os.cpu_count() or 1)
+SLOTS = 2 * CORES
 PROGRESS_SECONDS = 5.0
 PY_FILES = ("models", "impl", "conformance", "tests", "conftest.py", "pyproject.toml")
 TREE = (".",)  # the whole checkout (cache.SKIP leaves out what is generated)
@@ -67,7 +74,7 @@ class Phase:
     artifacts: tuple[str, ...] = ()  # files it writes, restored with a cached result
     weight: int = 1  # processes it keeps busy
     after: tuple[str, ...] = ()
-    first: bool = False  # started before the others (the longest pole)
+    first: bool = False  # one of the longest: started at once, the rest wait for one to end
     progress: Callable[[str], str] | None = None  # its output so far → "n of m"
     shown: Callable[[str], str] = lambda text: text
 
@@ -131,9 +138,10 @@ def phases() -> list[Phase]:
         ),
         Phase(
             "mutant gate (fast)",
-            [PY, "-m", "models", "mutants", "--fast", "--json", "reports/mutants.json"],
+            [PY, "-m", "models", "mutants", "--fast", "--jobs", str(MUTANT_JOBS)]
+            + ["--json", "reports/mutants.json"],
             "a model mutant survived (above); see reports/mutants.txt and reports/mutants.json",
-            weight=2,
+            weight=MUTANT_JOBS,
             first=True,
             progress=_mutants_progress,
             shown=_mutants_shown,
@@ -156,6 +164,7 @@ def phases() -> list[Phase]:
             tools=("dot", "spin", "gcc", "rustc", "node"),
             artifacts=("reports/conformance.json",),
             weight=max(WORKERS, 1),
+            first=True,
             progress=_pytest_progress,
         ),
         Phase(
@@ -268,9 +277,13 @@ def gate(fresh: bool) -> int:
     print(f"verify: {len(order)} phases, up to {SLOTS} processes at a time; {mode}", flush=True)
     shown = 0
     said = time.monotonic()
+    firsts = [runs[p.name] for p in todo if p.first]
     while shown < len(order):
         busy = sum(r.phase.weight for r in runs.values() if r.child and r.status is None)
+        leading = firsts and all(r.status is None for r in firsts)  # started, none ended yet
         for phase in sorted(todo, key=lambda p: not p.first):
+            if leading and not phase.first:
+                break  # the longest have the cores to themselves until one ends
             waits = [runs[a] for a in phase.after]
             if any(w.status is None for w in waits):
                 continue
