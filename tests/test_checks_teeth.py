@@ -29,6 +29,7 @@ from models.kernel import Finite
 from models.kernel import IntRange
 from models.kernel import Output
 from models.kernel import Param
+from models.kernel import Property
 from models.kernel import Row
 from models.kernel import Spec
 from models.kernel import Trigger
@@ -262,8 +263,9 @@ def test_a_dead_ignore_row_is_reported_by_name() -> None:
     assert result.detail == "rows that never fire: push_ghost"
 
 
-def test_a_premise_no_reachable_state_or_step_meets_is_vacuous() -> None:
-    props = [
+def _premises() -> list[Property]:
+    """Two premises over states and two over steps; one of each is never reachable."""
+    return [
         always(
             "on-at-zero",
             implies(and_(eq(var("mode"), ON), eq(var("n"), 0)), eq(var("n"), 1)),
@@ -284,6 +286,10 @@ def test_a_premise_no_reachable_state_or_step_meets_is_vacuous() -> None:
             cite="t",
         ),
     ]
+
+
+def test_a_premise_no_reachable_state_or_step_meets_is_vacuous() -> None:
+    props = _premises()
     result = run(lamp(properties=props), "vacuity")
     assert result.verdict == "violated"
     assert result.detail == (
@@ -295,6 +301,21 @@ def test_a_premise_no_reachable_state_or_step_meets_is_vacuous() -> None:
     # the one or the other to confirm it absent.
     spec = lamp(properties=props)
     found = vacuous(spec, explore(spec))
+    assert [(v.prop, v.step) for v in found] == [("on-at-zero", False), ("tick-turns-on", True)]
+
+
+def test_vacuity_searches_its_premises_in_one_pass_per_kind_not_one_search_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    spec = lamp(properties=_premises())
+    graph = explore(spec)
+
+    def searched(*args: object) -> None:
+        raise AssertionError("searched alone")
+
+    monkeypatch.setattr(graph.code, "state_test", searched)
+    monkeypatch.setattr(graph.code, "step_test", searched)
+    found = vacuous(spec, graph)
     assert [(v.prop, v.step) for v in found] == [("on-at-zero", False), ("tick-turns-on", True)]
 
 
