@@ -670,6 +670,39 @@ def test_a_prefetch_that_raises_keeps_nothing_and_each_search_runs_alone(
     ]
 
 
+def test_a_prefetch_of_two_answers_though_the_other_kind_has_one_or_raises(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Two step predicates that every row but `set`'s and `bump`'s makes false: those rows
+    # test nothing.
+    steps = [row_is("set"), trigger_is("bump")]
+    alone = explore(_panel())
+    expected = [alone.first_edge(p) for p in steps]
+    assert None not in expected
+
+    def searched(*args: object) -> None:
+        raise AssertionError("searched alone")
+
+    def broken(preds: object) -> object:
+        def first(keys: object) -> None:
+            raise RuntimeError("undefined somewhere")
+
+        return first
+
+    one = explore(_panel())
+    one.prefetch(states=_PANEL_PREDICATES[:1], steps=steps)
+    raised = explore(_panel())
+    monkeypatch.setattr(raised.code, "state_tests", broken)
+    raised.prefetch(states=_PANEL_PREDICATES[:2], steps=steps)
+    for graph in (one, raised):
+        monkeypatch.setattr(graph.code, "step_test", searched)
+        assert [graph.first_edge(p) for p in steps] == expected
+    # A single state predicate is not prefetched: it is searched.
+    monkeypatch.setattr(one.code, "state_test", searched)
+    with pytest.raises(AssertionError, match="searched alone"):
+        one.first_state(_PANEL_PREDICATES[0])
+
+
 @pytest.mark.parametrize("packed", [True, False], ids=["packed", "tuples"])
 def test_the_panels_first_edges_are_the_first_in_bfs_then_firing_order(
     packed: bool, monkeypatch: pytest.MonkeyPatch
