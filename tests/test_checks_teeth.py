@@ -319,6 +319,36 @@ def test_vacuity_searches_its_premises_in_one_pass_per_kind_not_one_search_each(
     assert [(v.prop, v.step) for v in found] == [("on-at-zero", False), ("tick-turns-on", True)]
 
 
+def test_the_checker_searches_every_property_in_one_pass_per_kind_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    spec = lamp(properties=[*_premises(), always("below-2", lt(var("n"), 2), cite="t")])
+    names = [p.name for p in spec.properties]
+    expected = [next(make(spec).run(name)) for name in names]
+    assert [r.verdict for r in expected] == ["proved"] * 4 + ["violated"]
+    checker = make(spec)
+    code = checker.graph.code
+    batches: list[tuple[str, int]] = []
+
+    def searched(*args: object) -> None:
+        raise AssertionError("searched alone")
+
+    for kind in ("state", "step"):
+        batch = getattr(code, f"{kind}_tests")
+
+        def counted(preds: Sequence[Any], kind: str = kind, batch: Any = batch) -> Any:
+            batches.append((kind, len(preds)))
+            return batch(preds)
+
+        monkeypatch.setattr(code, f"{kind}_tests", counted)
+        monkeypatch.setattr(code, f"{kind}_test", searched)
+    found = [next(checker.run(name)) for name in names]
+    assert batches == [("state", 3), ("step", 2)]
+    assert [(r.verdict, r.detail, r.trace) for r in found] == [
+        (r.verdict, r.detail, r.trace) for r in expected
+    ]
+
+
 # ---------------------------------------------------------------- reachable set
 
 
