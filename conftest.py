@@ -18,6 +18,9 @@ from hypothesis import HealthCheck
 from hypothesis import settings
 
 import models
+from models.cli.kit import collect_less
+
+collect_less()  # as `python -m models` does: the conformance runs allocate as the checks do
 
 settings.register_profile("dev", max_examples=60, stateful_step_count=30, deadline=None)
 settings.register_profile(

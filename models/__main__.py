@@ -18,6 +18,8 @@ if missing:
     )
     sys.exit(2)
 
-from models.cli.main import main  # noqa: E402 (after the check above)
+from models.cli.kit import collect_less  # noqa: E402 (after the check above)
+from models.cli.main import main  # noqa: E402
 
+collect_less()
 sys.exit(main())

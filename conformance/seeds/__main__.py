@@ -42,6 +42,7 @@ from conformance.seeds import SeedMissing
 from conformance.seeds import Walk
 from conformance.seeds.walks import model_walks
 from conformance.seeds.walks import witness_walks
+from models.cli.kit import collect_less
 from models.cli.registry import lookup
 from models.kernel.spec import Spec
 from models.kernel.tracecheck import TraceInputError
@@ -258,4 +259,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    collect_less()
     sys.exit(main())
