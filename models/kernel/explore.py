@@ -966,17 +966,22 @@ class _Compiled:
         ]
         return self._exec(lines, "first")  # type: ignore[no-any-return]
 
+    def _hits_head(self, count: int) -> list[str]:
+        """The head of a search for `count` predicates at once: each one's first hit goes in
+        `hits`, and the search returns once every one has one."""
+        return [
+            "def first(states):",
+            f"    hits = [None] * {count}",
+            f"    left = {count}",
+            "    for i, s in enumerate(states):",
+            f"        {self._unpack()}",
+        ]
+
     def state_tests(self, preds: Sequence[Expr]) -> Callable[[list[Key]], list[int | None]]:
         """`state_test` of each predicate, in one pass: each state is unpacked once for all
         of them, as TLC checks every invariant on a state at once."""
         self.gen.params = {}
-        lines = [
-            "def first(states):",
-            f"    hits = [None] * {len(preds)}",
-            f"    left = {len(preds)}",
-            "    for i, s in enumerate(states):",
-            f"        {self._unpack()}",
-        ]
+        lines = self._hits_head(len(preds))
         for c, pred in enumerate(preds):
             lines += [
                 f"        if hits[{c}] is None and ({self.gen.cond(_fold(pred))}):",
@@ -1010,13 +1015,7 @@ class _Compiled:
         case's arguments returned beside the function), or None; in one pass over the
         states, so each state is unpacked once for all the cases. Only the parameters a
         predicate reads are enumerated."""
-        lines = [
-            "def first(states):",
-            f"    hits = [None] * {len(cases)}",
-            f"    left = {len(cases)}",
-            "    for i, s in enumerate(states):",
-            f"        {self._unpack()}",
-        ]
+        lines = self._hits_head(len(cases))
         every: list[list[dict[str, Value]]] = []
         budget = [self.budget]
         for c, (pred, trigger) in enumerate(cases):
@@ -1117,13 +1116,7 @@ class _Compiled:
             if not tested:
                 lines.append(f"{ind}pass")
 
-        lines = [
-            "def first(states):",
-            f"    hits = [None] * {len(preds)}",
-            f"    left = {len(preds)}",
-            "    for i, s in enumerate(states):",
-            f"        {self._unpack()}",
-        ]
+        lines = self._hits_head(len(preds))
         self._emit(lines, "        ", self.blocks, body, None)
         lines.append("    return hits")
         return self._exec(lines, "first")  # type: ignore[no-any-return]
