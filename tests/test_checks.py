@@ -59,6 +59,7 @@ from models.kernel import le
 from models.kernel import leads_to
 from models.kernel import lt
 from models.kernel import never
+from models.kernel import nxt
 from models.kernel import param
 from models.kernel import row
 from models.kernel import sometimes
@@ -82,6 +83,7 @@ from models.kernel.smt import Proved
 from models.kernel.smt import SetCheck
 from models.kernel.smt import SolverLimit
 from models.kernel.smt import Unknown
+from models.kernel.smt import Verdict
 
 STRUCTURAL = [
     "determinism",
@@ -473,6 +475,26 @@ def test_when_spacer_gives_up_k_induction_proves_or_both_are_named(
         "spacer, k-induction gave up on n-bounded: spacer: timeout; "
         "k-induction: the check's budget of 0s is spent"
     )
+
+
+def test_the_k_induction_fallback_proves_a_step_property_over_steps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    prop = always("n-steps-by-at-most-one", le(nxt("n"), add(var("n"), 1)), cite="t")
+    checker = make(real_lamp(properties=[prop]))
+    _spacer_gives_up(checker, monkeypatch)
+    asked: list[object] = []
+    prove = checker.z3.k_induction
+
+    def k_induction(*args: Any, **kwargs: Any) -> Verdict:
+        asked.append(kwargs["step"])
+        return prove(*args, **kwargs)
+
+    monkeypatch.setattr(checker.z3, "no_bad_step", lambda *a, **k: False)
+    monkeypatch.setattr(checker.z3, "k_induction", k_induction)
+    result = checker.check_property(prop)
+    assert asked == [True]
+    assert (result.verdict, result.method) == ("proved", "k-induction")
 
 
 def test_a_finite_models_certificate_names_both_engines_that_gave_up(
